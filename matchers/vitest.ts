@@ -1,0 +1,2 @@
+// Vitest setupFiles entry: registers the agent-verdict matchers. Filled by the matchers issue.
+export {}

@@ -1,0 +1,20 @@
+// Public API of `agent-verdict`. Sectioned, explicit named exports; no side effects.
+
+// --- trace model and readers ---
+export * from './trace/span'
+
+// --- taxonomy and diagnosis ---
+export * from './diagnosis/taxonomy'
+
+// --- verdicts and the report artifact ---
+export * from './verdict/verdict'
+export * from './verdict/report'
+
+// --- judges ---
+export type * from './judges/types'
+
+// --- cassettes ---
+
+// --- media ---
+
+// --- metrics ---

@@ -1,0 +1,53 @@
+import type { z } from 'zod'
+
+export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp'
+
+/** A piece of the user message sent to a judge. Images travel as bytes, never as a description. */
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; bytes: Uint8Array; format: ImageFormat; /** sha256 hex of the bytes, for cassette keys */ digest: string }
+
+/**
+ * What a metric asks a judge. `schema` validates the judge's JSON reply; its first property is
+ * `reasoning` so the model reasons before it scores.
+ */
+export interface JudgeRequest<T = unknown> {
+  /** Metric or purpose, for logs and errors (e.g. `faithfulness`). */
+  metric: string
+  /** Version of the prompt template; part of the cassette key. */
+  promptVersion: string
+  system: string
+  content: ContentPart[]
+  schema: z.ZodType<T>
+  /** Name of the output schema (JSON-schema `name` / forced tool name). */
+  schemaName: string
+  maxOutputTokens?: number
+}
+
+export interface JudgeUsage {
+  inputTokens: number
+  outputTokens: number
+}
+
+export interface JudgeResponse<T = unknown> {
+  output: T
+  usage: JudgeUsage
+  latencyMs: number
+  provider: string
+  model: string
+  /** null when the model is not in the price table. */
+  costUsd: number | null
+  /** true when replayed from a cassette (no call was made). */
+  cached: boolean
+  /** HTTP attempts made (1 = no retry; 0 when cached). */
+  attempts: number
+}
+
+/** Anything that can answer a JudgeRequest: a provider, a cassette wrapper, a test double. */
+export interface Judge {
+  /** `provider:model`, e.g. `openai:gpt-4.1` — stable, used in reports and cassette keys. */
+  readonly id: string
+  readonly provider: string
+  readonly model: string
+  evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>>
+}

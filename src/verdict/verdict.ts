@@ -1,0 +1,47 @@
+import { z } from 'zod'
+
+export const VerdictLevelSchema = z.enum(['output', 'span', 'agent'])
+export const VerdictScaleSchema = z.enum(['binary', 'likert5', 'ratio'])
+export const VerdictOutcomeSchema = z.enum(['pass', 'fail', 'unjudgeable'])
+
+/** Who judged, at what cost. `cached` is true when the verdict was replayed from a cassette. */
+export const JudgeInfoSchema = z.object({
+  provider: z.string(),
+  model: z.string(),
+  promptVersion: z.string(),
+  tokens: z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() }),
+  costUsd: z.number().nonnegative().nullable().optional(),
+  latencyMs: z.number().nonnegative(),
+  cached: z.boolean(),
+})
+export type JudgeInfo = z.infer<typeof JudgeInfoSchema>
+
+/**
+ * One judgement: of an output (matcher), of a span (diagnosis) or of a whole agent run.
+ *
+ * `score` is normalized to 0..1 (`raw` keeps the judge's own value, e.g. 4 on a 1–5 scale).
+ * `outcome: 'unjudgeable'` means no valid verdict could be obtained (judge refused, malformed output
+ * after retries, input over budget); `pass` is then false and `reason` holds the cause.
+ */
+export const VerdictSchema = z.object({
+  id: z.string().optional(),
+  metric: z.string(),
+  level: VerdictLevelSchema,
+  spanId: z.string().optional(),
+  scale: VerdictScaleSchema,
+  raw: z.union([z.number(), z.string(), z.boolean(), z.null()]),
+  score: z.number().min(0).max(1).nullable(),
+  threshold: z.number().min(0).max(1),
+  pass: z.boolean(),
+  outcome: VerdictOutcomeSchema,
+  reason: z.string(),
+  category: z.string().optional(),
+  evidence: z.string().optional(),
+  /** Self-consistency: the individual sample scores when `samples > 1`. */
+  samples: z.array(z.number()).optional(),
+  judge: JudgeInfoSchema.optional(),
+})
+export type Verdict = z.infer<typeof VerdictSchema>
+export type VerdictOutcome = z.infer<typeof VerdictOutcomeSchema>
+export type VerdictLevel = z.infer<typeof VerdictLevelSchema>
+export type VerdictScale = z.infer<typeof VerdictScaleSchema>
