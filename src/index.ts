@@ -2,6 +2,7 @@
 
 // --- trace model and readers ---
 export * from './trace/span'
+export * from './trace/trace'
 
 // --- taxonomy and diagnosis ---
 export * from './diagnosis/taxonomy'
