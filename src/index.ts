@@ -10,6 +10,7 @@ export * from './diagnosis/taxonomy'
 // --- verdicts and the report artifact ---
 export * from './verdict/verdict'
 export * from './verdict/report'
+export * from './verdict/meta'
 
 // --- judges ---
 export type * from './judges/types'
