@@ -37,6 +37,10 @@ export const VerdictSchema = z.object({
   reason: z.string(),
   category: z.string().optional(),
   evidence: z.string().optional(),
+  /** What was judged, truncated (the received output or a span excerpt), for reports. */
+  subject: z.string().optional(),
+  /** The image the judge saw, if any: digest and format; `source` is a file path or URL when known (the HTML report inlines it). */
+  image: z.object({ digest: z.string(), format: z.string(), source: z.string().optional() }).optional(),
   /** Self-consistency: the individual sample scores when `samples > 1`. */
   samples: z.array(z.number()).optional(),
   judge: JudgeInfoSchema.optional(),
