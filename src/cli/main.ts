@@ -1,5 +1,48 @@
-// `agent-verdict` command line entry.
+// `agent-verdict` command line entry: a small dispatcher; each command lives in its own file and is loaded lazily.
+import { version } from '../../package.json'
+
+/** A subcommand: `argv` is everything after the command name; resolves to the process exit code. */
+type Command = (argv: string[]) => Promise<number>
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  'fake-judge': {
+    summary: 'run a local OpenAI-compatible fake judge server (for tests and benches)',
+    load: async () => (await import('./fake-judge')).fakeJudgeCommand,
+  },
+}
+
+const USAGE = `Usage: agent-verdict <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(12)}${c.summary}`)
+  .join('\n')}
+
+Options:
+  -h, --help     show this help (or \`agent-verdict <command> --help\`)
+  -v, --version  print the version
+`
+
+/**
+ * Runs the CLI in-process and resolves to the exit code (0 ok, 1 findings/failures, 2 bad input or usage).
+ *
+ * @example
+ * process.exitCode = await main(process.argv.slice(2))
+ */
 export async function main(argv: string[]): Promise<number> {
-  process.stderr.write(`agent-verdict: not implemented yet (${argv.join(' ')})\n`)
-  return 2
+  const [first, ...rest] = argv
+  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+    process.stdout.write(USAGE)
+    return first === undefined ? 2 : 0
+  }
+  if (first === '-v' || first === '--version') {
+    process.stdout.write(`${version}\n`)
+    return 0
+  }
+  const command = COMMANDS[first]
+  if (!command) {
+    process.stderr.write(`agent-verdict: unknown command '${first}'. Run \`agent-verdict --help\` for the list of commands.\n`)
+    return 2
+  }
+  return (await command.load())(rest)
 }
