@@ -18,5 +18,12 @@ export type * from './judges/types'
 // --- cassettes ---
 
 // --- media ---
+export { ImageInputError, type ImageInputErrorOptions } from './media/errors'
+export { sniffImage, ImageFormatSchema, DetectedKindSchema, type DetectedKind } from './media/sniff'
+export { readDimensions, isAnimated, type ImageDimensions } from './media/dimensions'
+export { LoadedImageSchema, toImagePart, type LoadedImage } from './media/loaded-image'
+export { IMAGE_LIMITS, ImageLimitsSchema, imageLimitsFor, checkImageLimits, type ImageLimits } from './media/limits'
+export { fetchImageBytes, clearImageFetchCache, type FetchImageOptions } from './media/fetch'
+export { loadImage, type ImageInput, type LoadImageOptions } from './media/load'
 
 // --- metrics ---
