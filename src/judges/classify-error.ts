@@ -1,0 +1,130 @@
+import {
+  JudgeAbortError,
+  JudgeAuthError,
+  JudgeConfigError,
+  JudgeError,
+  type JudgeErrorContext,
+  JudgeRateLimitError,
+  JudgeRequestError,
+  JudgeServiceError,
+  JudgeTimeoutError,
+} from './errors'
+import { parseRetryAfter, type HeaderSource } from './retry-after'
+import { scrubSecrets } from './scrub'
+
+/**
+ * The one retry policy for HTTP statuses (the same rules as the official OpenAI SDK).
+ *
+ * @example
+ * isRetryableStatus(429) // true
+ * isRetryableStatus(400) // false
+ */
+export function isRetryableStatus(status: number): boolean {
+  if (status === 408) return true // request timeout: the server gave up waiting; a new attempt usually succeeds
+  if (status === 409) return true // conflict/lock timeout: transient contention on the server side
+  if (status === 429) return true // rate limit: wait as told (retry-after) and try again
+  if (status >= 500) return true // server error: the service's fault and usually transient
+  return false // any other 4xx: the same request fails the same way again
+}
+
+/** Socket-level failures worth another attempt: the request may never have reached the server. */
+const CONNECTION_CODES = new Set([
+  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT',
+])
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+
+/** Bedrock (smithy) exception names → what they mean for us. */
+const BEDROCK_RATE_LIMIT = new Set(['ThrottlingException', 'TooManyRequestsException'])
+const BEDROCK_SERVICE = new Set(['ServiceUnavailableException', 'InternalServerException', 'ModelNotReadyException', 'InternalFailure'])
+const BEDROCK_TIMEOUT = new Set(['ModelTimeoutException', 'RequestTimeout', 'RequestTimeoutException'])
+const BEDROCK_REQUEST = new Set(['ValidationException', 'ResourceNotFoundException', 'ServiceQuotaExceededException', 'ModelErrorException', 'ConflictException'])
+const AUTH_NAMES = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'ExpiredTokenException', 'InvalidSignatureException', 'IncompleteSignature', 'AuthenticationError', 'PermissionDeniedError'])
+const CONFIG_NAMES = new Set(['CredentialsProviderError'])
+
+/**
+ * Maps any error from a provider SDK, fetch or the socket layer to a JudgeError with the right
+ * subclass and `retryable` flag. Duck-typed (names, status, codes) so it works whichever copy of an
+ * SDK raised it. Messages and causes are scrubbed of API keys and Authorization headers.
+ *
+ * @example
+ * try { await client.chat.completions.create(body) }
+ * catch (err) { throw classifyJudgeError(err, { provider: 'openai', model: 'gpt-4.1' }) }
+ */
+export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeError {
+  if (err instanceof JudgeError) return err
+  const e = (err ?? {}) as Record<string, any>
+  const names = classNames(err)
+  const code = findCode(err)
+  const status = httpStatus(e)
+  const detail = scrubSecrets(describe(err))
+  const who = `${ctx.provider}:${ctx.model}`
+  const base = { ...ctx, status, cause: err }
+
+  if (names.has('APIUserAbortError') || e.name === 'AbortError' || code === 'ABORT_ERR') return new JudgeAbortError({ ...ctx, cause: err })
+  if (CONFIG_NAMES.has(e.name) || /region is missing|missing credentials/i.test(detail)) {
+    return new JudgeConfigError(`${who} is not configured: ${detail}`, { ...ctx, cause: err })
+  }
+  // Bedrock throttling is the SDK's own name for a 429: retry after backing off.
+  if (BEDROCK_RATE_LIMIT.has(e.name) || status === 429) {
+    const retryAfterMs = parseRetryAfter(headersOf(e))
+    return new JudgeRateLimitError(`${who} rate limited${status ? ` (${status})` : ''}: ${detail}`, { ...base, retryAfterMs })
+  }
+  // Timeouts (ours, the SDK's, the model's, the socket's) are transient: try again.
+  if (names.has('APIConnectionTimeoutError') || BEDROCK_TIMEOUT.has(e.name) || (code && TIMEOUT_CODES.has(code)) || (e.name === 'TimeoutError' && !(code && CONNECTION_CODES.has(code)))) {
+    return new JudgeTimeoutError(`${who} timed out: ${detail}; raise timeoutMs if the model is slow`, base)
+  }
+  if (AUTH_NAMES.has(e.name) || names.has('AuthenticationError') || names.has('PermissionDeniedError') || status === 401 || status === 403) {
+    return new JudgeAuthError(`${who} rejected the credentials${status ? ` (${status})` : ''}: ${detail}; check OPENAI_API_KEY / apiKey, or the AWS credentials and model access`, base)
+  }
+  // Bedrock server-side failures and model warm-up are transient.
+  if (BEDROCK_SERVICE.has(e.name)) return new JudgeServiceError(`${who} service error${status ? ` (${status})` : ''}: ${detail}`, base)
+  if (BEDROCK_REQUEST.has(e.name)) return new JudgeRequestError(`${who} rejected the request${status ? ` (${status})` : ''}: ${detail}; check the model id and the input size`, base)
+  if (status !== undefined) {
+    if (isRetryableStatus(status)) return new JudgeServiceError(`${who} service error (${status}): ${detail}`, base)
+    return new JudgeRequestError(`${who} rejected the request (${status}): ${detail}; check the model id, options and input size`, base)
+  }
+  // A connection that failed or was reset may succeed on a fresh socket.
+  if (names.has('APIConnectionError') || (code && CONNECTION_CODES.has(code)) || /fetch failed|socket hang up|other side closed/i.test(detail)) {
+    return new JudgeServiceError(`${who} connection failed${code ? ` (${code})` : ''}: ${detail}; is the judge server reachable?`, base)
+  }
+  return new JudgeError(`${who} failed unexpectedly: ${detail}`, { ...base, retryable: false })
+}
+
+function classNames(err: unknown): Set<string> {
+  const names = new Set<string>()
+  let proto = err && typeof err === 'object' ? Object.getPrototypeOf(err) : null
+  while (proto && proto !== Object.prototype) {
+    const name = proto.constructor?.name
+    if (typeof name === 'string') names.add(name)
+    proto = Object.getPrototypeOf(proto)
+  }
+  return names
+}
+
+function httpStatus(e: Record<string, any>): number | undefined {
+  const status = typeof e.status === 'number' ? e.status : e.$metadata?.httpStatusCode
+  return typeof status === 'number' && status >= 100 ? status : undefined
+}
+
+function headersOf(e: Record<string, any>): HeaderSource {
+  return e.headers ?? e.$response?.headers
+}
+
+/** First string `code` along the cause chain (undici nests the socket error under `cause`). */
+function findCode(err: unknown): string | undefined {
+  let current = err as { code?: unknown; cause?: unknown } | undefined
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (typeof current.code === 'string' && /^[A-Z_]+$/.test(current.code)) return current.code
+    current = current.cause as typeof current
+  }
+  return undefined
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err)
+  const parts = [err.message || err.name]
+  const cause = (err as { cause?: unknown }).cause
+  if (cause instanceof Error && cause.message && !err.message.includes(cause.message)) parts.push(`(cause: ${cause.message})`)
+  return parts.join(' ')
+}

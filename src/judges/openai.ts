@@ -1,0 +1,139 @@
+import OpenAI from 'openai'
+import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
+import { JudgeConfigError, JudgeOutputError } from './errors'
+import { replyJsonSchema, strictJsonSchema } from './json-schema'
+import { parseJudgeText } from './parse-output'
+import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
+import { registerSecret } from './scrub'
+import type { ContentPart, JudgeRequest } from './types'
+
+export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
+  model: string
+  /** A ready client (tests, Azure, custom fetch). Its own retries are disabled per request. */
+  client?: OpenAI
+  /** Defaults to `OPENAI_API_KEY`; optional with `baseURL` (local servers ignore it). */
+  apiKey?: string
+  /** An OpenAI-compatible server (Ollama, vLLM, LM Studio): e.g. `http://127.0.0.1:11434/v1`. */
+  baseURL?: string
+  /** Judge id prefix; default `openai`, or `openai-compatible` when `baseURL` is set. */
+  provider?: string
+  /** Default 0; `null` omits it (automatic for reasoning models such as o3, o4-mini, gpt-5). */
+  temperature?: number | null
+}
+
+/** Reasoning models reject `temperature`; they are asked without it. */
+export function isReasoningModel(model: string): boolean {
+  return /^(openai\/)?(o\d|gpt-5)/i.test(model)
+}
+
+/**
+ * A judge backed by OpenAI chat completions (or any OpenAI-compatible server via `baseURL`), with
+ * JSON-schema structured output (`strict: true`), images as data URLs, the shared retry policy and
+ * an adaptive concurrency limiter. The client is created on first use, so configuring a judge
+ * without a key (e.g. cassette replay in CI) is fine.
+ *
+ * @example
+ * const judge = openaiJudge({ model: 'gpt-4.1' })
+ * const local = openaiJudge({ model: 'llama3.2-vision', baseURL: 'http://127.0.0.1:11434/v1' })
+ */
+export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
+  const { model, baseURL } = options
+  if (!model) throw new JudgeConfigError('openaiJudge needs a model, e.g. { model: "gpt-4.1" }', { provider: 'openai' })
+  const provider = options.provider ?? (baseURL ? 'openai-compatible' : 'openai')
+  const ctx = { provider, model }
+  registerSecret(options.apiKey)
+  // Adapted per judge instance when a compatible server rejects an option (see the 400 handling below).
+  const features = { jsonSchema: true, temperature: options.temperature !== null && !isReasoningModel(model) }
+  let client = options.client
+
+  const getClient = (): OpenAI => {
+    if (client) return client
+    const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined)
+    if (!apiKey) throw new JudgeConfigError(`${provider}:${model} has no API key: set OPENAI_API_KEY (or pass apiKey)`, ctx)
+    client = new OpenAI({ apiKey, baseURL, maxRetries: 0 })
+    return client
+  }
+
+  return createReliableJudge(provider, model, async (request, signal) => {
+    const openai = getClient()
+    for (let adjustments = 0; ; adjustments++) {
+      const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
+      try {
+        const completion = await openai.chat.completions.create(body, { signal, maxRetries: 0 })
+        const usage = { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 }
+        const choice = completion.choices?.[0]
+        const text = choice?.message?.content ?? ''
+        const who = `${provider}:${model}`
+        if (!choice) throw new JudgeOutputError(`${who} returned no choices for ${request.metric}`, { ...ctx, raw: JSON.stringify(completion), usage })
+        if (choice.message?.refusal) {
+          throw new JudgeOutputError(`${who} refused to judge ${request.metric}: ${choice.message.refusal}`, { ...ctx, raw: choice.message.refusal, usage, retryable: false })
+        }
+        if (choice.finish_reason === 'length') {
+          throw new JudgeOutputError(`${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`, { ...ctx, raw: text, usage, retryable: false })
+        }
+        if (choice.finish_reason === 'content_filter') {
+          throw new JudgeOutputError(`${who} reply for ${request.metric} was blocked by the content filter`, { ...ctx, raw: text, usage, retryable: false })
+        }
+        return { output: parseJudgeText(text, request.schema, { ...ctx, metric: request.metric, usage }), usage }
+      } catch (err) {
+        if (adjustments < 2 && adapt(err, body, features, Boolean(baseURL))) continue
+        throw err
+      }
+    }
+  }, options)
+}
+
+/**
+ * Drops an option a server rejected with a 400 that names it; true when a retry is worth it. Looks at
+ * the body that was sent, so concurrent calls that all hit the same 400 all retry.
+ */
+function adapt(err: unknown, sent: ChatCompletionCreateParamsNonStreaming, features: { jsonSchema: boolean; temperature: boolean }, compatible: boolean): boolean {
+  const e = err as { status?: unknown; message?: unknown }
+  if (e?.status !== 400 || typeof e.message !== 'string') return false
+  if (sent.temperature !== undefined && /temperature/i.test(e.message)) {
+    features.temperature = false
+    return true
+  }
+  // Only compatible servers fall back: on OpenAI itself a json_schema 400 is our bug and must surface.
+  if (compatible && sent.response_format?.type === 'json_schema' && /response_format|json_schema/i.test(e.message)) {
+    features.jsonSchema = false
+    return true
+  }
+  return false
+}
+
+function buildBody(
+  request: JudgeRequest<unknown>,
+  model: string,
+  features: { jsonSchema: boolean; temperature: boolean },
+  temperature: number,
+  compatible: boolean,
+): ChatCompletionCreateParamsNonStreaming {
+  const name = request.schemaName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'verdict'
+  const system = features.jsonSchema
+    ? request.system
+    : `${request.system}\n\nReply with one JSON object that matches this JSON schema, and nothing else:\n${JSON.stringify(replyJsonSchema(request.schema))}`
+  const body: ChatCompletionCreateParamsNonStreaming = {
+    model,
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: request.content.map(toOpenAIPart) },
+    ],
+    response_format: features.jsonSchema
+      ? { type: 'json_schema', json_schema: { name, strict: true, schema: strictJsonSchema(request.schema) } }
+      : { type: 'json_object' },
+  }
+  if (features.temperature) body.temperature = temperature
+  if (request.maxOutputTokens) {
+    // OpenAI deprecated max_tokens (reasoning models reject it); compatible servers still expect it.
+    if (compatible) body.max_tokens = request.maxOutputTokens
+    else body.max_completion_tokens = request.maxOutputTokens
+  }
+  return body
+}
+
+function toOpenAIPart(part: ContentPart): ChatCompletionContentPart {
+  if (part.type === 'text') return { type: 'text', text: part.text }
+  const base64 = Buffer.from(part.bytes).toString('base64')
+  return { type: 'image_url', image_url: { url: `data:image/${part.format};base64,${base64}` } }
+}

@@ -1,0 +1,79 @@
+import { costOf, type ModelPrice } from './cost'
+import { JudgeOutputError } from './errors'
+import { AdaptiveLimiter } from './limiter'
+import { withRetry, type RetryOptions } from './retry'
+import type { Judge, JudgeRequest, JudgeResponse, JudgeUsage } from './types'
+
+/** What a provider does once: one HTTP call, parsed and validated. Throws on any failure. */
+export type ProviderAttempt = <T>(request: JudgeRequest<T>, signal: AbortSignal) => Promise<{ output: T; usage: JudgeUsage }>
+
+/** Reliability and billing options every provider shares. */
+export interface JudgeReliabilityOptions {
+  /** Per-call timeout in ms (default 60 000). */
+  timeoutMs?: number
+  /** Total time a call may spend failing and waiting before it gives up, in ms (default 60 000). */
+  maxWaitMs?: number
+  /** Safety net on attempts per call (default 50). */
+  maxAttempts?: number
+  /** Calls in flight at once for this judge (default 8); shrinks under sustained throttling. */
+  concurrency?: number
+  /** USD per 1M tokens, overriding the built-in price table. */
+  prices?: ModelPrice
+  /** Share a limiter between judges (e.g. two metrics' judges on one account). */
+  limiter?: AdaptiveLimiter
+  /** Test hooks for the retry loop (sleep, clock, jitter). */
+  retry?: Pick<RetryOptions, 'sleep' | 'now' | 'random' | 'baseDelayMs' | 'maxDelayMs' | 'outputRetries'>
+}
+
+/** A Judge with retries, an adaptive limiter, latency and cost; what every provider factory returns. */
+export interface ReliableJudge extends Judge {
+  /** The limiter all calls through this judge share. */
+  readonly limiter: AdaptiveLimiter
+}
+
+/**
+ * Wraps a provider's single attempt with the shared retry policy and a per-judge adaptive limiter,
+ * and fills in latency, attempts, summed usage (rejected replies cost tokens too) and cost.
+ *
+ * @example
+ * const judge = createReliableJudge('my-provider', 'my-model', async (req, signal) => callMyApi(req, signal), { concurrency: 4 })
+ */
+export function createReliableJudge(provider: string, model: string, attempt: ProviderAttempt, options: JudgeReliabilityOptions = {}): ReliableJudge {
+  const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: options.concurrency ?? 8 })
+  const ctx = { provider, model }
+  return {
+    id: `${provider}:${model}`,
+    provider,
+    model,
+    limiter,
+    async evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> {
+      const started = performance.now()
+      const wasted: JudgeUsage = { inputTokens: 0, outputTokens: 0 }
+      const { value, attempts } = await withRetry((attemptSignal) => attempt(request, attemptSignal), ctx, {
+        ...options.retry,
+        timeoutMs: options.timeoutMs,
+        maxWaitMs: options.maxWaitMs,
+        maxAttempts: options.maxAttempts,
+        signal,
+        limiter,
+        onAttemptError: (error) => {
+          if (error instanceof JudgeOutputError && error.usage) {
+            wasted.inputTokens += error.usage.inputTokens
+            wasted.outputTokens += error.usage.outputTokens
+          }
+        },
+      })
+      const usage = { inputTokens: value.usage.inputTokens + wasted.inputTokens, outputTokens: value.usage.outputTokens + wasted.outputTokens }
+      return {
+        output: value.output,
+        usage,
+        latencyMs: Math.round(performance.now() - started),
+        provider,
+        model,
+        costUsd: costOf(model, usage, options.prices),
+        cached: false,
+        attempts,
+      }
+    },
+  }
+}

@@ -1,0 +1,148 @@
+import { JudgeAbortError, JudgeError, type JudgeErrorContext, JudgeOutputError, JudgeRateLimitError, JudgeTimeoutError } from './errors'
+import { classifyJudgeError } from './classify-error'
+import type { AdaptiveLimiter } from './limiter'
+
+export interface RetryOptions {
+  /** Longest a call may spend failing and waiting before it gives up (ms). Default 60 000. */
+  maxWaitMs?: number
+  /** Safety net on attempts; the wait budget normally ends retrying first. Default 50. */
+  maxAttempts?: number
+  /** Per-attempt timeout (ms). Default 60 000. */
+  timeoutMs?: number
+  /** First backoff cap (ms). Default 500. */
+  baseDelayMs?: number
+  /** Largest backoff cap (ms). Default 8 000. */
+  maxDelayMs?: number
+  /** Re-asks after an invalid reply (models vary even at temperature 0; more wastes money). Default 1. */
+  outputRetries?: number
+  signal?: AbortSignal
+  /** Shared slots; acquired per attempt so backoff sleeps never hold one. */
+  limiter?: AdaptiveLimiter
+  /** Injectable for tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+  now?: () => number
+  random?: () => number
+  /** Called with every failed attempt (e.g. to bill the tokens of a rejected reply). */
+  onAttemptError?: (error: JudgeError, attempt: number) => void
+}
+
+export interface RetryResult<T> {
+  value: T
+  attempts: number
+}
+
+export const RETRY_DEFAULTS = { maxWaitMs: 60_000, maxAttempts: 50, timeoutMs: 60_000, baseDelayMs: 500, maxDelayMs: 8_000, outputRetries: 1 } as const
+
+/**
+ * Runs `attempt` until it succeeds or the failure is final. Retryable errors (see
+ * `classifyJudgeError`) wait `retry-after` when the server sent one, else exponential backoff with
+ * full jitter (0.5 s → 8 s cap). Retrying stops when the time spent failing and waiting would exceed
+ * `maxWaitMs` (queueing for a limiter slot is not counted), after `maxAttempts`, or on abort, which
+ * stops waiting immediately and throws `JudgeAbortError`.
+ *
+ * @example
+ * const { value, attempts } = await withRetry((signal) => client.send(cmd, { abortSignal: signal }),
+ *   { provider: 'bedrock', model: 'global.anthropic.claude-sonnet-4-6' }, { maxWaitMs: 30_000 })
+ */
+export async function withRetry<T>(
+  attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
+  ctx: JudgeErrorContext,
+  options: RetryOptions = {},
+): Promise<RetryResult<T>> {
+  const o = { ...RETRY_DEFAULTS, ...definedOnly(options) }
+  const now = options.now ?? Date.now
+  const sleep = options.sleep ?? abortableSleep
+  const random = options.random ?? Math.random
+  const { signal, limiter } = options
+  let spentMs = 0
+  let outputFailures = 0
+
+  for (let n = 1; ; n++) {
+    if (signal?.aborted) throw new JudgeAbortError({ ...ctx, cause: signal.reason })
+    const release = limiter ? await limiter.acquire(signal).catch(() => { throw new JudgeAbortError({ ...ctx, cause: signal?.reason }) }) : undefined
+    const started = now()
+    let error: JudgeError
+    try {
+      const value = await attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal)
+      release?.('ok')
+      return { value, attempts: n }
+    } catch (err) {
+      error = classifyJudgeError(err, ctx)
+      release?.(error instanceof JudgeRateLimitError ? 'throttled' : 'error')
+    }
+    error.attempts = n
+    options.onAttemptError?.(error, n)
+    if (signal?.aborted || error instanceof JudgeAbortError) throw new JudgeAbortError({ ...ctx, cause: signal?.reason ?? error })
+    spentMs += Math.max(0, now() - started)
+
+    if (!error.retryable || n >= o.maxAttempts) throw error
+    if (error instanceof JudgeOutputError && ++outputFailures > o.outputRetries) throw error
+    const backoff = random() * Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (n - 1))
+    const delay = error instanceof JudgeRateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoff
+    if (spentMs + delay > o.maxWaitMs) throw error
+    try {
+      await sleep(delay, signal)
+    } catch {
+      throw new JudgeAbortError({ ...ctx, cause: signal?.reason })
+    }
+    spentMs += delay
+  }
+}
+
+/** One attempt under its own timeout; the caller's abort and the timeout both stop waiting at once. */
+async function attemptWithTimeout<T>(
+  attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
+  n: number,
+  timeoutMs: number,
+  ctx: JudgeErrorContext,
+  outer?: AbortSignal,
+): Promise<T> {
+  const controller = new AbortController()
+  const timeoutError = new JudgeTimeoutError(`${ctx.provider}:${ctx.model} gave no answer within ${timeoutMs} ms; raise timeoutMs if the model is slow`, ctx)
+  let cleanup = () => {}
+  const stopped = new Promise<never>((_, reject) => {
+    const onOuterAbort = () => {
+      controller.abort(outer!.reason)
+      reject(new JudgeAbortError({ ...ctx, cause: outer!.reason }))
+    }
+    const timer = setTimeout(() => {
+      controller.abort(timeoutError)
+      reject(timeoutError)
+    }, timeoutMs)
+    outer?.addEventListener('abort', onOuterAbort, { once: true })
+    cleanup = () => {
+      clearTimeout(timer)
+      outer?.removeEventListener('abort', onOuterAbort)
+    }
+  })
+  stopped.catch(() => {})
+  try {
+    return await Promise.race([attempt(controller.signal, n), stopped])
+  } catch (err) {
+    // The SDK reports our timeout as a user abort; say what really happened.
+    if (controller.signal.reason === timeoutError) throw timeoutError
+    throw err
+  } finally {
+    cleanup()
+  }
+}
+
+/** setTimeout as a promise that rejects as soon as `signal` aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}
