@@ -1,0 +1,145 @@
+// `agent-verdict bench …`: the TRAIL benchmark (run a predictor over the traces, or score predictions).
+import { existsSync, statSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { formatTrailScores, summarizeTrail } from '../bench/format'
+import { scoreTrailDirs } from '../bench/score-dirs'
+import { SplitOptionSchema, TRAIL_SPLIT_DIRS, splitFromName, splitsOf, type TrailSplit } from '../bench/splits'
+import type { TrailScores } from '../bench/trail-scorer'
+
+export const BENCH_USAGE = `Usage:
+  agent-verdict bench trail <trail-dir> [--split gaia|swe|both] [--mode deterministic|judge|monolithic]
+                            [--out predictions/] [--json out.json]
+      Predict errors for every trace of the split(s) under <trail-dir> (GAIA/, SWE_Bench/), write
+      <out>/<GAIA|SWE_Bench>/<trace_id>.json, and score them against annotations_gaia/ and
+      annotations_swe_bench/ with the TypeScript port of the official TRAIL scorer.
+  agent-verdict bench trail score <gold-dir> <predictions-dir> [--split gaia|swe] [--json out.json]
+      Score existing predictions. <gold-dir> is a TRAIL folder (with annotations_gaia/ …) or one gold
+      folder; <predictions-dir> holds GAIA/ and/or SWE_Bench/, or is itself one split's folder.
+
+Prints location accuracy, joint accuracy and weighted F1 (the official, recall-only metrics) beside
+localization precision / recall / F1 and score correlations. --json writes
+{ "GAIA": { location_accuracy, joint_accuracy, weighted_f1, localization_precision, localization_f1,
+files_processed }, "SWE_Bench": { … } } for the splits that ran.
+`
+
+class UsageError extends Error {}
+
+/**
+ * Entry of `agent-verdict bench`; returns the exit code (0 ok, 1 failure, 2 bad usage or missing folders).
+ *
+ * @example
+ * process.exitCode = await benchCommand(['trail', 'score', '../shared/datasets/trail', 'predictions/'])
+ */
+export async function benchCommand(argv: string[]): Promise<number> {
+  try {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
+      process.stdout.write(BENCH_USAGE)
+      return argv.length === 0 ? 2 : 0
+    }
+    if (argv[0] !== 'trail') throw new UsageError(`unknown benchmark "${argv[0]}"; the one available is "trail"`)
+    if (argv[1] === 'score') return await scoreCommand(argv.slice(2))
+    return await runCommand(argv.slice(1))
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`agent-verdict bench: ${err.message}\n\n${BENCH_USAGE}`)
+      return 2
+    }
+    process.stderr.write(`agent-verdict bench: ${(err as Error).message}\n`)
+    return 1
+  }
+}
+
+const OPTIONS = {
+  split: { type: 'string' },
+  mode: { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+function parse(argv: string[], allowed: Array<keyof typeof OPTIONS>) {
+  let parsed
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true })
+  } catch (err) {
+    throw new UsageError((err as Error).message)
+  }
+  for (const key of Object.keys(parsed.values) as Array<keyof typeof OPTIONS>) {
+    if (key !== 'help' && !allowed.includes(key)) throw new UsageError(`--${key} does not apply here`)
+  }
+  return parsed
+}
+
+function requireDir(path: string | undefined, what: string): string {
+  if (!path) throw new UsageError(`missing ${what}`)
+  if (!existsSync(path) || !statSync(path).isDirectory()) throw new UsageError(`${what} ${path} is not a folder`)
+  return path
+}
+
+async function scoreCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, ['split', 'json'])
+  if (values.help) return help()
+  if (positionals.length > 2) throw new UsageError(`unexpected argument "${positionals[2]}"`)
+  const goldDir = requireDir(positionals[0], 'gold folder')
+  const predictionsDir = requireDir(positionals[1], 'predictions folder')
+  const wanted = values.split === undefined ? undefined : splitsOf(parseSplit(values.split))
+  const results: Partial<Record<TrailSplit, TrailScores>> = {}
+  for (const { split, gold, predictions } of resolveScoreDirs(goldDir, predictionsDir, wanted)) {
+    const scores = (results[split] = await scoreTrailDirs(gold, predictions))
+    if (scores.files_processed === 0) warnNothingScored(split, gold, predictions, scores)
+    process.stdout.write(formatTrailScores(split, scores))
+  }
+  await writeJson(values.json, results)
+  return 0
+}
+
+async function runCommand(argv: string[]): Promise<number> {
+  const { values } = parse(argv, ['split', 'mode', 'out', 'json'])
+  if (values.help) return help()
+  throw new UsageError('running predictors is not wired yet; use `bench trail score` on existing predictions')
+}
+
+function warnNothingScored(split: TrailSplit, gold: string, predictions: string, scores: TrailScores): void {
+  const missing = scores.skipped.filter((s) => s.reason === 'no prediction file').length
+  const why = missing === scores.skipped.length ? `no file in ${predictions} has the name of a gold file in ${gold}` : `every prediction was skipped (first: ${scores.skipped[0]?.file}: ${scores.skipped[0]?.reason})`
+  process.stderr.write(`agent-verdict bench: ${split}: nothing scored — ${why}\n`)
+}
+
+function help(): number {
+  process.stdout.write(BENCH_USAGE)
+  return 0
+}
+
+function parseSplit(value: unknown) {
+  const parsed = SplitOptionSchema.safeParse(value)
+  if (!parsed.success) throw new UsageError(`--split must be gaia, swe or both, not "${String(value)}"`)
+  return parsed.data
+}
+
+/** Pair gold and prediction folders per split, from a TRAIL folder or single-split folders. */
+function resolveScoreDirs(goldDir: string, predictionsDir: string, wanted: TrailSplit[] | undefined) {
+  const isTrailRoot = Object.values(TRAIL_SPLIT_DIRS).some((d) => existsSync(join(goldDir, d.gold)))
+  const goldFor = (split: TrailSplit) => {
+    const nested = join(goldDir, TRAIL_SPLIT_DIRS[split].gold)
+    if (existsSync(nested)) return nested
+    if (isTrailRoot) throw new UsageError(`${goldDir} has no ${TRAIL_SPLIT_DIRS[split].gold}/ folder for the ${split} predictions`)
+    return goldDir
+  }
+  const nested = (['GAIA', 'SWE_Bench'] as const).filter((s) => existsSync(join(predictionsDir, s)) && (!wanted || wanted.includes(s)))
+  if (nested.length > 0) return nested.map((split) => ({ split, gold: goldFor(split), predictions: join(predictionsDir, split) }))
+  const split =
+    (wanted?.length === 1 ? wanted[0] : undefined) ??
+    splitFromName(basename(resolve(predictionsDir))) ??
+    splitFromName(basename(resolve(goldDir)))
+  if (!split) throw new UsageError(`cannot tell which split ${predictionsDir} holds; pass --split gaia or --split swe`)
+  return [{ split, gold: goldFor(split), predictions: predictionsDir }]
+}
+
+async function writeJson(path: string | undefined, results: Partial<Record<TrailSplit, TrailScores>>): Promise<void> {
+  if (!path) return
+  await mkdir(dirname(resolve(path)), { recursive: true })
+  await writeFile(path, `${JSON.stringify(summarizeTrail(results), null, 2)}\n`)
+  process.stdout.write(`wrote ${path}\n`)
+}
