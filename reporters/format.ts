@@ -1,0 +1,101 @@
+// Small pure helpers shared by the terminal, HTML and GitHub renderers.
+import type { ReportTest, ReportTrace } from '../src/verdict/report'
+import type { Verdict, VerdictOutcome } from '../src/verdict/verdict'
+
+export type ReportSpan = ReportTrace['spans'][number]
+
+export const OUTCOME_SYMBOL: Record<VerdictOutcome, string> = { pass: '✓', fail: '✗', unjudgeable: '?' }
+export const STATE_SYMBOL: Record<ReportTest['state'], string> = { pass: '✓', fail: '✗', skip: '↓', pending: '…' }
+
+/** Collapses whitespace (reasons are often multi-line) so one verdict stays on one line. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/** Cuts `text` to at most `max` characters (code points), ending with `…` when cut. */
+export function truncate(text: string, max: number): string {
+  if (!Number.isFinite(max)) return text
+  const chars = Array.from(text)
+  if (chars.length <= max) return text
+  if (max <= 1) return max === 1 ? '…' : ''
+  return chars.slice(0, max - 1).join('') + '…'
+}
+
+/** `4a1f9c2e…` for long ids; short ids are shown whole. */
+export function shortId(id: string): string {
+  return id.length > 10 ? `${id.slice(0, 8)}…` : id
+}
+
+/** The score as the judge gave it: `2/5` on a Likert scale, otherwise the normalized value. */
+export function formatScore(v: Verdict): string {
+  if (v.score === null) return 'n/a'
+  if (v.scale === 'likert5' && typeof v.raw === 'number') return `${v.raw}/5`
+  return v.score.toFixed(2)
+}
+
+/** `0.25 < 0.60` — the normalized score against the threshold (`n/a` when there is no score). */
+export function formatScoreVsThreshold(v: Verdict): string {
+  if (v.score === null) return 'n/a'
+  const cmp = v.score >= v.threshold ? '≥' : '<'
+  const base = `${v.score.toFixed(2)} ${cmp} ${v.threshold.toFixed(2)}`
+  return v.scale === 'likert5' && typeof v.raw === 'number' ? `${base} (${v.raw}/5)` : base
+}
+
+/** `$0.0123`, or `n/a` when no cost is known. */
+export function formatCost(costUsd: number | null): string {
+  return costUsd === null ? 'n/a' : `$${costUsd.toFixed(4)}`
+}
+
+export function formatInt(n: number): string {
+  return n.toLocaleString('en-US')
+}
+
+/** Names from the root down to the span; cycles in a malformed trace stop the walk. */
+export function spanPath(trace: ReportTrace, spanId: string, index = indexSpans(trace)): string[] {
+  const names: string[] = []
+  const seen = new Set<string>()
+  for (let s = index.get(spanId); s && !seen.has(s.id); s = s.parentId === null ? undefined : index.get(s.parentId)) {
+    seen.add(s.id)
+    names.unshift(s.name)
+  }
+  return names
+}
+
+export function indexSpans(trace: ReportTrace): Map<string, ReportSpan> {
+  return new Map(trace.spans.map((s) => [s.id, s]))
+}
+
+/** Long paths keep the root and the three innermost names, which is where a reader looks first. */
+export function formatPath(names: readonly string[]): string {
+  const shown = names.length > 5 ? [names[0], '…', ...names.slice(-3)] : names
+  return shown.join(' › ')
+}
+
+/** `tool:search (id 4a1f9c2e…, path root › Step 4 › search)`, the way trace matchers name a span. */
+export function describeSpan(span: ReportSpan, path: readonly string[]): string {
+  return `${span.kind}:${span.name} (id ${shortId(span.id)}, path ${formatPath(path)})`
+}
+
+/** The verdicts that judged this span: listed in `verdictIds`, or span-level with its `spanId`. */
+export function verdictsOfSpan(span: ReportSpan, verdicts: readonly Verdict[]): Verdict[] {
+  const ids = new Set(span.verdictIds)
+  return verdicts.filter((v) => (v.id !== undefined && ids.has(v.id)) || (v.level === 'span' && v.spanId === span.id))
+}
+
+/** True when a span-level verdict's span is part of one of the test's traces (shown under that trace). */
+export function isInTraces(v: Verdict, traces: readonly ReportTrace[] | undefined): boolean {
+  if (!traces || v.level !== 'span') return false
+  return traces.some((t) => t.spans.some((s) => s.id === v.spanId || (v.id !== undefined && s.verdictIds.includes(v.id))))
+}
+
+/** `Tool Output Misinterpretation (reasoning-integrity 2/5)` or just the metric when no category. */
+export function verdictLabel(v: Verdict): string {
+  const score = v.outcome === 'unjudgeable' ? 'unjudgeable' : formatScore(v)
+  return v.category ? `${v.category} (${v.metric} ${score})` : `${v.metric} ${score}`
+}
+
+/** Removes ANSI colour codes (Vitest and Jest error messages carry them). */
+export function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')
+}
