@@ -1,0 +1,107 @@
+// Markdown for `$GITHUB_STEP_SUMMARY`: totals table + failing verdicts, kept under GitHub's 1 MiB cap.
+import { appendFile, stat } from 'node:fs/promises'
+import type { Report, ReportTest } from '../src/verdict/report'
+import type { Verdict } from '../src/verdict/verdict'
+import { OUTCOME_SYMBOL, describeSpan, formatCost, formatInt, formatScoreVsThreshold, indexSpans, oneLine, shortId, spanPath, truncate } from './format'
+
+/** GitHub rejects step summaries over 1 MiB; stay clearly below it. */
+export const GITHUB_SUMMARY_LIMIT = 1024 * 1024
+const DEFAULT_BUDGET = 1_000_000
+const MAX_REASON = 500
+
+export interface GithubSummaryOptions {
+  /** Byte budget of the Markdown. Default 1,000,000. */
+  maxBytes?: number
+  /** Name of the artifact, for the "see …" pointer when rows are cut. */
+  artifactName?: string
+}
+
+/** Escapes text for a Markdown table cell: no pipes, no newlines, no raw HTML, no markup. */
+export function escapeMarkdownCell(text: string): string {
+  return oneLine(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/([\\`*_[\]|#~])/g, '\\$1')
+}
+
+/**
+ * Renders the step summary. Failing and unjudgeable verdicts are listed until the byte budget is
+ * reached; the rest is counted with a pointer to the JSON artifact.
+ *
+ * @example
+ * await appendFile(process.env.GITHUB_STEP_SUMMARY!, renderGithubSummary(report))
+ */
+export function renderGithubSummary(report: Report, options: GithubSummaryOptions = {}): string {
+  const budget = options.maxBytes ?? DEFAULT_BUDGET
+  const t = report.run.totals
+  const withVerdicts = report.tests.filter((x) => x.verdicts.length > 0).length
+  const head = [
+    '## agent-verdict',
+    '',
+    '| verdicts | failed | unjudgeable | judge calls | replayed | tokens | cost |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${formatInt(t.verdicts)} | ${formatInt(t.failed)} | ${formatInt(t.unjudgeable)} | ${formatInt(t.judgeCalls)} | ${formatInt(t.cachedCalls)} | ${formatInt(t.tokens)} | ${formatCost(t.costUsd)} |`,
+    '',
+    `${withVerdicts} ${withVerdicts === 1 ? 'test' : 'tests'} with verdicts · judge ${escapeMarkdownCell(report.run.judge ?? 'none')} · mode ${escapeMarkdownCell(report.run.mode)}`,
+    '',
+  ].join('\n')
+  const bad = report.tests.flatMap((test) => test.verdicts.filter((v) => v.outcome !== 'pass').map((v) => ({ test, v })))
+  if (bad.length === 0) return `${head}All ${formatInt(t.verdicts)} verdicts passed.\n\n`
+
+  const tableHead = '### Failing verdicts\n\n| | test | metric | where | score | reason |\n|---|---|---|---|---|---|\n'
+  let body = head + tableHead
+  let shown = 0
+  for (const { test, v } of bad) {
+    const row = renderRow(test, v)
+    const rest = bad.length - shown - 1
+    const tailIfStop = tail(rest, options.artifactName)
+    if (Buffer.byteLength(body + row + tailIfStop) > budget) break
+    body += row
+    shown++
+  }
+  return body + tail(bad.length - shown, options.artifactName) + '\n'
+}
+
+function tail(remaining: number, artifactName = 'agent-verdict-report.json'): string {
+  return remaining > 0 ? `\n_… and ${formatInt(remaining)} more failing or unjudgeable verdicts — see \`${artifactName}\`._\n` : ''
+}
+
+function renderRow(test: ReportTest, v: Verdict): string {
+  const cells = [
+    OUTCOME_SYMBOL[v.outcome],
+    `${escapeMarkdownCell(test.file)} › ${escapeMarkdownCell(test.name)}`,
+    escapeMarkdownCell(v.category ? `${v.metric} (${v.category})` : v.metric),
+    escapeMarkdownCell(where(test, v)),
+    escapeMarkdownCell(v.outcome === 'unjudgeable' ? 'unjudgeable' : formatScoreVsThreshold(v)),
+    escapeMarkdownCell(truncate(oneLine(v.reason), MAX_REASON)),
+  ]
+  return `| ${cells.join(' | ')} |\n`
+}
+
+function where(test: ReportTest, v: Verdict): string {
+  if (v.level !== 'span') return v.level
+  for (const trace of test.traces ?? []) {
+    const index = indexSpans(trace)
+    const span = v.spanId === undefined ? undefined : index.get(v.spanId)
+    if (span) return describeSpan(span, spanPath(trace, span.id, index))
+  }
+  return `span ${v.spanId ? shortId(v.spanId) : '?'}`
+}
+
+/**
+ * Appends the summary to `$GITHUB_STEP_SUMMARY` when it is set, within what is left of the 1 MiB
+ * cap after earlier steps' content. Returns the file path, or null when the variable is unset.
+ *
+ * @example
+ * await appendGithubSummary(report) // no-op outside GitHub Actions
+ */
+export async function appendGithubSummary(report: Report, env: NodeJS.ProcessEnv = process.env, options: GithubSummaryOptions = {}): Promise<string | null> {
+  const path = env.GITHUB_STEP_SUMMARY
+  if (!path) return null
+  const existing = await stat(path).then((s) => s.size, () => 0)
+  const room = Math.min(options.maxBytes ?? DEFAULT_BUDGET, GITHUB_SUMMARY_LIMIT - existing - 4096)
+  if (room < 1024) return path // the summary is already full; writing more would make GitHub drop it all
+  await appendFile(path, renderGithubSummary(report, { ...options, maxBytes: room }), 'utf8')
+  return path
+}
