@@ -3,6 +3,11 @@
 // --- trace model and readers ---
 export * from './trace/span'
 export * from './trace/trace'
+export { TraceFormatError, type TraceFormatLocation } from './trace/errors'
+export { loadTrace, loadTraceFile, loadTraces, type TraceInput } from './trace/load'
+export { parseTrace, parseTraces, tracesFromValue, type TraceOptions } from './trace/parse'
+export { fromReadableSpans, type ReadableSpanLike, type HrTimeLike } from './trace/readers/readable-spans'
+export { spanToJSON, type SpanJSON } from './trace/span-json'
 
 // --- taxonomy and diagnosis ---
 export * from './diagnosis/taxonomy'

@@ -1,3 +1,4 @@
+import { TraceFormatError } from './errors'
 import type { Span, SpanKind } from './span'
 
 /** Something a reader noticed and tolerated (orphans, duplicates, unparseable payloads …). */
@@ -77,6 +78,8 @@ export class Trace {
       const kids = this.childrenOf.get(span.id)
       if (kids) for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1])
     }
+    // Spans in a parent-id cycle are nobody's descendants of a root, so the walk never reaches them.
+    if (order.length < this.byId.size) throw cycleError(this.byId, this.depthOf)
     this.spans = order
     this.traceId = options.traceId ?? order[0]?.traceId ?? ''
   }
@@ -145,4 +148,24 @@ export class Trace {
       return true
     })
   }
+}
+
+/** The cycle that kept spans out of the tree, as a TraceFormatError naming its span ids. */
+function cycleError(byId: Map<string, Span>, reached: Map<string, number>): TraceFormatError {
+  let start: Span | undefined
+  for (const span of byId.values()) if (!reached.has(span.id)) { start = span; break }
+  // Walk up from an unreached span: it must run into the cycle (no root is above it).
+  const seen = new Map<string, number>()
+  const chain: Span[] = []
+  for (let s = start; s && !seen.has(s.id); s = byId.get(s.parentId ?? '')) {
+    seen.set(s.id, chain.length)
+    chain.push(s)
+  }
+  const last = chain[chain.length - 1]
+  const cycle = chain.slice(seen.get(last.parentId ?? '') ?? 0)
+  const names = [...cycle, cycle[0]].map((s) => `${s.id} (${s.name})`).join(' → ')
+  return new TraceFormatError(
+    `parent ids form a cycle: ${names}; a span cannot be its own ancestor — check how the exporter sets parent span ids`,
+    { spanIds: cycle.map((s) => s.id) },
+  )
 }

@@ -1,0 +1,94 @@
+import { readFile, stat } from 'node:fs/promises'
+import fg from 'fast-glob'
+import { TraceFormatError } from './errors'
+import { parseTraces, pickTrace, tracesFromValue, type TraceOptions } from './parse'
+import type { ReadableSpanLike } from './readers/readable-spans'
+import { Trace } from './trace'
+
+/** What {@link loadTrace} accepts: a file path, file bytes, a parsed export, SDK spans, or a Trace. */
+export type TraceInput = string | Uint8Array | Trace | readonly ReadableSpanLike[] | Record<string, unknown>
+
+async function readTraceText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    const problem =
+      code === 'EISDIR'
+        ? 'is a directory, not a trace file; use loadTraces(dir) to load every *.json / *.jsonl trace in it'
+        : code === 'ENOENT'
+          ? 'no such file; check the path (relative paths resolve from the current directory)'
+          : `cannot be read (${(err as Error).message}); check the path and its permissions`
+    throw new TraceFormatError(problem, { file: path, cause: err })
+  }
+}
+
+/**
+ * Every trace in one file (OTLP JSON, OTLP JSONL from the collector file exporter, TRAIL/OpenInference
+ * JSON), one Trace per trace id.
+ *
+ * @example
+ * const traces = await loadTraceFile('otel-export.jsonl')
+ * console.log(traces.map((t) => `${t.traceId}: ${t.size} spans`))
+ */
+export async function loadTraceFile(path: string): Promise<Trace[]> {
+  return parseTraces(await readTraceText(path), path)
+}
+
+/**
+ * Loads one agent run as a {@link Trace}, detecting the format: OTLP JSON / JSONL, GenAI semantic
+ * conventions, OpenInference (TRAIL, Phoenix), SDK `ReadableSpan`s, or a Trace (returned as is).
+ * Tolerated oddities (orphans, duplicate spans, missing input/output, unparsed payloads) land in
+ * `trace.warnings`; malformed input throws a {@link TraceFormatError} naming the file and JSON path.
+ * If the input holds several traces, pass `{ traceId }` or use {@link loadTraceFile}.
+ *
+ * @example
+ * const trace = await loadTrace('traces/refund-run.json')
+ * for (const span of trace.spansByKind('tool')) console.log(span.toolName, span.toolArgs)
+ */
+export async function loadTrace(input: TraceInput, opts: TraceOptions = {}): Promise<Trace> {
+  if (input instanceof Trace) {
+    if (opts.traceId !== undefined && input.traceId.toLowerCase() !== opts.traceId.toLowerCase()) {
+      throw new TraceFormatError(`no trace with id ${opts.traceId}: the Trace passed in has id ${input.traceId}`, { file: input.source })
+    }
+    return input
+  }
+  if (typeof input === 'string') return pickTrace(await loadTraceFile(input), opts, input)
+  // File bytes, e.g. what the OTel JsonTraceSerializer returns.
+  if (input instanceof Uint8Array) return pickTrace(parseTraces(new TextDecoder().decode(input)), opts)
+  return pickTrace(tracesFromValue(input), opts)
+}
+
+/**
+ * All traces matched by paths, directories (searched for `**\/*.{json,jsonl}`) or globs, files sorted
+ * by path. Finding no file at all is an error, so a typo does not pass as "no failures".
+ *
+ * @example
+ * const traces = await loadTraces(['traces/', 'more/*.jsonl'])
+ */
+export async function loadTraces(globsOrPaths: string | readonly string[]): Promise<Trace[]> {
+  const patterns = typeof globsOrPaths === 'string' ? [globsOrPaths] : [...globsOrPaths]
+  const files = new Set<string>()
+  for (const pattern of patterns) {
+    for (const file of await expand(pattern)) files.add(file)
+  }
+  if (files.size === 0) {
+    const where = patterns.join(', ')
+    throw new TraceFormatError(
+      `no trace files were found at ${where || '(no paths given)'}; directories are searched for **/*.{json,jsonl} — check the path or the glob`,
+      { file: where },
+    )
+  }
+  const traces: Trace[] = []
+  for (const file of [...files].sort()) for (const t of await loadTraceFile(file)) traces.push(t)
+  return traces
+}
+
+async function expand(pattern: string): Promise<string[]> {
+  if (fg.isDynamicPattern(pattern)) return fg(pattern, { onlyFiles: true, ignore: ['**/node_modules/**'] })
+  const info = await stat(pattern).catch(() => undefined)
+  if (info?.isFile()) return [pattern]
+  if (!info?.isDirectory()) return []
+  const base = fg.convertPathToPattern(pattern.replace(/[\\/]+$/, '') || '/')
+  return fg(`${base}/**/*.{json,jsonl}`, { onlyFiles: true, ignore: ['**/node_modules/**'] })
+}

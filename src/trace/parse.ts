@@ -1,0 +1,180 @@
+import { describeValue, TraceFormatError } from './errors'
+import { jsonlLines, looksLikeJsonl, parseJsonText } from './json-text'
+import { ReadContext } from './readers/context'
+import { isOpenInferenceEnvelope, locateOpenInferenceSpan, readOpenInference } from './readers/openinference'
+import { isOtlpRequest, locateOtlpSpan, readOtlp } from './readers/otlp'
+import { fromReadableSpans, isReadableSpanLike } from './readers/readable-spans'
+import type { Span } from './span'
+import { Trace } from './trace'
+import { addTreeWarnings } from './warnings'
+
+/** Options for picking one trace out of an input. */
+export interface TraceOptions {
+  /** Which trace to return when the input holds several trace ids. */
+  traceId?: string
+}
+
+/** Where a span id sits in the input, for errors found after reading (parent-id cycles). */
+type Locate = (spanId: string) => { jsonPath?: string; line?: number } | undefined
+
+interface Reading {
+  spans: Span[]
+  locate: Locate
+}
+
+function notATrace(value: unknown, file: string | undefined): TraceFormatError {
+  return new TraceFormatError(
+    `not a trace: expected OTLP \`resourceSpans\` or an OpenInference \`{trace_id, spans}\` envelope, found ${describeValue(value)}; pass a trace export (OTLP JSON/JSONL, TRAIL/OpenInference JSON) or SDK ReadableSpans`,
+    { file, jsonPath: '$' },
+  )
+}
+
+/** Reads one parsed document (or an array of SDK spans) with the reader its shape calls for. */
+function readValue(value: unknown, ctx: ReadContext): Reading {
+  if (isOtlpRequest(value)) {
+    const spans = readOtlp(value, ctx)
+    return { spans, locate: (id) => pathTo(locateOtlpSpan(value, id), '.parentSpanId') }
+  }
+  if (isOpenInferenceEnvelope(value)) {
+    const spans = readOpenInference(value, ctx)
+    return { spans, locate: (id) => pathTo(locateOpenInferenceSpan(value, id), '.parent_span_id') }
+  }
+  if (Array.isArray(value) && value.length > 0 && isReadableSpanLike(value[0])) {
+    const spans = fromReadableSpans(value, { context: ctx })
+    return { spans, locate: (id) => pathTo(indexPath(spans, id), '.parentSpanContext.spanId') }
+  }
+  throw notATrace(value, ctx.source)
+}
+
+function pathTo(path: string | undefined, key: string): { jsonPath: string } | undefined {
+  return path === undefined ? undefined : { jsonPath: path + key }
+}
+
+function indexPath(spans: Span[], id: string): string | undefined {
+  const i = spans.findIndex((s) => s.id === id)
+  return i === -1 ? undefined : `$[${i}]`
+}
+
+/** OTel collector file exporter output: one ExportTraceServiceRequest per line. */
+function readJsonl(text: string, ctx: ReadContext): Reading {
+  const spans: Span[] = []
+  const readings: Array<{ line: number; reading: Reading }> = []
+  for (const { line, text: body } of jsonlLines(text)) {
+    try {
+      const reading = readValue(parseJsonText(body, ctx.source, line), ctx)
+      readings.push({ line, reading })
+      for (const s of reading.spans) spans.push(s)
+    } catch (err) {
+      throw err instanceof TraceFormatError ? err.locate({ line }) : err
+    }
+  }
+  const locate: Locate = (id) => {
+    for (const { line, reading } of readings) {
+      const where = reading.locate(id)
+      if (where) return { ...where, line }
+    }
+    return undefined
+  }
+  return { spans, locate }
+}
+
+function readText(text: string, ctx: ReadContext): Reading {
+  // A BOM is legal in a UTF-8 file but not in JSON.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  if (!/\S/.test(body)) {
+    throw new TraceFormatError(
+      `the file is empty (${text.length === 0 ? '0 bytes' : 'only whitespace'}): expected an OTLP JSON export or an OpenInference trace; check that the exporter flushed before the process exited`,
+      { file: ctx.source, jsonPath: '$' },
+    )
+  }
+  let doc: unknown
+  try {
+    doc = JSON.parse(body)
+  } catch {
+    if (looksLikeJsonl(body)) return readJsonl(body, ctx)
+    doc = parseJsonText(body, ctx.source)
+  }
+  return readValue(doc, ctx)
+}
+
+/** Groups spans by trace id (in order of first appearance) and builds a Trace for each. */
+function buildTraces({ spans, locate }: Reading, ctx: ReadContext): Trace[] {
+  const groups = new Map<string, Span[]>()
+  const first = spans[0]?.traceId
+  if (spans.every((s) => s.traceId === first)) {
+    if (spans.length > 0) groups.set(first, spans)
+  } else {
+    for (const s of spans) {
+      let list = groups.get(s.traceId)
+      if (!list) groups.set(s.traceId, (list = []))
+      list.push(s)
+    }
+  }
+  const traces: Trace[] = []
+  for (const [traceId, group] of groups) {
+    let trace: Trace
+    try {
+      trace = new Trace(group, { traceId, warnings: ctx.warningsFor(traceId), source: ctx.source })
+    } catch (err) {
+      if (err instanceof TraceFormatError && err.spanIds) throw err.locate({ file: ctx.source, ...locate(err.spanIds[0]) })
+      throw err
+    }
+    addTreeWarnings(trace)
+    traces.push(trace)
+  }
+  return traces
+}
+
+/**
+ * Every trace in a JSON/JSONL text (OTLP, OpenInference/TRAIL), one per trace id. Synchronous.
+ *
+ * @example
+ * const traces = parseTraces(readFileSync('otel-export.jsonl', 'utf8'), 'otel-export.jsonl')
+ */
+export function parseTraces(text: string, source?: string): Trace[] {
+  const ctx = new ReadContext(source)
+  return buildTraces(readText(text, ctx), ctx)
+}
+
+/**
+ * Every trace in an already-parsed document (OTLP request, OpenInference envelope) or array of SDK spans.
+ *
+ * @example
+ * const traces = tracesFromValue(JSON.parse(text))
+ */
+export function tracesFromValue(value: unknown, source?: string): Trace[] {
+  const ctx = new ReadContext(source)
+  return buildTraces(readValue(value, ctx), ctx)
+}
+
+/**
+ * The one trace of an input: the one named by `opts.traceId`, or the only one; otherwise a
+ * TraceFormatError listing the trace ids found.
+ */
+export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: string): Trace {
+  if (traces.length === 0) throw new TraceFormatError('no spans found: the input holds no spans; check that the exporter ran and flushed', { file: source, jsonPath: '$' })
+  const ids = traces.map((t) => t.traceId)
+  const list = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, …` : ids.join(', ')
+  if (opts.traceId !== undefined) {
+    const wanted = opts.traceId.toLowerCase()
+    const found = traces.find((t) => t.traceId.toLowerCase() === wanted)
+    if (!found) throw new TraceFormatError(`no trace with id ${opts.traceId}: found ${ids.length} trace(s): ${list}`, { file: source })
+    if (traces.length > 1) found.warnings.push({ code: 'multiple-traces', message: `the input holds ${traces.length} traces (${list}); returned ${found.traceId}` })
+    return found
+  }
+  if (traces.length > 1) {
+    throw new TraceFormatError(`holds ${traces.length} traces (${list}); pass { traceId } to pick one, or use loadTraceFile() / parseTraces() to get them all`, { file: source })
+  }
+  return traces[0]
+}
+
+/**
+ * Parses one trace from a JSON/JSONL text, synchronously (the CLI and the benchmark use it).
+ *
+ * @example
+ * const trace = parseTrace(readFileSync('traces/run.json', 'utf8'), 'traces/run.json')
+ * trace.spansByKind('llm').length
+ */
+export function parseTrace(text: string, source?: string, opts: TraceOptions = {}): Trace {
+  return pickTrace(parseTraces(text, source), opts, source)
+}

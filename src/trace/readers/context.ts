@@ -1,0 +1,37 @@
+import type { TraceWarning } from '../trace'
+
+/**
+ * State shared by the readers while one input is read: the source file (for error messages) and the
+ * warnings collected per trace id (a file may hold several traces).
+ */
+export class ReadContext {
+  readonly source?: string
+  private readonly byTrace = new Map<string, TraceWarning[]>()
+  private readonly unparsedSeen = new Set<string>()
+
+  constructor(source?: string) {
+    this.source = source
+  }
+
+  warn(traceId: string, warning: TraceWarning): void {
+    let list = this.byTrace.get(traceId)
+    if (!list) this.byTrace.set(traceId, (list = []))
+    list.push(warning)
+  }
+
+  /** One `unparsed-payload` warning per trace: every step span of a smolagents run has the same repr. */
+  warnUnparsed(traceId: string, spanId: string, spanName: string, what: string): void {
+    if (this.unparsedSeen.has(traceId)) return
+    this.unparsedSeen.add(traceId)
+    this.warn(traceId, {
+      code: 'unparsed-payload',
+      spanId,
+      message: `span ${spanId} (${spanName}): ${what}; kept the raw string (further spans with unparsed payloads in this trace are not reported)`,
+    })
+  }
+
+  /** The warnings collected for a trace so far (a fresh array the Trace may append to). */
+  warningsFor(traceId: string): TraceWarning[] {
+    return [...(this.byTrace.get(traceId) ?? [])]
+  }
+}

@@ -1,0 +1,96 @@
+import type { Message, ToolCall } from '../span'
+import { toText } from './common'
+import { looksLikeJson } from './payload'
+
+type Json = Record<string, unknown>
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** A JSON string is parsed (if it looks like JSON); structured values pass through; else undefined. */
+export function structured(value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  if (!looksLikeJson(value)) return undefined
+  try {
+    return JSON.parse(value)
+  } catch {
+    return undefined
+  }
+}
+
+/** Text of a content value: a string, or text blocks (`{type:'text', content|text}`, `{text}`) joined. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') {
+    // Some instrumentations (Strands) JSON-encode content blocks into the string.
+    const blocks = looksLikeJson(content) ? structured(content) : undefined
+    return Array.isArray(blocks) ? contentText(blocks) : content
+  }
+  if (Array.isArray(content)) {
+    const texts: string[] = []
+    for (const block of content) {
+      if (typeof block === 'string') texts.push(block)
+      else if (isObject(block)) {
+        const text = block.content ?? block.text
+        if (typeof text === 'string' && (block.type === undefined || block.type === 'text')) texts.push(text)
+        else if (block.type === 'tool_call_response' || 'toolResult' in block) texts.push(toText(block.response ?? block.result ?? block.toolResult))
+      }
+    }
+    return texts.join('\n')
+  }
+  return toText(content)
+}
+
+function toolCall(raw: unknown): ToolCall | undefined {
+  if (!isObject(raw)) return undefined
+  const fn = isObject(raw.function) ? raw.function : raw
+  if (typeof fn.name !== 'string') return undefined
+  const call: ToolCall = { name: fn.name, arguments: toText(fn.arguments ?? fn.input ?? '') }
+  if (typeof raw.id === 'string') call.id = raw.id
+  return call
+}
+
+function toolCallsOf(raw: unknown): ToolCall[] | undefined {
+  const list = structured(raw)
+  if (!Array.isArray(list)) return undefined
+  const calls = list.map(toolCall).filter((c): c is ToolCall => c !== undefined)
+  return calls.length > 0 ? calls : undefined
+}
+
+/**
+ * One message in any of the GenAI shapes: semconv ≥1.37 `{role, parts:[{type:'text',content},
+ * {type:'tool_call',id,name,arguments}]}`, OpenAI-style `{role, content, tool_calls}`, or a
+ * `gen_ai.choice` body `{message: {...}}`.
+ */
+export function toMessage(raw: unknown, defaultRole: string): Message | undefined {
+  if (typeof raw === 'string') return { role: defaultRole, content: raw }
+  if (!isObject(raw)) return undefined
+  const inner = isObject(raw.message) ? raw.message : raw
+  const role = typeof inner.role === 'string' ? inner.role : defaultRole
+  let content = ''
+  let calls: ToolCall[] | undefined
+  if (Array.isArray(inner.parts)) {
+    content = contentText(inner.parts)
+    calls = inner.parts.filter((p) => isObject(p) && p.type === 'tool_call').map(toolCall).filter((c): c is ToolCall => c !== undefined)
+    if (calls.length === 0) calls = undefined
+  } else {
+    content = inner.content === undefined ? '' : contentText(inner.content)
+  }
+  calls ??= toolCallsOf(inner.tool_calls)
+  const message: Message = { role, content }
+  if (calls) message.toolCalls = calls
+  return message
+}
+
+/** A list of messages (JSON string or array); a bare string becomes one message with the default role. */
+export function toMessages(value: unknown, defaultRole: string): Message[] | undefined {
+  const list = typeof value === 'string' && !looksLikeJson(value) ? [value] : structured(value)
+  const items = Array.isArray(list) ? list : list === undefined ? undefined : [list]
+  if (!items) return undefined
+  const out: Message[] = []
+  for (const item of items) {
+    const m = toMessage(item, defaultRole)
+    if (m) out.push(m)
+  }
+  return out.length > 0 ? out : undefined
+}

@@ -1,0 +1,123 @@
+import { expected } from '../errors'
+import type { Span, SpanEvent } from '../span'
+import { unixNanoToNs } from '../time'
+import { newSpan, toStatus } from './common'
+import type { ReadContext } from './context'
+import { applyConventions } from './conventions'
+import { decodeKeyValues, isObject, normalizeId } from './otlp-values'
+
+type Json = Record<string, unknown>
+
+// Accept the spec's lowerCamelCase, the pre-1.0 `instrumentationLibrarySpans`, and snake_case from protobuf tools.
+const RESOURCE_SPANS = ['resourceSpans', 'resource_spans'] as const
+const SCOPE_SPANS = ['scopeSpans', 'scope_spans', 'instrumentationLibrarySpans', 'instrumentation_library_spans'] as const
+
+function pick(obj: Json, keys: readonly string[]): [string, unknown] {
+  for (const k of keys) if (obj[k] !== undefined) return [k, obj[k]]
+  return [keys[0], undefined]
+}
+
+/** True for an OTLP JSON `ExportTraceServiceRequest` (`{resourceSpans: [...]}`). */
+export function isOtlpRequest(doc: unknown): doc is Json {
+  return isObject(doc) && Array.isArray(pick(doc, RESOURCE_SPANS)[1])
+}
+
+/**
+ * Reads one OTLP JSON `ExportTraceServiceRequest` into flat spans. Kinds, messages, models and tools come
+ * from OpenInference or GenAI semantic-convention attributes when present.
+ *
+ * @example
+ * const spans = readOtlp(JSON.parse(text), new ReadContext('otel.json'))
+ */
+export function readOtlp(doc: Json, ctx: ReadContext): Span[] {
+  const file = ctx.source
+  const out: Span[] = []
+  const [rsKey, resourceSpans] = pick(doc, RESOURCE_SPANS)
+  if (!Array.isArray(resourceSpans)) throw expected('an array of resourceSpans', resourceSpans, `$.${rsKey}`, file)
+  for (let r = 0; r < resourceSpans.length; r++) {
+    const rs = resourceSpans[r]
+    const rsPath = `$.${rsKey}[${r}]`
+    if (!isObject(rs)) throw expected('a resourceSpans object', rs, rsPath, file)
+    const [ssKey, scopeSpans] = pick(rs, SCOPE_SPANS)
+    if (scopeSpans === undefined) continue
+    if (!Array.isArray(scopeSpans)) throw expected('an array of scopeSpans', scopeSpans, `${rsPath}.${ssKey}`, file)
+    for (let s = 0; s < scopeSpans.length; s++) {
+      const ss = scopeSpans[s]
+      const ssPath = `${rsPath}.${ssKey}[${s}]`
+      if (!isObject(ss)) throw expected('a scopeSpans object', ss, ssPath, file)
+      const spans = ss.spans
+      if (spans === undefined) continue
+      if (!Array.isArray(spans)) throw expected('an array of spans', spans, `${ssPath}.spans`, file)
+      for (let i = 0; i < spans.length; i++) out.push(readSpan(spans[i], `${ssPath}.spans[${i}]`, ctx))
+    }
+  }
+  return out
+}
+
+function idAt(raw: Json, key: string, path: string, file: string | undefined, what: string): string {
+  const v = raw[key]
+  if (typeof v !== 'string' || v === '') throw expected(what, v, `${path}.${key}`, file, 'every span needs a traceId and a spanId (hex, or base64 from protobuf-JSON)')
+  return normalizeId(v)
+}
+
+function readSpan(raw: unknown, path: string, ctx: ReadContext): Span {
+  const file = ctx.source
+  if (!isObject(raw)) throw expected('a span object', raw, path, file)
+  const id = idAt(raw, 'spanId', path, file, 'a span id (16 hex chars)')
+  const traceId = idAt(raw, 'traceId', path, file, 'a trace id (32 hex chars)')
+  const rawParent = raw.parentSpanId
+  if (rawParent !== undefined && rawParent !== null && typeof rawParent !== 'string') throw expected('a parent span id string', rawParent, `${path}.parentSpanId`, file)
+  const parentId = rawParent ? normalizeId(rawParent) : null
+  const name = raw.name ?? ''
+  if (typeof name !== 'string') throw expected('a span name string', name, `${path}.name`, file)
+  const startNs = unixNanoToNs(raw.startTimeUnixNano)
+  if (startNs === undefined) throw expected('startTimeUnixNano as a decimal string or number', raw.startTimeUnixNano, `${path}.startTimeUnixNano`, file)
+  const endNs = raw.endTimeUnixNano === undefined ? startNs : unixNanoToNs(raw.endTimeUnixNano)
+  if (endNs === undefined) throw expected('endTimeUnixNano as a decimal string or number', raw.endTimeUnixNano, `${path}.endTimeUnixNano`, file)
+  const attributes = decodeKeyValues(raw.attributes, `${path}.attributes`, file)
+  const events = readEvents(raw.events, startNs, `${path}.events`, file)
+  const status = raw.status ?? {}
+  if (!isObject(status)) throw expected('a status object {code, message}', status, `${path}.status`, file)
+  const message = status.message ?? ''
+  if (typeof message !== 'string') throw expected('a status message string', message, `${path}.status.message`, file)
+  const span = newSpan(id, parentId, traceId, name, startNs, endNs, toStatus(status.code), message, attributes, events)
+  applyConventions(span, ctx)
+  return span
+}
+
+function readEvents(raw: unknown, startNs: bigint, path: string, file: string | undefined): SpanEvent[] {
+  if (raw === undefined || raw === null) return []
+  if (!Array.isArray(raw)) throw expected('an array of events', raw, path, file)
+  const events: SpanEvent[] = []
+  for (let i = 0; i < raw.length; i++) {
+    const e = raw[i]
+    if (!isObject(e)) throw expected('an event object', e, `${path}[${i}]`, file)
+    const timeNs = e.timeUnixNano === undefined ? startNs : unixNanoToNs(e.timeUnixNano)
+    if (timeNs === undefined) throw expected('timeUnixNano as a decimal string or number', e.timeUnixNano, `${path}[${i}].timeUnixNano`, file)
+    const name = e.name ?? ''
+    if (typeof name !== 'string') throw expected('an event name string', name, `${path}[${i}].name`, file)
+    events.push({ name, timeNs, attributes: decodeKeyValues(e.attributes, `${path}[${i}].attributes`, file) })
+  }
+  return events
+}
+
+/** JSON path of the span with this (normalized) id in a request, for errors found after reading. */
+export function locateOtlpSpan(doc: Json, spanId: string): string | undefined {
+  const [rsKey, resourceSpans] = pick(doc, RESOURCE_SPANS)
+  if (!Array.isArray(resourceSpans)) return undefined
+  for (let r = 0; r < resourceSpans.length; r++) {
+    const rs = resourceSpans[r]
+    if (!isObject(rs)) continue
+    const [ssKey, scopeSpans] = pick(rs, SCOPE_SPANS)
+    if (!Array.isArray(scopeSpans)) continue
+    for (let s = 0; s < scopeSpans.length; s++) {
+      const spans = (scopeSpans[s] as Json | undefined)?.spans
+      if (!Array.isArray(spans)) continue
+      for (let i = 0; i < spans.length; i++) {
+        const id = (spans[i] as Json | undefined)?.spanId
+        if (typeof id === 'string' && normalizeId(id) === spanId) return `$.${rsKey}[${r}].${ssKey}[${s}].spans[${i}]`
+      }
+    }
+  }
+  return undefined
+}
