@@ -32,3 +32,4 @@ export { fetchImageBytes, clearImageFetchCache, type FetchImageOptions } from '.
 export { loadImage, type ImageInput, type LoadImageOptions } from './media/load'
 
 // --- metrics ---
+export * from './metrics/index'

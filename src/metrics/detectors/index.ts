@@ -1,0 +1,91 @@
+import { z } from 'zod'
+import { TRAIL_CATEGORIES } from '../../diagnosis/taxonomy'
+import type { Trace } from '../../trace/trace'
+import { BudgetSchema, checkBudget } from './budget'
+import { detectErrorStatus, ERROR_STATUS_DETECTOR } from './error-status'
+import type { Finding } from './finding'
+import { detectRepeatedCalls, REPEATED_CALLS_DETECTOR, RepeatedCallsOptionsSchema } from './repeated-calls'
+import { detectToolOutputErrors, TOOL_OUTPUT_DETECTOR } from './tool-output'
+import { PriceTableSchema } from './usage'
+
+/** The deterministic detectors, in the order their findings win ties. */
+export const DETECTOR_NAMES = [ERROR_STATUS_DETECTOR, TOOL_OUTPUT_DETECTOR, REPEATED_CALLS_DETECTOR, 'budget'] as const
+export const DetectorNameSchema = z.enum(DETECTOR_NAMES)
+export type DetectorName = z.infer<typeof DetectorNameSchema>
+
+/**
+ * Options of {@link detect}.
+ * - `detectors`: which to run (default: all; `budget` runs only when `budget` is given).
+ * - `repeatedCalls`: see `RepeatedCallsOptionsSchema` (`minRepeats` default 2).
+ * - `budget` / `prices`: limits checked by `checkBudget`, and prices for the cost budget.
+ */
+export const DetectorOptionsSchema = z
+  .object({
+    detectors: z.array(DetectorNameSchema).optional(),
+    repeatedCalls: RepeatedCallsOptionsSchema.partial().optional(),
+    budget: BudgetSchema.optional(),
+    prices: PriceTableSchema.optional(),
+  })
+  .strict()
+export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
+
+/**
+ * Runs the deterministic detectors over a trace — no judge, no network — and returns their findings in
+ * depth-first span order: errors mapped to TRAIL categories (HTTP 401/403, 404, 429, 5xx, timeouts,
+ * model-output format errors, environment errors, exhausted resources), tools that returned an error
+ * page, repeated identical tool calls, and exceeded budgets (when `budget` is given).
+ *
+ * @example
+ * const trace = await loadTrace('traces/run.json')
+ * for (const f of detect(trace)) console.log(f.spanId, f.category, f.reason)
+ */
+export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
+  const opts = DetectorOptionsSchema.parse(options)
+  const enabled = new Set<DetectorName>(opts.detectors ?? DETECTOR_NAMES)
+  const found: Finding[] = []
+  if (enabled.has(ERROR_STATUS_DETECTOR)) found.push(...detectErrorStatus(trace))
+  if (enabled.has(TOOL_OUTPUT_DETECTOR)) found.push(...detectToolOutputErrors(trace))
+  if (enabled.has(REPEATED_CALLS_DETECTOR)) found.push(...detectRepeatedCalls(trace, opts.repeatedCalls))
+  if (enabled.has('budget') && opts.budget) found.push(...checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
+  return sortFindings(trace, dedupe(found))
+}
+
+/** One finding per span, category and detector: two tool errors caused by one model call are one problem there. */
+function dedupe(findings: Finding[]): Finding[] {
+  const seen = new Set<string>()
+  return findings.filter((f) => {
+    const key = `${f.spanId}\u0000${f.category}\u0000${f.detector}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+function sortFindings(trace: Trace, findings: Finding[]): Finding[] {
+  const order = new Map(trace.spans.map((s, i) => [s.id, i]))
+  const detectorRank = (d: string) => {
+    const i = (DETECTOR_NAMES as readonly string[]).indexOf(d)
+    return i === -1 ? DETECTOR_NAMES.length : i
+  }
+  return findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) =>
+      (order.get(a.f.spanId) ?? Infinity) - (order.get(b.f.spanId) ?? Infinity) ||
+      detectorRank(a.f.detector) - detectorRank(b.f.detector) ||
+      TRAIL_CATEGORIES.indexOf(a.f.category) - TRAIL_CATEGORIES.indexOf(b.f.category) ||
+      a.i - b.i,
+    )
+    .map(({ f }) => f)
+}
+
+export { checkBudget } from './budget'
+export type { Budget, BudgetCheck, BudgetResult, BudgetName, CheckBudgetOptions } from './budget'
+export { BudgetSchema, BudgetCheckSchema, BudgetResultSchema } from './budget'
+export { FindingSchema, quoteEvidence, MAX_EVIDENCE_CHARS } from './finding'
+export type { Finding } from './finding'
+export { ERROR_RULES, classifyErrorText, ruleForHttpStatus } from './error-patterns'
+export type { ErrorRule, Placement } from './error-patterns'
+export { RepeatedCallsOptionsSchema } from './repeated-calls'
+export type { RepeatedCallsOptions } from './repeated-calls'
+export { PriceTableSchema } from './usage'
+export type { PriceTable } from './usage'

@@ -1,0 +1,54 @@
+import { z } from 'zod'
+import type { Span } from '../../trace/span'
+import type { Trace } from '../../trace/trace'
+
+/** USD per 1M input / output tokens, by model id as it appears on the spans. */
+export const PriceTableSchema = z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }))
+export type PriceTable = z.infer<typeof PriceTableSchema>
+
+/** Attributes where instrumentations record a call's cost in USD. */
+const COST_KEYS = ['llm.cost.total', 'gen_ai.usage.cost', 'gen_ai.cost.usd']
+
+/** One model call's usage: tokens (undefined when the span has no counts) and cost (undefined when unknown). */
+export interface LlmUsage {
+  span: Span
+  tokens: number | undefined
+  costUsd: number | undefined
+}
+
+/**
+ * Usage of every LLM call of a trace, in start order. An LLM span that wraps other LLM spans with
+ * token counts (a framework span around the provider span) is left out so nothing is counted twice.
+ *
+ * @example
+ * const total = llmUsage(trace).reduce((n, u) => n + (u.tokens ?? 0), 0)
+ */
+export function llmUsage(trace: Trace, prices: PriceTable = {}): LlmUsage[] {
+  const llms = trace.spans.filter((s) => s.kind === 'llm')
+  const wrappers = new Set<string>()
+  for (const s of llms) {
+    if (!s.tokens) continue
+    for (const a of trace.ancestors(s.id)) if (a.kind === 'llm') wrappers.add(a.id)
+  }
+  return llms
+    .filter((s) => !wrappers.has(s.id))
+    .sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0))
+    .map((span) => ({ span, tokens: tokensOf(span), costUsd: costOf(span, prices) }))
+}
+
+function tokensOf(span: Span): number | undefined {
+  const t = span.tokens
+  if (!t) return undefined
+  return t.total > 0 ? t.total : t.prompt + t.completion
+}
+
+function costOf(span: Span, prices: PriceTable): number | undefined {
+  for (const key of COST_KEYS) {
+    const raw = span.attributes[key]
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN
+    if (Number.isFinite(n) && n >= 0) return n
+  }
+  const price = span.model ? prices[span.model] : undefined
+  if (!price || !span.tokens) return undefined
+  return (span.tokens.prompt * price.input + span.tokens.completion * price.output) / 1_000_000
+}

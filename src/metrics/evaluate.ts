@@ -1,0 +1,70 @@
+import { resolveJudge } from '../judges/config'
+import type { Judge } from '../judges/types'
+import type { Verdict } from '../verdict/verdict'
+import { correctnessMetric, type CorrectnessInput } from './correctness'
+import { faithfulnessMetric, type FaithfulnessInput } from './faithfulness'
+import { instructionFollowingMetric, type InstructionFollowingInput } from './instruction-following'
+import { qualityMetric, type QualityInput } from './quality'
+import { RubricInputSchema, rubricMetric, type RubricInput } from './rubric'
+import { runMetric, type RunMetricOptions } from './run-metric'
+
+/** Options of the `evaluate*` functions: like {@link RunMetricOptions}, with the judge optional (default: `AGENT_VERDICT_JUDGE`). */
+export interface EvaluateOptions extends Omit<RunMetricOptions, 'judge'> {
+  judge?: Judge
+}
+
+const withJudge = (options: EvaluateOptions): RunMetricOptions => ({ ...options, judge: resolveJudge(options.judge) })
+
+/**
+ * Instruction Following (binary) outside a test runner. A `reference` in the input is ignored.
+ *
+ * @example
+ * const v = await evaluateInstructionFollowing({ output: 'W7', instruction: 'Answer with the week label only.' })
+ * v.pass // true
+ */
+export function evaluateInstructionFollowing(input: InstructionFollowingInput, options: EvaluateOptions = {}): Promise<Verdict> {
+  return runMetric(instructionFollowingMetric, input, withJudge(options))
+}
+
+/**
+ * Correctness (binary): against `reference` when given, else against `input` and the image.
+ *
+ * @example
+ * const v = await evaluateCorrectness({ output: 'North America, $14.10', reference: 'North America, at $14.10.' })
+ */
+export function evaluateCorrectness(input: CorrectnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
+  return runMetric(correctnessMetric, input, withJudge(options))
+}
+
+/**
+ * Faithfulness (binary): every claim grounded in `context` and/or `image`.
+ *
+ * @example
+ * const v = await evaluateFaithfulness({ output: 'EMEA leads', image: 'revenue-by-region.png' })
+ * v.reason // 'the chart shows North America highest at $14.10 …'
+ */
+export function evaluateFaithfulness(input: FaithfulnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
+  return runMetric(faithfulnessMetric, input, withJudge(options))
+}
+
+/**
+ * Overall Quality (1–5 → score (raw−1)/4; passes from 4 unless `threshold` says otherwise).
+ *
+ * @example
+ * const v = await evaluateQuality({ output, instruction: 'Describe the trend.', image: 'weekly-active-users.png' })
+ * v.raw // 4
+ */
+export function evaluateQuality(input: QualityInput, options: EvaluateOptions = {}): Promise<Verdict> {
+  return runMetric(qualityMetric, input, withJudge(options))
+}
+
+/**
+ * A custom rubric, binary (default) or 1–5 (`scale: 'likert5'`), with or without an image.
+ *
+ * @example
+ * const v = await evaluateRubric({ output: reply, rubric: 'Apologises and gives the refund date.' })
+ */
+export function evaluateRubric(input: RubricInput, options: EvaluateOptions = {}): Promise<Verdict> {
+  const scale = RubricInputSchema.shape.scale.safeParse(input.scale).data ?? 'binary'
+  return runMetric(rubricMetric(scale), { ...input, scale }, withJudge(options))
+}

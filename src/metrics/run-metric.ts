@@ -1,0 +1,123 @@
+import { callJudge } from '../judges/judge-call'
+import type { Judge, JudgeResponse } from '../judges/types'
+import { checkImageLimits } from '../media/limits'
+import { loadImage } from '../media/load'
+import { toImagePart, type LoadedImage } from '../media/loaded-image'
+import type { JudgeInfo, Verdict } from '../verdict/verdict'
+import { contentParts, isLoadedImage, normalizeScore, type MetricDefinition, type MetricImage } from './metric'
+
+/** Options of {@link runMetric}. */
+export interface RunMetricOptions {
+  judge: Judge
+  /** Normalized pass threshold in 0..1 (binary: 1; 1–5 scales: 0.75 = 4). Default: the metric's. */
+  threshold?: number
+  /** Self-consistency: ask the judge this many times; majority (binary) or median (1–5). */
+  samples?: number
+  signal?: AbortSignal
+}
+
+/** The received output kept on a verdict, for reports: long enough to read, short enough to diff. */
+export const SUBJECT_MAX_CHARS = 2000
+
+/**
+ * Runs one output metric: validates the input, loads and checks the image (before any call), asks
+ * the judge (reasoning first, then score), and turns the reply into a Verdict. A judge that gives no
+ * valid verdict yields `outcome: 'unjudgeable'` (never a pass); configuration errors and bad images throw.
+ *
+ * @example
+ * const verdict = await runMetric(faithfulnessMetric, { output: answer, image: 'chart.png' }, { judge })
+ * if (!verdict.pass) console.log(verdict.reason)
+ */
+export async function runMetric<I extends { output: string }, O extends { reasoning: string; score: number }>(
+  metric: MetricDefinition<I, O>,
+  input: I,
+  options: RunMetricOptions,
+): Promise<Verdict> {
+  const parsed = metric.inputSchema.safeParse(input)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const where = issue.path.length ? ` at ${issue.path.join('.')}` : ''
+    throw new TypeError(`${metric.title}: invalid input${where}: ${issue.message}`)
+  }
+  const threshold = checkThreshold(options.threshold ?? metric.defaultThreshold, metric.title)
+  const { judge } = options
+  const image = await resolveImage(metric.imageOf(parsed.data), judge.provider)
+  const prompt = metric.prompt(parsed.data, image !== undefined)
+  const result = await callJudge(
+    judge,
+    {
+      metric: metric.name,
+      promptVersion: metric.promptVersion,
+      system: prompt.system,
+      content: contentParts(prompt.text, image && toImagePart(image)),
+      schema: metric.schema,
+      schemaName: metric.schemaName,
+    },
+    { samples: options.samples, scoreOf: (o) => o.score, aggregate: metric.scale === 'binary' ? 'majority' : 'median', signal: options.signal },
+  )
+
+  const base = {
+    metric: metric.name,
+    level: 'output' as const,
+    scale: metric.scale,
+    threshold,
+    subject: truncate(parsed.data.output, SUBJECT_MAX_CHARS),
+    ...(image ? { image: { digest: image.digest, format: image.format, source: image.source } } : {}),
+  }
+  if (result.status === 'unjudgeable') {
+    return { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: result.cause }
+  }
+  const raw = result.output.score
+  const score = normalizeScore(metric.scale, raw)
+  const pass = score >= threshold
+  const disagreement = result.disagreement && result.samples ? ` (samples disagreed: ${result.samples.join(', ')})` : ''
+  return {
+    ...base,
+    raw,
+    score,
+    pass,
+    outcome: pass ? 'pass' : 'fail',
+    reason: `${result.output.reasoning.trim()}${disagreement}`,
+    ...(result.samples ? { samples: result.samples.map((s) => normalizeScore(metric.scale, s)) } : {}),
+    judge: judgeInfo(result.responses, metric.promptVersion),
+  }
+}
+
+function checkThreshold(threshold: number, title: string): number {
+  if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
+    throw new RangeError(
+      `${title}: threshold must be a normalized score in 0..1 (got ${String(threshold)}); on a 1–5 scale 4 is 0.75 — or use { min: 4 }`,
+    )
+  }
+  return threshold
+}
+
+async function resolveImage(image: MetricImage | undefined, provider: string): Promise<LoadedImage | undefined> {
+  if (image === undefined) return undefined
+  if (!isLoadedImage(image)) return loadImage(image, { provider })
+  // A preloaded image may have been loaded for another provider: check this judge's limits too.
+  checkImageLimits(image, provider)
+  return image
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+/** Who judged and what it cost, summed over the samples (latency: the slowest, they ran concurrently). */
+function judgeInfo(responses: JudgeResponse<unknown>[], promptVersion: string): JudgeInfo {
+  const first = responses[0]
+  const costs = responses.map((r) => r.costUsd)
+  return {
+    provider: first.provider,
+    model: first.model,
+    promptVersion,
+    tokens: {
+      input: responses.reduce((n, r) => n + r.usage.inputTokens, 0),
+      output: responses.reduce((n, r) => n + r.usage.outputTokens, 0),
+    },
+    costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
+    latencyMs: Math.max(...responses.map((r) => r.latencyMs)),
+    cached: responses.every((r) => r.cached),
+  }
+}
