@@ -110,9 +110,10 @@ export class AdaptiveLimiter {
       const throttled = this.outcomes.filter((o) => o === 'throttled').length
       if (this.outcomes.length >= this.minSamples && throttled / this.outcomes.length > this.cutAbove) {
         // Sustained throttling: halve (multiplicative decrease) and demand fresh evidence before cutting again.
-        this.current = Math.max(1, Math.floor(this.current / 2))
+        const next = Math.max(1, Math.floor(this.current / 2))
+        if (next < this.current) this.cuts++
+        this.current = next
         this.outcomes.length = 0
-        this.cuts++
       }
     } else if (outcome === 'ok' && this.current < this.max) {
       // Additive increase: one slot back per success, so recovery after an outage takes a few round trips.

@@ -1,0 +1,70 @@
+import { z } from 'zod'
+import { describe, expect, it } from 'vitest'
+import { JudgeOutputError } from '../../src/judges/errors'
+import { strictJsonSchema } from '../../src/judges/json-schema'
+import { extractJson, parseJudgeText } from '../../src/judges/parse-output'
+import { LikertSchema } from './helpers'
+
+const ctx = { provider: 'openai-compatible', model: 'llava', metric: 'overall-quality' }
+
+describe('strictJsonSchema', () => {
+  it('makes nested objects strict, optional fields nullable, and keeps property order', () => {
+    const schema = z.object({
+      reasoning: z.string(),
+      aspects: z.object({ accuracy: z.number().int().min(1).max(5), note: z.string().optional() }),
+      evidence: z.array(z.object({ quote: z.string() })).default([]),
+      score: z.number().min(0).max(1),
+    })
+    const json = strictJsonSchema(schema) as any
+    expect(json.$schema).toBeUndefined()
+    expect(Object.keys(json.properties)).toEqual(['reasoning', 'aspects', 'evidence', 'score'])
+    expect(json.required).toEqual(['reasoning', 'aspects', 'evidence', 'score'])
+    expect(json.additionalProperties).toBe(false)
+    expect(json.properties.aspects).toMatchObject({ required: ['accuracy', 'note'], additionalProperties: false })
+    expect(json.properties.aspects.properties.note).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] })
+    expect(json.properties.evidence.anyOf[0]).not.toHaveProperty('default')
+    expect(json.properties.evidence.anyOf[0].items).toMatchObject({ additionalProperties: false, required: ['quote'] })
+  })
+})
+
+describe('parseJudgeText', () => {
+  it('parses plain JSON, a fenced block and JSON wrapped in prose', () => {
+    const verdict = { reasoning: 'fine', score: 3 }
+    expect(parseJudgeText(JSON.stringify(verdict), LikertSchema, ctx)).toEqual(verdict)
+    expect(parseJudgeText('```json\n' + JSON.stringify(verdict) + '\n```', LikertSchema, ctx)).toEqual(verdict)
+    expect(parseJudgeText('Sure! ' + JSON.stringify(verdict) + ' Hope that helps.', LikertSchema, ctx)).toEqual(verdict)
+  })
+
+  it('drops nulls that stand for omitted optional fields', () => {
+    expect(parseJudgeText('{"reasoning":"r","score":2,"category":null}', LikertSchema, ctx)).toEqual({ reasoning: 'r', score: 2 })
+  })
+
+  it('rejects non-JSON with an excerpt, and an out-of-range score naming the field', () => {
+    const notJson = (() => {
+      try {
+        parseJudgeText('I think the answer is good, 4/5.', LikertSchema, ctx)
+      } catch (e) {
+        return e as JudgeOutputError
+      }
+    })()
+    expect(notJson).toBeInstanceOf(JudgeOutputError)
+    expect(notJson!.excerpt).toBe('I think the answer is good, 4/5.')
+    expect(() => parseJudgeText('{"reasoning":"r","score":6}', LikertSchema, ctx)).toThrow(/score: .*5/)
+  })
+
+  it('trims long raw output to a head-and-tail excerpt', () => {
+    const long = `{"reasoning":"${'x'.repeat(5000)}","score":"five"}`
+    try {
+      parseJudgeText(long, LikertSchema, ctx)
+      expect.unreachable()
+    } catch (e) {
+      const err = e as JudgeOutputError
+      expect(err.excerpt.length).toBeLessThanOrEqual(300)
+      expect(err.excerpt).toContain('"score":"five"}')
+    }
+  })
+
+  it('extractJson leaves plain JSON alone', () => {
+    expect(extractJson('  {"a":1} ')).toBe('{"a":1}')
+  })
+})
