@@ -1,0 +1,167 @@
+import type { Judge, JudgeRequest, JudgeResponse } from '../judges/types'
+import { CassetteMissError } from './errors'
+import { cassetteKey } from './key'
+import type { FileLockOptions } from './lock'
+import { parseCassetteMode, resolveCassetteSettings, type CassetteMode } from './modes'
+import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry } from './store'
+
+/** Options of {@link withCassette}. `mode` and `update` default to the environment's. */
+export interface CassetteOptions {
+  /** The cassette file, usually `cassettePathFor(testFile)`. */
+  file: string
+  mode?: CassetteMode
+  update?: boolean
+  /** Environment to read defaults from (default `process.env`). */
+  env?: Record<string, string | undefined>
+  /** Clock for `recordedAt` (tests pin it). */
+  now?: () => Date
+  lock?: FileLockOptions
+}
+
+/** A judge that replays and records verdicts in a cassette file. */
+export interface CassetteJudge extends Judge {
+  readonly file: string
+  readonly mode: CassetteMode
+  readonly update: boolean
+  /** Keys asked for through this judge in this run. */
+  readonly usedKeys: ReadonlySet<string>
+  /** Verdicts replayed and recorded so far (for report totals). */
+  readonly stats: { replayed: number; recorded: number }
+  /** Waits for every cassette write started by this judge. */
+  flush(): Promise<void>
+  /** Keys in the file not used in this run, sorted. Meaningful only after the whole test file ran. */
+  obsoleteKeys(): Promise<string[]>
+  /** Removes the obsolete entries and returns their keys. Call only when the whole test file ran. */
+  prune(): Promise<string[]>
+}
+
+/**
+ * Wraps any judge with a verdict cassette. A hit returns the recorded output (`cached: true`,
+ * `attempts: 0`; usage, latency and cost as recorded) without calling the judge; a miss calls it and
+ * writes the entry at once (a crash loses nothing) — or, in replay mode, throws a
+ * {@link CassetteMissError} saying how to record. Recorded outputs are re-validated against the
+ * request's schema: one that no longer fits is a miss (an error in replay). Identical requests
+ * repeated in a run (self-consistency samples) get one entry each.
+ *
+ * @example
+ * const judge = withCassette(openaiJudge({ model: 'gpt-4.1' }), { file: cassettePathFor(import.meta.filename) })
+ * const reply = await judge.evaluate(request) // replayed from test/__verdicts__/… when recorded
+ */
+export function withCassette(judge: Judge, options: CassetteOptions): CassetteJudge {
+  const settings = resolveCassetteSettings(options.env)
+  const mode = options.mode === undefined ? settings.mode : parseCassetteMode(options.mode, 'mode')
+  const update = options.update ?? settings.update
+  const { file } = options
+  const now = options.now ?? (() => new Date())
+  const canRecord = mode === 'auto' || mode === 'record' || update
+  const usedKeys = new Set<string>()
+  const occurrences = new Map<string, number>()
+  const recordedNow = new Set<string>()
+  const stats = { replayed: 0, recorded: 0 }
+  const pending = new Set<Promise<unknown>>()
+  let loaded: Promise<Record<string, CassetteEntry>> | undefined
+
+  const entries = () => (loaded ??= readCassette(file).then((c) => c.entries))
+
+  const record = async (key: string, request: JudgeRequest<unknown>, response: JudgeResponse<unknown>) => {
+    const entry: CassetteEntry = {
+      metric: request.metric,
+      provider: response.provider,
+      model: response.model,
+      promptVersion: request.promptVersion,
+      recordedAt: now().toISOString(),
+      output: JSON.parse(JSON.stringify(response.output ?? null)),
+      usage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens },
+      latencyMs: response.latencyMs,
+      costUsd: response.costUsd,
+    }
+    const write = updateCassette(file, (c) => { c.entries[key] = entry }, options.lock)
+    pending.add(write)
+    try {
+      const merged = await write
+      loaded = Promise.resolve(merged.entries) // the fresh file, other workers' entries included
+      recordedNow.add(key)
+      stats.recorded++
+    } finally {
+      pending.delete(write)
+    }
+  }
+
+  const flush = async () => {
+    await Promise.allSettled([...pending])
+    await settleCassetteWrites(file)
+  }
+
+  return {
+    id: judge.id,
+    provider: judge.provider,
+    model: judge.model,
+    file,
+    mode,
+    update,
+    usedKeys,
+    stats,
+
+    async evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> {
+      if (mode === 'live') return judge.evaluate(request, signal)
+      const base = cassetteKey(judge, request)
+      // Numbered synchronously, before any await, so concurrent samples get distinct entries.
+      const occurrence = occurrences.get(base) ?? 0
+      occurrences.set(base, occurrence + 1)
+      const key = occurrence === 0 ? base : cassetteKey(judge, request, occurrence)
+      usedKeys.add(key)
+      const miss = (reason: 'missing' | 'stale', detail?: string) =>
+        new CassetteMissError({ metric: request.metric, file, key, provider: judge.provider, model: judge.model, reason, detail })
+
+      const entry = (await entries())[key]
+      if (entry && (mode !== 'record' || recordedNow.has(key))) {
+        const parsed = request.schema.safeParse(entry.output)
+        if (parsed.success) {
+          stats.replayed++
+          return {
+            output: parsed.data,
+            usage: { ...entry.usage },
+            latencyMs: entry.latencyMs,
+            provider: entry.provider,
+            model: entry.model,
+            costUsd: entry.costUsd,
+            cached: true,
+            attempts: 0,
+          }
+        }
+        if (!canRecord) {
+          const issue = parsed.error.issues[0]
+          throw miss('stale', `${issue.path.join('.') || 'output'}: ${issue.message}`)
+        }
+      } else if (!entry && !canRecord) {
+        throw miss('missing')
+      }
+      const response = await judge.evaluate(request, signal)
+      await record(key, request as JudgeRequest<unknown>, response)
+      return response
+    },
+
+    flush,
+
+    async obsoleteKeys() {
+      if (mode === 'live') return []
+      const { entries: onDisk } = await readCassette(file)
+      return Object.keys(onDisk).filter((k) => !usedKeys.has(k)).sort()
+    },
+
+    async prune() {
+      if (mode === 'live') return []
+      await flush()
+      const { entries: onDisk } = await readCassette(file)
+      if (Object.keys(onDisk).every((k) => usedKeys.has(k))) return [] // nothing to do: leave the file untouched
+      const removed: string[] = []
+      const merged = await updateCassette(file, (c) => {
+        for (const key of Object.keys(c.entries).sort()) {
+          if (!usedKeys.has(key)) { removed.push(key); delete c.entries[key] }
+        }
+      }, options.lock)
+      loaded = Promise.resolve(merged.entries)
+      return removed
+    },
+  }
+}

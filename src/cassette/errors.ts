@@ -1,0 +1,85 @@
+import { relative, isAbsolute } from 'node:path'
+import { JudgeConfigError } from '../judges/errors'
+
+/** A cassette path for messages: relative to the working directory when it is inside it. */
+export function displayPath(file: string): string {
+  const rel = relative(process.cwd(), file)
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file
+}
+
+/**
+ * Base of cassette file problems (corrupt file, lock not obtained, invalid mode). Never retried.
+ *
+ * @example
+ * if (err instanceof CassetteError) console.error(`cassette ${err.file}: ${err.message}`)
+ */
+export class CassetteError extends Error {
+  override name = 'CassetteError'
+  /** The cassette file concerned ('' for configuration errors). */
+  readonly file: string
+
+  constructor(message: string, options: { file?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.file = options.file ?? ''
+  }
+}
+
+/**
+ * A cassette file is not valid JSON or not a valid cassette; the message names the file and says to
+ * delete or fix it.
+ *
+ * @example
+ * if (err instanceof CassetteFormatError) await rm(err.file) // re-record its verdicts next run
+ */
+export class CassetteFormatError extends CassetteError {
+  override name = 'CassetteFormatError'
+}
+
+/**
+ * The cassette lock could not be taken in time (another process holds it and is alive).
+ *
+ * @example
+ * if (err instanceof CassetteLockError) console.error('another test run is writing this cassette')
+ */
+export class CassetteLockError extends CassetteError {
+  override name = 'CassetteLockError'
+}
+
+/**
+ * `AGENT_VERDICT_MODE` (or the `mode` option) is not a cassette mode; the message lists the valid ones.
+ *
+ * @example
+ * if (err instanceof CassetteModeError) console.error(err.message) // …use one of: auto, replay, record, live
+ */
+export class CassetteModeError extends CassetteError {
+  override name = 'CassetteModeError'
+}
+
+/**
+ * Replay found no usable recorded verdict: none for this request (`reason: 'missing'`), or one that no
+ * longer fits the request's output schema (`'stale'`). A configuration error, so never retried and
+ * never an "unjudgeable" verdict: the test fails with how to record it.
+ *
+ * @example
+ * if (err instanceof CassetteMissError) console.error(`${err.metric} not recorded in ${err.file}`)
+ */
+export class CassetteMissError extends JudgeConfigError {
+  override name = 'CassetteMissError'
+  readonly metric: string
+  readonly file: string
+  readonly key: string
+  readonly reason: 'missing' | 'stale'
+
+  constructor(options: { metric: string; file: string; key: string; provider: string; model: string; reason: 'missing' | 'stale'; detail?: string }) {
+    const where = `${options.metric} in ${displayPath(options.file)}`
+    const how = 'run the tests locally with a judge configured (AGENT_VERDICT_JUDGE=…) to record it, or set AGENT_VERDICT_MODE=record'
+    const message = options.reason === 'missing'
+      ? `no recorded verdict for ${where} — ${how}`
+      : `the recorded verdict for ${where} no longer fits its output schema (${options.detail ?? 'invalid'}) — ${how}`
+    super(message, { provider: options.provider, model: options.model })
+    this.metric = options.metric
+    this.file = options.file
+    this.key = options.key
+    this.reason = options.reason
+  }
+}
