@@ -19,6 +19,32 @@ export * from './verdict/meta'
 
 // --- judges ---
 export type * from './judges/types'
+export { openaiJudge, isReasoningModel, type OpenAIJudgeOptions } from './judges/openai'
+export { bedrockJudge, DEFAULT_BEDROCK_MODEL, type BedrockJudgeOptions } from './judges/bedrock'
+export { defineJudge, judgeFromEnv, resolveJudge, parseJudgeSpec, JudgeConfigSchema, type JudgeConfig } from './judges/config'
+export { createReliableJudge, type ReliableJudge, type JudgeReliabilityOptions, type ProviderAttempt } from './judges/reliable-judge'
+export { callJudge, type CallJudgeOptions, type CallJudgeResult } from './judges/judge-call'
+export {
+  JudgeError,
+  JudgeRateLimitError,
+  JudgeTimeoutError,
+  JudgeServiceError,
+  JudgeAuthError,
+  JudgeRequestError,
+  JudgeOutputError,
+  JudgeConfigError,
+  JudgeAbortError,
+  JUDGE_ENV_FORMS,
+  type JudgeErrorContext,
+} from './judges/errors'
+export { classifyJudgeError, isRetryableStatus } from './judges/classify-error'
+export { withRetry, RETRY_DEFAULTS, type RetryOptions, type RetryResult } from './judges/retry'
+export { parseRetryAfter } from './judges/retry-after'
+export { AdaptiveLimiter, type AdaptiveLimiterOptions, type LimiterOutcome, type LimiterRelease } from './judges/limiter'
+export { MODEL_PRICES, ModelPriceSchema, costOf, priceOf, normalizeModelId, type ModelPrice } from './judges/cost'
+export { scrubSecrets, registerSecret } from './judges/scrub'
+export { replyJsonSchema, strictJsonSchema } from './judges/json-schema'
+export { parseJudgeText, validateJudgeOutput } from './judges/parse-output'
 
 // --- cassettes ---
 export { withCassette, type CassetteJudge, type CassetteOptions } from './cassette/cassette-judge'
