@@ -3,7 +3,11 @@ import { readFile } from 'node:fs/promises'
 import type { z } from 'zod'
 import { FakeJudgeRulesFileSchema, type FakeJudgeRulesFile } from './schemas'
 
-/** A rules file or options object that does not validate; `issues` name the offending paths. */
+/**
+ * A rules file or options object that does not validate; `issues` name the offending paths.
+ * @example
+ * try { await loadFakeJudgeRules('rules.json') } catch (e) { if (e instanceof FakeJudgeConfigError) console.error(e.issues) }
+ */
 export class FakeJudgeConfigError extends Error {
   override readonly name = 'FakeJudgeConfigError'
   constructor(

@@ -35,7 +35,7 @@ export interface FakeJudge {
   setRules(rules: FakeJudgeRule[]): void
   setFaults(faults: FakeJudgeFault[]): void
   setLatency(latencyMs: FakeJudgeLatency): void
-  /** Clears calls and stats; restarts fault counters and the `firstMs` window. Rules and latency stay. */
+  /** Clears calls and stats, restarts call numbering, fault counters and the `firstMs` window. Rules and latency stay. */
   reset(): void
   /** Stops listening and drops every open connection (hanging requests included). Idempotent. */
   close(): Promise<void>
@@ -94,6 +94,7 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
   const startedAt = Date.now()
   const timers = new Set<NodeJS.Timeout>()
   let inFlight = 0
+  const idleWaiters: (() => void)[] = []
   let arrivals = 0
 
   const count = (bucket: Record<string, number>, key: string) => {
@@ -190,7 +191,10 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
     stats.requests++
     inFlight++
     stats.maxInFlight = Math.max(stats.maxInFlight, inFlight)
-    res.once('close', () => inFlight--)
+    res.once('close', () => {
+      inFlight--
+      if (inFlight === 0) for (const resolve of idleWaiters.splice(0)) resolve()
+    })
     const path = new URL(req.url ?? '/', 'http://fake-judge').pathname.replace(/\/+$/, '')
     if (req.method === 'POST' && path === '/v1/chat/completions') {
       chat(req, res).catch((error: unknown) => {
@@ -238,6 +242,7 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
     },
     reset() {
       calls.length = 0
+      arrivals = 0
       Object.assign(stats, { requests: 0, byStatus: {}, byFault: {}, maxInFlight: inFlight })
       faults.restart()
     },
@@ -247,7 +252,10 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
         timers.clear()
         server.close(() => resolve())
         server.closeAllConnections()
-      })
+      }).then(
+        // Destroyed sockets report 'close' a tick later; wait so inFlight is 0 once close() resolves.
+        () => new Promise<void>((resolve) => (inFlight === 0 ? resolve() : idleWaiters.push(resolve))),
+      )
       return closing
     },
   }

@@ -121,7 +121,8 @@ function stringValue(node: JsonSchema, key: string, plan: ReplyPlan): string {
 function valueFor(raw: JsonSchema, key: string, plan: ReplyPlan, root: JsonSchema, scope: Record<string, unknown> | undefined, depth: number): unknown {
   const node = concrete(raw, root)
   const kind = kindOf(node)
-  if (depth > MAX_DEPTH) return kind === 'array' ? [] : null
+  // Recursive schemas: past the limit arrays end empty; objects stop only if arrays never end the chain.
+  if (depth > MAX_DEPTH && (kind === 'array' || depth > 2 * MAX_DEPTH)) return kind === 'array' ? [] : null
   switch (kind) {
     case 'object':
       return objectValue(node, plan, root, scope, depth + 1)

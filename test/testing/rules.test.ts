@@ -1,0 +1,129 @@
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { FakeJudgeConfigError, loadFakeJudgeRules, startFakeJudge, type FakeJudge } from '../../src/testing'
+import { clientFor, judgeOnce } from './client'
+
+const binary = {
+  type: 'object',
+  properties: { reasoning: { type: 'string' }, score: { type: 'boolean' } },
+  required: ['reasoning', 'score'],
+  additionalProperties: false,
+}
+
+let judge: FakeJudge
+beforeAll(async () => {
+  judge = await startFakeJudge()
+})
+afterAll(() => judge.close())
+beforeEach(() => {
+  judge.setRules([])
+  judge.reset()
+})
+
+describe('rule matching through the openai SDK', () => {
+  test('no rule matched → default pass with the documented reason', async () => {
+    const { reply } = await judgeOnce(clientFor(judge), { user: 'anything', schema: binary })
+    expect(reply).toEqual({ reasoning: 'fake judge: no rule matched', score: true })
+    expect(judge.calls[0]).toMatchObject({ rule: 'default', verdict: 'pass', status: 200 })
+  })
+
+  test('contains: a string, or an array whose every needle must occur in system + user text', async () => {
+    judge.setRules([
+      { name: 'both', when: { contains: ['revenue', 'EMEA'] }, respond: { verdict: 'fail', reason: 'wrong region' } },
+      { name: 'one', when: { contains: 'revenue' }, respond: { verdict: 'pass', reason: 'fine' } },
+    ])
+    const client = clientFor(judge)
+    // 'revenue' sits in the system prompt and 'EMEA' in the user part: both count.
+    const both = await judgeOnce(client, { system: 'Judge the revenue answer.', user: 'EMEA leads', schema: binary })
+    const one = await judgeOnce(client, { system: 'Judge the revenue answer.', user: 'APAC leads', schema: binary })
+    expect(both.reply).toEqual({ reasoning: 'wrong region', score: false })
+    expect(one.reply).toEqual({ reasoning: 'fine', score: true })
+    expect(judge.calls.map((c) => c.rule)).toEqual(['both', 'one'])
+  })
+
+  test('regex with flags; the first matching rule wins', async () => {
+    judge.setRules([
+      { name: 'year', when: { regex: '\\b(19|20)\\d{2} FIGURE\\b', regexFlags: 'i' }, respond: { verdict: 'fail', reason: 'invented figure' } },
+      { name: 'catch-all', respond: { verdict: 'pass', reason: 'catch-all' } },
+    ])
+    const client = clientFor(judge)
+    expect((await judgeOnce(client, { user: 'cites the 2019 figure', schema: binary })).reply.reasoning).toBe('invented figure')
+    expect((await judgeOnce(client, { user: 'cites no year', schema: binary })).reply.reasoning).toBe('catch-all')
+  })
+
+  test('schemaName and hasImage select by response format and image parts', async () => {
+    judge.setRules([
+      { name: 'quality+image', when: { schemaName: 'overall_quality', hasImage: true }, respond: { verdict: 'fail', reason: 'image judged' } },
+      { name: 'no-image', when: { hasImage: false }, respond: { verdict: 'pass', reason: 'text only' } },
+    ])
+    const client = clientFor(judge)
+    const withImage = await judgeOnce(client, { user: 'caption', images: 2, schemaName: 'overall_quality', schema: binary })
+    const otherSchema = await judgeOnce(client, { user: 'caption', images: 1, schemaName: 'faithfulness', schema: binary })
+    const textOnly = await judgeOnce(client, { user: 'caption', schemaName: 'overall_quality', schema: binary })
+    expect(withImage.reply.reasoning).toBe('image judged')
+    expect(otherSchema.reply.reasoning).toBe('fake judge: no rule matched')
+    expect(textOnly.reply.reasoning).toBe('text only')
+    expect(judge.calls.map((c) => [c.schemaName, c.imageCount])).toEqual([
+      ['overall_quality', 2],
+      ['faithfulness', 1],
+      ['overall_quality', 0],
+    ])
+  })
+
+  test('usage: ceil(prompt chars / 4) + 85 per image, completion from the reply length', async () => {
+    const system = 'abcd'.repeat(10)
+    const { completion, content } = await judgeOnce(clientFor(judge), { system, user: 'xyz', images: 2, schema: binary })
+    const promptChars = `${system}\nxyz`.length
+    expect(completion.usage).toEqual({
+      prompt_tokens: Math.ceil(promptChars / 4) + 170,
+      completion_tokens: Math.ceil(content.length / 4),
+      total_tokens: Math.ceil(promptChars / 4) + 170 + Math.ceil(content.length / 4),
+    })
+    expect(judge.calls[0].usage).toEqual(completion.usage)
+    expect(completion).toMatchObject({ object: 'chat.completion', model: 'judge-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }] })
+  })
+
+  test('defaultVerdict can be a fail with its own reason', async () => {
+    const strict = await startFakeJudge({ defaultVerdict: { verdict: 'fail', reason: 'unscripted prompt' } })
+    try {
+      const { reply } = await judgeOnce(clientFor(strict), { user: 'x', schema: binary })
+      expect(reply).toEqual({ reasoning: 'unscripted prompt', score: false })
+    } finally {
+      await strict.close()
+    }
+  })
+
+  test('setRules rejects an invalid rule with its path', () => {
+    expect(() => judge.setRules([{ respond: { verdict: 'maybe' as 'pass' } }])).toThrow(/\[0\]\.respond\.verdict/)
+    expect(() => judge.setRules([{ when: { regex: '(' }, respond: {} }])).toThrow(FakeJudgeConfigError)
+  })
+})
+
+describe('rules files', () => {
+  test('the example rules file loads and its rules answer as scripted', async () => {
+    const config = await loadFakeJudgeRules('examples/fake-judge-rules.json')
+    expect(config.rules?.map((r) => r.name)).toContain('wrong-region')
+    const fromFile = await startFakeJudge({ ...config, latencyMs: 0, faults: [] })
+    try {
+      const { reply } = await judgeOnce(clientFor(fromFile), { system: 'Which region has the highest revenue?', user: 'EMEA', schema: binary })
+      expect(reply).toEqual({ reasoning: 'The chart shows APAC with the highest revenue, not EMEA.', score: false })
+    } finally {
+      await fromFile.close()
+    }
+  })
+
+  test('a bare array is accepted; a bad file names the zod issue path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'fake-judge-rules-'))
+    const good = join(dir, 'good.json')
+    const bad = join(dir, 'bad.json')
+    await writeFile(good, JSON.stringify([{ when: { contains: 'x' }, respond: { verdict: 'fail' } }]))
+    await writeFile(bad, JSON.stringify({ rules: [{ respond: {} }, { when: { contain: 'typo' }, respond: {} }] }))
+    expect((await loadFakeJudgeRules(good)).rules).toHaveLength(1)
+    const error = await loadFakeJudgeRules(bad).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(FakeJudgeConfigError)
+    expect((error as FakeJudgeConfigError).issues.map((i) => i.path)).toEqual(['rules[1].when'])
+    expect((error as Error).message).toMatch(/rules\[1\]\.when: .*contain/)
+  })
+})
