@@ -5,6 +5,14 @@ import { version } from '../../package.json'
 type Command = (argv: string[]) => Promise<number>
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  diagnose: {
+    summary: 'diagnose agent traces with the deterministic detectors (span tree + findings)',
+    load: async () => (await import('./diagnose')).diagnoseCommand,
+  },
+  bench: {
+    summary: 'run or score the TRAIL benchmark',
+    load: async () => (await import('./bench')).benchCommand,
+  },
   'fake-judge': {
     summary: 'run a local OpenAI-compatible fake judge server (for tests and benches)',
     load: async () => (await import('./fake-judge')).fakeJudgeCommand,

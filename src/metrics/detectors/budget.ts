@@ -140,5 +140,5 @@ function latencyCheck(trace: Trace, limitMs: number, spanRef: (s: Span) => NonNu
     overAt = pool.reduce<Span | undefined>((best, s) => (!best || s.startNs >= best.startNs ? s : best), undefined)
     overAt ??= trace.spans.filter((s) => s.startNs > deadline).reduce<Span | undefined>((best, s) => (!best || s.startNs < best.startNs ? s : best), undefined)
   }
-  return makeCheck('latencyMs', limitMs, wallMs, overAt && spanRef(overAt), trace.size, 'ms')
+  return makeCheck('latencyMs', limitMs, wallMs, overAt && spanRef(overAt), trace.size, 'ms', 0)
 }

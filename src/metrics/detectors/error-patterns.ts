@@ -57,6 +57,11 @@ export const ERROR_RULES: readonly ErrorRule[] = [
     'command not found', 'PermissionError', String.raw`\[Errno 13\]`, 'EACCES',
   ),
   rule(
+    'no-results', 'Poor Information Retrieval', 'producer',
+    'the search found nothing for the query the model wrote (too specific or off target)',
+    'No results found', 'returned no results', 'found no results', 'no search results',
+  ),
+  rule(
     'exhausted', 'Resource Exhaustion', 'source',
     'a hard resource limit was hit (context window, memory, disk, quota or operation cap)',
     String.raw`context[ _-]?(?:window|length)[ _-]?(?:exceeded|error)`, 'ContextWindowExceeded', 'maximum context length',

@@ -45,6 +45,9 @@ export function quoteEvidence(text: string, at = 0): string {
   if (end - start > MAX_EVIDENCE_CHARS) {
     // Keep some context before the match, the rest after it.
     start = Math.max(lineStart, pos - 80)
+    // Start at a word, not in the middle of one.
+    const space = text.indexOf(' ', start)
+    if (start > lineStart && space !== -1 && space < pos) start = space + 1
     end = Math.min(lineEnd, start + MAX_EVIDENCE_CHARS)
   }
   const quoted = text.slice(start, end).trim()

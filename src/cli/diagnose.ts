@@ -1,0 +1,179 @@
+// `agent-verdict diagnose`: load traces, run the deterministic detectors, print the span tree with findings.
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { parseArgs } from 'node:util'
+import { detect } from '../metrics/detectors/index'
+import type { Finding } from '../metrics/detectors/finding'
+import { TraceFormatError } from '../trace/errors'
+import { loadTraceFile } from '../trace/load'
+import type { Trace } from '../trace/trace'
+import {
+  DIAGNOSE_SCHEMA_VERSION,
+  DiagnoseReportSchema,
+  JUDGE_METRICS,
+  NO_JUDGE_MESSAGE,
+  summarize,
+  traceEntry,
+  type DiagnoseReport,
+  type DiagnoseTrace,
+} from './diagnose-report'
+import { renderTraceTree } from './render-tree'
+import { expandTraceArgs } from './trace-files'
+
+export const DIAGNOSE_USAGE = `Usage: agent-verdict diagnose <files|dirs|globs…> [--format text|json] [--json out.json] [--full]
+
+Loads agent traces (OTLP JSON/JSONL, OpenInference/TRAIL JSON; directories are searched for
+**/*.{json,jsonl}), runs the deterministic detectors (errors mapped to TRAIL categories, tools that
+returned error pages, repeated identical tool calls) and prints each trace's span tree with the
+findings marked ✗.
+
+Options:
+  --format text|json  text (default) or the JSON report on stdout
+  --json <file>       also write the JSON report to <file>
+  --full              print every span of long traces (default: fold clean subtrees)
+  -h, --help          show this help
+
+Exit codes: 0 no findings, 1 findings, 2 bad input or usage.
+`
+
+/** Where the command writes; defaults to the process streams (tests pass their own). */
+export interface DiagnoseIO {
+  stdout?: { write(chunk: string): unknown; isTTY?: boolean }
+  stderr?: { write(chunk: string): unknown; isTTY?: boolean }
+}
+
+/** Files at or above this count get a progress line on a terminal's stderr. */
+const PROGRESS_MIN_FILES = 6
+
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        format: { type: 'string', default: 'text' },
+        json: { type: 'string' },
+        full: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    })
+    if (values.format !== 'text' && values.format !== 'json') throw new UsageError(`--format must be text or json, not "${values.format}"`)
+    if (!values.help && positionals.length === 0) throw new UsageError('give at least one trace file, directory or glob')
+    return { ...values, format: values.format as 'text' | 'json', paths: positionals }
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    // parseArgs throws TypeError-like errors for unknown options; their message says which.
+    throw new UsageError((error as Error).message)
+  }
+}
+
+/**
+ * Entry of `agent-verdict diagnose`; resolves to the exit code: 0 no findings, 1 findings, 2 bad input
+ * or usage (a file that is not a trace, a path that matched nothing).
+ *
+ * @example
+ * process.exitCode = await diagnoseCommand(['examples/traces', '--json', 'diagnosis.json'])
+ */
+export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout
+  const stderr = io.stderr ?? process.stderr
+  let args: ReturnType<typeof parse>
+  try {
+    args = parse(argv)
+  } catch (error) {
+    stderr.write(`agent-verdict diagnose: ${(error as Error).message}\n\n${DIAGNOSE_USAGE}`)
+    return 2
+  }
+  if (args.help) {
+    stdout.write(DIAGNOSE_USAGE)
+    return 0
+  }
+
+  const inputErrors: Array<{ source: string; message: string }> = []
+  const files: string[] = []
+  for (const { arg, files: found } of await expandTraceArgs(args.paths)) {
+    if (found.length === 0) {
+      inputErrors.push({ source: arg, message: `no trace files were found at ${arg}; directories are searched for **/*.{json,jsonl} — check the path or the glob` })
+    }
+    for (const f of found) if (!files.includes(f)) files.push(f)
+  }
+
+  const progress = files.length >= PROGRESS_MIN_FILES && stderr.isTTY === true
+  const entries: Array<{ entry: DiagnoseTrace; trace: Trace; findings: Finding[] }> = []
+  for (let i = 0; i < files.length; i++) {
+    if (progress) stderr.write(`\r\u001b[2Kdiagnosing ${i + 1}/${files.length} ${files[i]}`)
+    let traces: Trace[]
+    try {
+      traces = await loadTraceFile(files[i])
+      if (traces.length === 0) throw new TraceFormatError('no spans found: the file holds no spans; check that the exporter ran and flushed', { file: files[i] })
+    } catch (error) {
+      if (!(error instanceof TraceFormatError)) throw error
+      inputErrors.push({ source: files[i], message: error.message })
+      continue
+    }
+    for (const trace of traces) {
+      const findings = detect(trace)
+      entries.push({ entry: traceEntry(trace, findings, files[i]), trace, findings })
+    }
+  }
+  if (progress) stderr.write('\r\u001b[2K')
+
+  const judgeConfigured = Boolean(process.env.AGENT_VERDICT_JUDGE)
+  const report: DiagnoseReport = DiagnoseReportSchema.parse({
+    schemaVersion: DIAGNOSE_SCHEMA_VERSION,
+    traces: entries.map((e) => e.entry),
+    inputErrors,
+    summary: summarize(
+      entries.map((e) => e.entry),
+      inputErrors.length,
+    ),
+    judge: {
+      configured: judgeConfigured,
+      skipped: [...JUDGE_METRICS],
+      message: judgeConfigured ? 'Judge-based metrics skipped: this command runs the deterministic detectors only' : NO_JUDGE_MESSAGE,
+    },
+  })
+
+  for (const e of inputErrors) stderr.write(`agent-verdict diagnose: ${e.message}\n`)
+  if (args.json) {
+    await mkdir(dirname(args.json), { recursive: true })
+    await writeFile(args.json, `${JSON.stringify(report, null, 2)}\n`)
+  }
+  if (args.format === 'json') stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+  else stdout.write(renderText(report, entries, { full: args.full, color: stdout.isTTY === true && !process.env.NO_COLOR }))
+  if (args.json && args.format === 'text') stdout.write(`wrote ${args.json}\n`)
+
+  if (inputErrors.length > 0) return 2
+  return report.summary.findings > 0 ? 1 : 0
+}
+
+function countsByCategory(findings: readonly Finding[]): string {
+  const counts = new Map<string, number>()
+  for (const f of findings) counts.set(f.category, (counts.get(f.category) ?? 0) + 1)
+  return [...counts].map(([c, n]) => `${c} ${n}`).join(', ')
+}
+
+function renderText(report: DiagnoseReport, entries: Array<{ entry: DiagnoseTrace; trace: Trace; findings: Finding[] }>, options: { full: boolean; color: boolean }): string {
+  const out: string[] = []
+  for (const { entry, trace, findings } of entries) {
+    out.push(`${entry.source}  trace ${entry.traceId}  (${trace.size} spans)`)
+    out.push(renderTraceTree(trace, findings, options).trimEnd())
+    for (const w of entry.warnings.slice(0, 5)) out.push(`  warning: ${w.message}`)
+    if (entry.warnings.length > 5) out.push(`  … ${entry.warnings.length - 5} more warnings (see --format json)`)
+    const spansHit = new Set(findings.map((f) => f.spanId)).size
+    out.push(
+      findings.length === 0
+        ? `  summary: no findings in ${trace.size} spans\n`
+        : `  summary: ${findings.length} finding${findings.length === 1 ? '' : 's'} on ${spansHit} span${spansHit === 1 ? '' : 's'} (${countsByCategory(findings)})\n`,
+    )
+  }
+  const s = report.summary
+  const byCat = Object.entries(s.byCategory).map(([c, n]) => `${c} ${n}`).join(', ')
+  out.push(
+    `diagnosed ${s.traces} trace${s.traces === 1 ? '' : 's'} (${s.spans} spans): ${s.findings} finding${s.findings === 1 ? '' : 's'} in ${s.tracesWithFindings} trace${s.tracesWithFindings === 1 ? '' : 's'}${byCat ? ` (${byCat})` : ''}${s.inputErrors > 0 ? `; ${s.inputErrors} input error${s.inputErrors === 1 ? '' : 's'}` : ''}`,
+  )
+  out.push(report.judge.message)
+  return `${out.join('\n')}\n`
+}
