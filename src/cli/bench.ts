@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util'
 import { formatTrailScores, summarizeTrail } from '../bench/format'
 import { scoreTrailDirs } from '../bench/score-dirs'
 import { SplitOptionSchema, TRAIL_SPLIT_DIRS, splitFromName, splitsOf, type TrailSplit } from '../bench/splits'
+import { TrailBenchConfigError, TrailModeSchema } from '../bench/predictors'
+import { runTrailBench, type TrailSplitRun } from '../bench/trail-harness'
 import type { TrailScores } from '../bench/trail-scorer'
 
 export const BENCH_USAGE = `Usage:
@@ -96,9 +98,32 @@ async function scoreCommand(argv: string[]): Promise<number> {
 }
 
 async function runCommand(argv: string[]): Promise<number> {
-  const { values } = parse(argv, ['split', 'mode', 'out', 'json'])
+  const { values, positionals } = parse(argv, ['split', 'mode', 'out', 'json'])
   if (values.help) return help()
-  throw new UsageError('running predictors is not wired yet; use `bench trail score` on existing predictions')
+  if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`)
+  const dir = requireDir(positionals[0], 'TRAIL folder')
+  const mode = TrailModeSchema.safeParse(values.mode ?? 'deterministic')
+  if (!mode.success) throw new UsageError(`--mode must be deterministic, judge or monolithic, not "${values.mode}"`)
+  let run
+  try {
+    run = await runTrailBench({
+      dir,
+      split: values.split === undefined ? undefined : parseSplit(values.split),
+      mode: mode.data,
+      outDir: values.out ?? 'predictions',
+    })
+  } catch (err) {
+    if (err instanceof TrailBenchConfigError) throw new UsageError(err.message)
+    throw err
+  }
+  const results: Partial<Record<TrailSplit, TrailScores>> = {}
+  for (const [split, r] of Object.entries(run.splits) as Array<[TrailSplit, TrailSplitRun]>) {
+    results[split] = r.scores
+    process.stdout.write(`${formatTrailScores(split, r.scores)}  predictions              ${r.predicted} written to ${r.predictionsDir}\n`)
+    for (const f of r.failures) process.stderr.write(`agent-verdict bench: ${split} ${f.traceId}: ${f.message}\n`)
+  }
+  await writeJson(values.json, results)
+  return 0
 }
 
 function warnNothingScored(split: TrailSplit, gold: string, predictions: string, scores: TrailScores): void {
