@@ -102,20 +102,24 @@ export function pyHashKey(v: unknown): string {
 
 const ND = /\p{Nd}/u
 
-/** Python's `_PyUnicode_TransformDecimalAndSpaceToASCII`: Unicode digits → ASCII, whitespace → ' '. */
+/**
+ * Python's `_PyUnicode_TransformDecimalAndSpaceToASCII` then the C-locale strip `float()`/`int()` do:
+ * non-ASCII digits → ASCII, non-ASCII whitespace → ' ', ASCII kept (so U+001C–U+001F are *not* space here).
+ */
 function toAsciiNumeral(s: string): string {
   let out = ''
   for (const ch of s) {
-    if (PY_SPACE.test(ch)) out += ' '
-    else if (ch >= '0' && ch <= '9') out += ch
+    const cp = ch.codePointAt(0)!
+    if (cp < 128) out += ch
+    else if (PY_SPACE.test(ch)) out += ' '
     else if (ND.test(ch)) {
       // Nd characters come in runs of ten, 0..9 in order; the value is the offset within the run.
-      let start = ch.codePointAt(0)!
+      let start = cp
       while (ND.test(String.fromCodePoint(start - 1))) start--
-      out += String((ch.codePointAt(0)! - start) % 10)
+      out += String((cp - start) % 10)
     } else out += ch
   }
-  return out.replace(/^ +| +$/g, '')
+  return out.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '')
 }
 
 const DIGITS = '[0-9](?:_?[0-9])*'
