@@ -1,2 +1,117 @@
-// Jest reporter entry (`agent-verdict/jest-reporter`). Filled by the reporter issue.
-export default class AgentVerdictJestReporter {}
+// Jest reporter entry (`agent-verdict/jest-reporter`): merges the workers' verdict logs at the end of the run.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative, resolve, sep } from 'node:path'
+import { JEST_LOG_DIR_ENV } from '../src/verdict/jest-log'
+import type { ReportTest } from '../src/verdict/report'
+import { stripAnsi } from './format'
+import { jestTestKey, readJestVerdictLog } from './jest-log-reader'
+import { parseReporterOptions, type ReporterOptions } from './options'
+import { publishReport, withVerdicts } from './publish'
+
+export type { ReporterOptions } from './options'
+
+// The few fields of Jest's types this reporter reads; structural so the published types need no @jest/* package.
+interface JestAssertion {
+  fullName: string
+  status: string
+  duration?: number | null
+  failureMessages?: string[]
+}
+interface JestFileResult {
+  testFilePath: string
+  testResults: JestAssertion[]
+}
+interface JestAggregatedResults {
+  startTime?: number
+  testResults: JestFileResult[]
+}
+
+const STATE: Record<string, ReportTest['state']> = { passed: 'pass', failed: 'fail', pending: 'skip', skipped: 'skip', disabled: 'skip', todo: 'pending', focused: 'pass' }
+
+/**
+ * Prints verdicts after a Jest run and writes `agent-verdict-report.json` (plus, optionally, an HTML
+ * report and a GitHub step summary). Works with any number of workers and with `--runInBand`: the
+ * constructor points `AGENT_VERDICT_JEST_LOG_DIR` at a fresh temp dir that workers inherit.
+ *
+ * @example
+ * // jest.config.js
+ * export default {
+ *   setupFilesAfterEnv: ['agent-verdict/jest'],
+ *   reporters: ['default', ['agent-verdict/jest-reporter', { html: 'agent-verdict-report.html' }]],
+ * }
+ */
+export default class AgentVerdictJestReporter {
+  private readonly options: ReporterOptions
+  private readonly rootDir: string
+  private readonly logDir: string
+  private readonly previousLogDir: string | undefined
+  private lastError: Error | undefined
+
+  constructor(globalConfig: { rootDir: string }, reporterOptions: ReporterOptions = {}, _reporterContext?: unknown) {
+    this.options = parseReporterOptions(reporterOptions)
+    this.rootDir = globalConfig.rootDir
+    this.previousLogDir = process.env[JEST_LOG_DIR_ENV]
+    this.logDir = mkdtempSync(join(tmpdir(), 'agent-verdict-jest-'))
+    // Set before Jest spawns workers, which copy the environment at spawn time.
+    process.env[JEST_LOG_DIR_ENV] = this.logDir
+  }
+
+  onRunStart(): void {
+    // Watch mode runs again after onRunComplete removed the directory.
+    mkdirSync(this.logDir, { recursive: true })
+    process.env[JEST_LOG_DIR_ENV] = this.logDir
+  }
+
+  async onRunComplete(_testContexts: unknown, results: JestAggregatedResults): Promise<void> {
+    try {
+      const log = await readJestVerdictLog(this.logDir)
+      const tests: ReportTest[] = []
+      for (const file of results.testResults) {
+        for (const assertion of file.testResults) {
+          const key = jestTestKey(file.testFilePath, assertion.fullName)
+          const entry = log.entries.get(key)
+          if (!entry) continue
+          log.entries.delete(key)
+          tests.push(toReportTest(this.rootDir, file.testFilePath, assertion, entry))
+        }
+      }
+      for (const entry of log.entries.values()) {
+        log.warnings.push(`verdicts logged for "${entry.fullName}" in ${this.display(entry.testPath)}, but Jest reported no such test; kept as pending`)
+        tests.push({ file: this.display(entry.testPath), name: entry.fullName, state: 'pending', verdicts: entry.verdicts, ...(entry.traces ? { traces: entry.traces } : {}) })
+      }
+      if (!this.options.silent) for (const w of log.warnings) process.stderr.write(`agent-verdict: ${w}\n`)
+      const startedAt = results.startTime ? new Date(results.startTime) : new Date()
+      await publishReport({ tests: withVerdicts(tests), startedAt, runner: 'jest', root: this.rootDir, options: this.options, out: process.stderr })
+    } catch (error) {
+      this.lastError = error as Error
+      process.stderr.write(`agent-verdict: ${(error as Error).message}\n`)
+    } finally {
+      rmSync(this.logDir, { recursive: true, force: true })
+      if (this.previousLogDir === undefined) delete process.env[JEST_LOG_DIR_ENV]
+      else process.env[JEST_LOG_DIR_ENV] = this.previousLogDir
+    }
+  }
+
+  /** Jest fails the run when a reporter reports an error (e.g. the artifact could not be written). */
+  getLastError(): Error | undefined {
+    return this.lastError
+  }
+
+  private display(path: string): string {
+    return relative(this.rootDir, resolve(path)).split(sep).join('/')
+  }
+}
+
+function toReportTest(rootDir: string, testPath: string, assertion: JestAssertion, entry: { verdicts: ReportTest['verdicts']; traces?: ReportTest['traces'] }): ReportTest {
+  const failure = assertion.failureMessages?.[0]
+  return {
+    file: relative(rootDir, resolve(testPath)).split(sep).join('/'),
+    name: assertion.fullName,
+    state: STATE[assertion.status] ?? 'pending',
+    ...(typeof assertion.duration === 'number' ? { durationMs: assertion.duration } : {}),
+    ...(assertion.status === 'failed' && failure ? { error: stripAnsi(failure).slice(0, 4000) } : {}),
+    verdicts: entry.verdicts,
+    ...(entry.traces ? { traces: entry.traces } : {}),
+  }
+}

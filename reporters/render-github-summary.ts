@@ -50,17 +50,17 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
   if (bad.length === 0) return `${head}All ${formatInt(t.verdicts)} verdicts passed.\n\n`
 
   const tableHead = '### Failing verdicts\n\n| | test | metric | where | score | reason |\n|---|---|---|---|---|---|\n'
-  let body = head + tableHead
-  let shown = 0
+  const rows: string[] = []
+  // Byte counts are kept incrementally: re-measuring the growing body per row is quadratic on big runs.
+  let bytes = Buffer.byteLength(head + tableHead) + 1
   for (const { test, v } of bad) {
     const row = renderRow(test, v)
-    const rest = bad.length - shown - 1
-    const tailIfStop = tail(rest, options.artifactName)
-    if (Buffer.byteLength(body + row + tailIfStop) > budget) break
-    body += row
-    shown++
+    const rowBytes = Buffer.byteLength(row)
+    if (bytes + rowBytes + Buffer.byteLength(tail(bad.length - rows.length - 1, options.artifactName)) > budget) break
+    rows.push(row)
+    bytes += rowBytes
   }
-  return body + tail(bad.length - shown, options.artifactName) + '\n'
+  return head + tableHead + rows.join('') + tail(bad.length - rows.length, options.artifactName) + '\n'
 }
 
 function tail(remaining: number, artifactName = 'agent-verdict-report.json'): string {

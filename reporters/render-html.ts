@@ -72,7 +72,7 @@ function renderTest(test: ReportTest, images?: ReadonlyMap<string, ImageEmbed>):
     test.verdicts.length === 0
       ? ''
       : `<table class="verdicts"><thead><tr><th></th><th>metric</th><th>where</th><th>score</th><th>reason</th></tr></thead><tbody>
-${test.verdicts.map((v) => renderVerdictRow(v, images)).join('\n')}
+${test.verdicts.map((v) => renderVerdictRow(v, spanNames(test), images)).join('\n')}
 </tbody></table>`
   const traces = (test.traces ?? []).map((t) => renderTrace(t, test.verdicts)).join('\n')
   return `<section class="test state-${test.state}${bad ? ' has-failures' : ''}">
@@ -83,8 +83,14 @@ ${error}${verdicts}${traces}
 </section>`
 }
 
-function renderVerdictRow(v: Verdict, images?: ReadonlyMap<string, ImageEmbed>): string {
-  const where = v.level === 'span' ? `span <code>${e(v.spanId ?? '?')}</code>` : e(v.level)
+/** `kind:name` of every span in the test's traces, so a span verdict says which span it judged. */
+function spanNames(test: ReportTest): Map<string, string> {
+  return new Map((test.traces ?? []).flatMap((t) => t.spans.map((s) => [s.id, `${s.kind}:${s.name}`] as const)))
+}
+
+function renderVerdictRow(v: Verdict, names: ReadonlyMap<string, string>, images?: ReadonlyMap<string, ImageEmbed>): string {
+  const spanName = v.spanId === undefined ? undefined : names.get(v.spanId)
+  const where = v.level === 'span' ? `span ${spanName ? `${e(spanName)} ` : ''}<code>${e(v.spanId ?? '?')}</code>` : e(v.level)
   const details: string[] = []
   if (v.category) details.push(`<div class="category">${e(v.category)}</div>`)
   details.push(`<div class="reason">${e(v.reason) || '<em>no reason given</em>'}</div>`)

@@ -53,7 +53,11 @@ export function terminalOptionsFor(stream: { isTTY?: boolean; columns?: number }
  */
 export function renderTerminal(report: Report, options: TerminalRenderOptions = {}): string {
   const width = options.width ?? Infinity
-  const line = (segments: Segment[]) => fit(segments, width, options.colors === true)
+  const line: Line = (segments) => fit(segments, width, options.colors === true)
+  const row: Row = (head, separator, reason, indent) => {
+    const whole = [...head, { text: separator + reason }]
+    return widthOf(whole) <= width ? [line(whole)] : [line(trimEnd(head)), line([{ text: indent + reason }])]
+  }
   const tests = report.tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0)
   if (tests.length === 0) return line([{ text: 'agent-verdict: no verdicts in this run', style: 'dim' }]) + '\n'
 
@@ -62,28 +66,31 @@ export function renderTerminal(report: Report, options: TerminalRenderOptions = 
   if (report.run.judge) head.push(`judge ${report.run.judge}`)
   head.push(`mode ${report.run.mode}`)
   out.push(line([{ text: head.join(' · '), style: 'bold' }]), '')
-  for (const test of tests) out.push(...renderTest(test, line), '')
+  for (const test of tests) out.push(...renderTest(test, line, row, width), '')
   out.push(line(totalsSegments(report)))
   return out.join('\n') + '\n'
 }
 
-function renderTest(test: ReportTest, line: (s: Segment[]) => string): string[] {
+type Line = (segments: Segment[]) => string
+/** One verdict: on one line when it fits, otherwise the reason moves to an indented line of its own. */
+type Row = (head: Segment[], separator: string, reason: string, indent: string) => string[]
+
+function renderTest(test: ReportTest, line: Line, row: Row, width: number): string[] {
   const out = [line([{ text: STATE_SYMBOL[test.state], style: STATE_STYLE[test.state] }, { text: ` ${test.file} › ${test.name}`, style: 'bold' }])]
   const listed = test.verdicts.filter((v) => !isInTraces(v, test.traces))
   const metricWidth = Math.min(28, Math.max(0, ...listed.map((v) => metricLabel(v).length)))
   const scoreWidth = Math.max(0, ...listed.map((v) => formatScoreVsThreshold(v).length))
   for (const v of listed) {
-    out.push(
-      line([
-        { text: '    ' },
-        { text: OUTCOME_SYMBOL[v.outcome], style: OUTCOME_STYLE[v.outcome] },
-        { text: ` ${metricLabel(v).padEnd(metricWidth)}  ${formatScoreVsThreshold(v).padEnd(scoreWidth)}  ` },
-        { text: v.outcome.padEnd(11), style: OUTCOME_STYLE[v.outcome] },
-        { text: ` ${reasonOf(v)}` },
-      ]),
-    )
+    const head: Segment[] = [
+      { text: '    ' },
+      { text: OUTCOME_SYMBOL[v.outcome], style: OUTCOME_STYLE[v.outcome] },
+      { text: ` ${metricLabel(v).padEnd(metricWidth)}  ${formatScoreVsThreshold(v).padEnd(scoreWidth)}  ` },
+      { text: v.outcome, style: OUTCOME_STYLE[v.outcome] },
+      { text: ' '.repeat(11 - v.outcome.length) },
+    ]
+    out.push(...row(head, '  ', reasonOf(v), '        '))
   }
-  for (const trace of test.traces ?? []) out.push(...renderTrace(trace, test.verdicts, line))
+  for (const trace of test.traces ?? []) out.push(...renderTrace(trace, test.verdicts, line, width))
   const explained = test.verdicts.some((v) => v.outcome !== 'pass')
   if (test.state === 'fail' && test.error && !explained) {
     out.push(line([{ text: `    error: ${oneLine(test.error.split('\n')[0] ?? '')}`, style: 'dim' }]))
@@ -91,7 +98,7 @@ function renderTest(test: ReportTest, line: (s: Segment[]) => string): string[] 
   return out
 }
 
-function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[], line: (s: Segment[]) => string): string[] {
+function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[], line: Line, width: number): string[] {
   const index = indexSpans(trace)
   const rows: string[] = []
   let passed = 0
@@ -100,17 +107,17 @@ function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[], line: (s:
     const own = verdictsOfSpan(span, verdicts)
     passed += own.filter((v) => v.outcome === 'pass').length
     const bad = own.filter((v) => v.outcome !== 'pass')
-    if (bad.length > 0 || (span.failed && own.length > 0)) failing++
+    if (bad.length > 0) failing++
     for (const v of bad) {
-      rows.push(
-        line([
-          { text: '      ' },
-          { text: OUTCOME_SYMBOL[v.outcome], style: OUTCOME_STYLE[v.outcome] },
-          { text: ` ${describeSpan(span, spanPath(trace, span.id, index))} — ` },
-          { text: verdictLabel(v), style: OUTCOME_STYLE[v.outcome] },
-          { text: `: ${reasonOf(v)}` },
-        ]),
-      )
+      const where: Segment[] = [
+        { text: '      ' },
+        { text: OUTCOME_SYMBOL[v.outcome], style: OUTCOME_STYLE[v.outcome] },
+        { text: ` ${describeSpan(span, spanPath(trace, span.id, index))}` },
+      ]
+      const what: Segment[] = [{ text: verdictLabel(v), style: OUTCOME_STYLE[v.outcome] }, { text: `: ${reasonOf(v)}` }]
+      const oneRow = [...where, { text: ' — ' }, ...what]
+      // Too wide: location on one line, category and reason below, so neither is cut first.
+      rows.push(...(widthOf(oneRow) <= width ? [line(oneRow)] : [line(where), line([{ text: '          ' }, ...what])]))
     }
   }
   const summary = [`trace ${shortId(trace.id)}`, `${trace.spans.length} spans`, `${failing} failing`]
@@ -143,19 +150,30 @@ function totalsSegments(report: Report): Segment[] {
   return segments.slice(0, -1)
 }
 
+function widthOf(segments: readonly Segment[]): number {
+  return segments.reduce((n, s) => n + Array.from(s.text).length, 0)
+}
+
+/** Drops the padding at the end of a head that wraps (it only aligned the reason column). */
+function trimEnd(segments: Segment[]): Segment[] {
+  const out = [...segments]
+  while (out.length > 0 && out[out.length - 1].text.trim() === '') out.pop()
+  return out
+}
+
 /** Truncates the concatenated text to `width`, then styles each segment (so escapes never count as width). */
 function fit(segments: Segment[], width: number, colors: boolean): string {
   let room = width
   let out = ''
-  const total = segments.reduce((n, s) => n + Array.from(s.text).length, 0)
-  const cut = total > width
+  const cut = widthOf(segments) > width
   for (const segment of segments) {
     if (room <= 0) break
     const len = Array.from(segment.text).length
     // The segment where the line hits the width ends with '…' so the cut is visible.
     const text = cut && len >= room ? Array.from(segment.text).slice(0, room - 1).join('') + '…' : segment.text
     room -= len
-    out += colors && segment.style ? styleText(segment.style, text) : text
+    // validateStream off: whether to colour was decided from the reporter's own stream, not process.stdout.
+    out += colors && segment.style ? styleText(segment.style, text, { validateStream: false }) : text
   }
   return out
 }

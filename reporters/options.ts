@@ -1,0 +1,71 @@
+// Options shared by the Vitest and Jest reporters, and what the run records from the environment.
+import { z } from 'zod'
+
+/**
+ * Options of `agent-verdict/reporter` (Vitest) and `agent-verdict/jest-reporter` (Jest).
+ *
+ * - `outputFile`: the JSON artifact, relative to the Vitest root / Jest `rootDir`. Default `agent-verdict-report.json`.
+ * - `html`: a path writes the self-contained HTML report there (same base); `false` (default) writes none.
+ * - `githubSummary`: append a Markdown summary to `$GITHUB_STEP_SUMMARY`. Default: when that variable is set.
+ * - `silent`: print nothing (the files are still written).
+ */
+export const ReporterOptionsSchema = z
+  .object({
+    outputFile: z.string().min(1).optional(),
+    html: z.union([z.string().min(1), z.literal(false)]).optional(),
+    githubSummary: z.boolean().optional(),
+    silent: z.boolean().optional(),
+  })
+  .strict()
+export type ReporterOptions = z.infer<typeof ReporterOptionsSchema>
+
+export const DEFAULT_OUTPUT_FILE = 'agent-verdict-report.json'
+
+/**
+ * Validates reporter options; an unknown key or a wrong type throws, naming the option.
+ *
+ * @example
+ * parseReporterOptions({ outputFile: 'reports/verdicts.json', html: 'reports/verdicts.html' })
+ */
+export function parseReporterOptions(options: unknown): ReporterOptions {
+  const parsed = ReporterOptionsSchema.safeParse(options ?? {})
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]
+  throw new Error(
+    `agent-verdict reporter: invalid option ${issue.path.join('.') || '(options)'}: ${issue.message}. ` +
+      `Valid options: outputFile (string), html (string | false), githubSummary (boolean), silent (boolean).`,
+  )
+}
+
+const MODES = ['auto', 'replay', 'record', 'live'] as const
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false'
+}
+
+/**
+ * The run's judge and cassette mode as recorded in the artifact. Reads only `AGENT_VERDICT_JUDGE`
+ * (reduced to `provider:model`: base URLs, which may carry credentials, are dropped),
+ * `AGENT_VERDICT_MODE` and `CI` (replay is the CI default).
+ *
+ * @example
+ * runInfoFromEnv({ AGENT_VERDICT_JUDGE: 'openai-compatible:http://127.0.0.1:4010/v1#fake' }) // { judge: 'openai-compatible:fake', mode: 'auto' }
+ */
+export function runInfoFromEnv(env: NodeJS.ProcessEnv = process.env): { judge: string | null; mode: string } {
+  const rawMode = env.AGENT_VERDICT_MODE?.trim().toLowerCase()
+  const mode = rawMode && (MODES as readonly string[]).includes(rawMode) ? rawMode : rawMode ? 'invalid' : truthy(env.CI) ? 'replay' : 'auto'
+  return { judge: judgeId(env.AGENT_VERDICT_JUDGE), mode }
+}
+
+function judgeId(spec: string | undefined): string | null {
+  const value = spec?.trim()
+  if (!value) return null
+  const colon = value.indexOf(':')
+  if (colon <= 0) return null
+  const provider = value.slice(0, colon)
+  const rest = value.slice(colon + 1)
+  const hash = rest.lastIndexOf('#')
+  const model = hash >= 0 ? rest.slice(hash + 1) : rest.includes('://') ? '' : rest
+  if (!/^[\w.-]+$/.test(provider)) return null
+  return model ? `${provider}:${model}` : provider
+}

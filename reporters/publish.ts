@@ -1,0 +1,80 @@
+// The end of a run, shared by the Vitest and Jest reporters: print, write artifact, HTML, step summary.
+import { relative, resolve, sep } from 'node:path'
+import type { Report, ReportTest } from '../src/verdict/report'
+import { buildReport, writeReport } from './artifact'
+import { writeHtmlReport } from './html-report'
+import { DEFAULT_OUTPUT_FILE, runInfoFromEnv, type ReporterOptions } from './options'
+import { appendGithubSummary } from './render-github-summary'
+import { renderTerminal, terminalOptionsFor } from './render-terminal'
+
+export interface PublishInput {
+  /** Tests to report; the reporters pass only those with verdicts or traces. */
+  tests: ReportTest[]
+  startedAt: Date
+  runner: 'vitest' | 'jest'
+  /** Vitest root / Jest rootDir: base of `outputFile` and `html`, and of relative image paths. */
+  root: string
+  options: ReporterOptions
+  /** Where the terminal section goes (colours and width follow it). */
+  out: { write(text: string): unknown; isTTY?: boolean; columns?: number }
+  env?: NodeJS.ProcessEnv
+}
+
+export interface PublishResult {
+  report: Report
+  artifactPath: string
+  htmlPath?: string
+  summaryPath?: string
+}
+
+/**
+ * Builds the report, prints the terminal section (unless `silent`), writes the JSON artifact and,
+ * when configured, the HTML report and the GitHub step summary.
+ *
+ * @example
+ * await publishReport({ tests, startedAt, runner: 'vitest', root, options: {}, out: process.stdout })
+ */
+export async function publishReport(input: PublishInput): Promise<PublishResult> {
+  const env = input.env ?? process.env
+  const info = runInfoFromEnv(env)
+  const report = buildReport({
+    tests: input.tests,
+    startedAt: input.startedAt,
+    finishedAt: new Date(),
+    runner: input.runner,
+    judge: info.judge ?? judgesOf(input.tests),
+    mode: info.mode,
+  })
+  const say = (text: string) => {
+    if (!input.options.silent) input.out.write(text)
+  }
+  say('\n' + renderTerminal(report, terminalOptionsFor(input.out, env)))
+  const artifactPath = await writeReport(resolve(input.root, input.options.outputFile ?? DEFAULT_OUTPUT_FILE), report)
+  say(`agent-verdict: report written to ${display(artifactPath)}\n`)
+  const result: PublishResult = { report, artifactPath }
+  if (input.options.html) {
+    result.htmlPath = await writeHtmlReport(resolve(input.root, input.options.html), report, { baseDir: input.root })
+    say(`agent-verdict: HTML report written to ${display(result.htmlPath)}\n`)
+  }
+  if (input.options.githubSummary ?? Boolean(env.GITHUB_STEP_SUMMARY)) {
+    result.summaryPath = (await appendGithubSummary(report, env)) ?? undefined
+  }
+  return result
+}
+
+/** Without AGENT_VERDICT_JUDGE (judge configured in code), the verdicts themselves say who judged. */
+function judgesOf(tests: readonly ReportTest[]): string | null {
+  const ids = new Set<string>()
+  for (const t of tests) for (const v of t.verdicts) if (v.judge) ids.add(`${v.judge.provider}:${v.judge.model}`)
+  return ids.size === 0 ? null : [...ids].sort().join(', ')
+}
+
+function display(path: string): string {
+  const rel = relative(process.cwd(), path)
+  return rel && !rel.startsWith('..') ? rel.split(sep).join('/') : path
+}
+
+/** Keeps the tests the artifact is about: those with verdicts or traces. */
+export function withVerdicts(tests: readonly ReportTest[]): ReportTest[] {
+  return tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0)
+}
