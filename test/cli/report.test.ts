@@ -1,0 +1,62 @@
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { buildReport, readReport, writeReport } from '../../reporters/artifact'
+import { reportCommand } from '../../src/cli/report'
+import { fixturePath, sampleTests } from '../reporters/cases'
+
+function capture() {
+  const out = { stdout: '', stderr: '' }
+  return { out, io: { stdout: { write: (t: string) => (out.stdout += t) }, stderr: { write: (t: string) => (out.stderr += t) } } }
+}
+
+async function shards(dir: string) {
+  const [a, b, c] = sampleTests()
+  const one = await writeReport(join(dir, 'shard-1', 'agent-verdict-report.json'), buildReport({ tests: [a], startedAt: '2026-03-01T10:00:09Z', runner: 'vitest', judge: 'openai:m', mode: 'replay' }))
+  const two = await writeReport(join(dir, 'shard-2', 'agent-verdict-report.json'), buildReport({ tests: [b, c], startedAt: '2026-03-01T10:00:01Z', runner: 'vitest', judge: 'openai:m', mode: 'replay' }))
+  return [one, two]
+}
+
+describe('agent-verdict report', () => {
+  it('merge writes one validated report holding every shard’s tests', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-cli-'))
+    const { out, io } = capture()
+    const code = await reportCommand(['merge', ...(await shards(dir)), '--out', join(dir, 'merged.json')], io)
+    expect(code).toBe(0)
+    const merged = await readReport(join(dir, 'merged.json'))
+    expect(merged.tests).toHaveLength(3)
+    expect(merged.run.totals.verdicts).toBe(9)
+    expect(merged.run.startedAt).toBe('2026-03-01T10:00:01Z')
+    expect(out.stdout).toContain('merged 2 reports (3 tests, 9 verdicts, 7 failed)')
+  })
+
+  it('html renders a report with images resolved next to it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-cli-'))
+    const [one] = await shards(dir)
+    copyFileSync(fixturePath('shapes.png'), join(dir, 'shard-1', 'shapes.png'))
+    const { io } = capture()
+    expect(await reportCommand(['html', one, '--out', join(dir, 'report.html')], io)).toBe(0)
+    const html = readFileSync(join(dir, 'report.html'), 'utf8')
+    expect(html).toContain('chart answer is grounded in the chart')
+    expect(html).toContain('<img src="data:image/png;base64,')
+  })
+
+  it('exits 2 with usage on bad arguments and 1 with the cause on an unreadable report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-cli-'))
+    let c = capture()
+    expect(await reportCommand([], c.io)).toBe(2)
+    expect(c.out.stderr).toContain('missing subcommand')
+    expect(c.out.stderr).toContain('usage:')
+    c = capture()
+    expect(await reportCommand(['merge'], c.io)).toBe(2)
+    c = capture()
+    expect(await reportCommand(['html', 'a.json', 'b.json'], c.io)).toBe(2)
+    c = capture()
+    expect(await reportCommand(['merge', 'x.json', '--bogus'], c.io)).toBe(2)
+    writeFileSync(join(dir, 'broken.json'), '{"schemaVersion": 1, "run": {}')
+    c = capture()
+    expect(await reportCommand(['merge', join(dir, 'broken.json')], c.io)).toBe(1)
+    expect(c.out.stderr).toMatch(/cannot read report .*broken\.json/)
+  })
+})

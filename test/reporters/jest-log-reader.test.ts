@@ -1,0 +1,43 @@
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { jestTestKey, readJestVerdictLog } from '../../reporters/jest-log-reader'
+import { jestVerdictLogPath, type JestVerdictLine } from '../../src/verdict/jest-log'
+import { outputVerdicts } from './cases'
+
+const line = (over: Partial<JestVerdictLine> = {}): JestVerdictLine => ({ testPath: '/repo/test/a.test.ts', fullName: 'suite works', verdicts: outputVerdicts(), ...over })
+
+describe('readJestVerdictLog', () => {
+  it('merges every worker file, keyed by test path + full name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-jestlog-'))
+    appendFileSync(jestVerdictLogPath(dir, 101), JSON.stringify(line()) + '\n')
+    appendFileSync(jestVerdictLogPath(dir, 202), JSON.stringify(line({ testPath: '/repo/test/b.test.ts' })) + '\n')
+    const log = await readJestVerdictLog(dir)
+    expect([...log.entries.keys()].sort()).toEqual([jestTestKey('/repo/test/a.test.ts', 'suite works'), jestTestKey('/repo/test/b.test.ts', 'suite works')])
+    expect(log.warnings).toEqual([])
+  })
+
+  it('tolerates a partial last line and invalid lines with a warning, keeping the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-jestlog-'))
+    const good = JSON.stringify(line())
+    const invalid = JSON.stringify({ ...line({ fullName: 'bad' }), verdicts: [{ metric: 'x' }] })
+    writeFileSync(join(dir, '7.jsonl'), `${good}\nnot json\n${invalid}\n${good.slice(0, 40)}`)
+    const log = await readJestVerdictLog(dir)
+    expect(log.entries.size).toBe(1)
+    expect(log.warnings).toEqual([
+      '7.jsonl:2: skipped a line that is not JSON',
+      expect.stringMatching(/^7\.jsonl:3: skipped an invalid verdict line at verdicts\.0\./),
+      '7.jsonl: skipped a partial last line (a worker stopped mid-write)',
+    ])
+  })
+
+  it('keeps the last line when a retried test logged twice, and reads a missing dir as empty', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-jestlog-'))
+    const [fail, pass] = outputVerdicts()
+    appendFileSync(jestVerdictLogPath(dir, 1), JSON.stringify(line({ verdicts: [fail] })) + '\n' + JSON.stringify(line({ verdicts: [pass] })) + '\n')
+    const log = await readJestVerdictLog(dir)
+    expect(log.entries.get(jestTestKey('/repo/test/a.test.ts', 'suite works'))!.verdicts).toEqual([pass])
+    expect((await readJestVerdictLog(join(dir, 'nope'))).entries.size).toBe(0)
+  })
+})
