@@ -21,7 +21,13 @@ import {
   type FakeJudgeStats,
 } from './schemas'
 
-/** A running fake judge. `calls` and `stats` are live and cleared in place by `reset()`. */
+/**
+ * A running fake judge. `calls` and `stats` are live and cleared in place by `reset()`.
+ * @example
+ * judge.setFaults([{ type: 'rate-limit', times: 1, retryAfter: '0.2' }])
+ * // … one judge call later:
+ * expect(judge.calls.map((c) => c.status)).toEqual([429, 200])
+ */
 export interface FakeJudge {
   /** `http://127.0.0.1:PORT` */
   readonly url: string

@@ -185,7 +185,10 @@ export function synthesizeReply(schema: JsonSchema | null, plan: ReplyPlan): unk
   return scoreValue(root, plan) ?? valueFor(root, 'score', plan, schema, undefined, 0)
 }
 
-/** The same reply with its score pushed outside the schema's range (max + 1, min − 1, or −1 when unbounded). */
+/**
+ * The same reply with the root's score pushed outside the schema's range: max + 1, else min − 1, else −1;
+ * a word (`'out-of-range'`) for enum/boolean scores.
+ */
 export function outOfRange(schema: JsonSchema | null, reply: unknown): unknown {
   const root = schema ? concrete(schema, schema) : null
   const key = root && kindOf(root) === 'object' ? (scoreKeyOf(root, schema as JsonSchema) ?? 'score') : 'score'
