@@ -41,7 +41,12 @@ export function labelScores(yTrue: readonly (readonly number[])[], yPred: readon
   return out
 }
 
-/** `f1_score(average="weighted", zero_division=0)`: F1 per label weighted by support; 0 with no support. */
+/**
+ * `f1_score(average="weighted", zero_division=0)`: F1 per label weighted by support; 0 with no support.
+ *
+ * @example
+ * weightedF1(labelScores(yTrue, yPred, TRAIL_CATEGORIES.length))
+ */
 export function weightedF1(scores: readonly LabelScores[]): number {
   let weighted = 0
   let total = 0

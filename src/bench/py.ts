@@ -20,6 +20,9 @@ const PY_SPACE_RUN_END = new RegExp(`${PY_SPACE.source}+$`)
 /**
  * Python `str.strip()` with no argument: Unicode whitespace by Python's definition, which differs
  * from `String.prototype.trim` (Python strips U+001C–U+001F and U+0085, keeps U+FEFF).
+ *
+ * @example
+ * pyStrip('\x85Goal Deviation\ufeff') // 'Goal Deviation\ufeff'
  */
 export function pyStrip(s: string): string {
   return s.replace(PY_SPACE_RUN_START, '').replace(PY_SPACE_RUN_END, '')
@@ -127,7 +130,12 @@ const PY_FLOAT = new RegExp(`^[+-]?(?:(?:${DIGITS}(?:\\.(?:${DIGITS})?)?|\\.${DI
 const PY_FLOAT_SPECIAL = /^([+-]?)(inf|infinity|nan)$/i
 const PY_INT = new RegExp(`^[+-]?${DIGITS}$`)
 
-/** Python `float(v)` for a JSON value. */
+/**
+ * Python `float(v)` for a JSON value: ValueError for unparseable strings, TypeError for lists/dicts.
+ *
+ * @example
+ * pyFloat(' 1_000.5 ') // 1000.5
+ */
 export function pyFloat(v: unknown): number {
   if (typeof v === 'number') return v
   if (typeof v === 'boolean') return v ? 1 : 0
@@ -141,7 +149,13 @@ export function pyFloat(v: unknown): number {
   throw new PyError('TypeError', `float() argument must be a string or a real number, not '${pyTypeName(v)}'`)
 }
 
-/** Python `int(v)` for a JSON value: truncates floats, rejects "3.5", overflows on infinity. */
+/**
+ * Python `int(v)` for a JSON value: truncates floats, rejects "3.5", overflows on infinity.
+ *
+ * @example
+ * pyInt(3.9) // 3
+ * pyInt('3.5') // throws PyError ValueError
+ */
 export function pyInt(v: unknown): number {
   if (typeof v === 'number') {
     if (Number.isNaN(v)) throw new PyError('ValueError', 'cannot convert float NaN to integer')

@@ -6,7 +6,12 @@ import { TrailReadError, scoreTrailInputs, type TrailScores, type TrailScoringIn
 // Python's open() in text mode: strict UTF-8 (a BOM stays a character) and universal newlines.
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
-/** Read a file as Python's `open(path).read()` would, or a TrailReadError saying why not. */
+/**
+ * Read a file as Python's `open(path).read()` would, or a TrailReadError saying why not.
+ *
+ * @example
+ * const text = await readPythonText('predictions/GAIA/0035f455b3ff2295167a844f04d85d34.json')
+ */
 export async function readPythonText(path: string): Promise<string | TrailReadError> {
   try {
     return UTF8.decode(await readFile(path)).replace(/\r\n?/g, '\n')

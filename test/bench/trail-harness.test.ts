@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test, vi } from 'vitest'
 import { findingsToPrediction, TrailPredictionSchema, type TrailPredictor } from '../../src/bench/trail-prediction'
 import { TrailBenchConfigError } from '../../src/bench/predictors'
 import { scoreTrailDirs } from '../../src/bench/score-dirs'
-import { FAILED_PREDICTION_TEXT, runTrailBench } from '../../src/bench/trail-harness'
+import { FAILED_PREDICTION_TEXT, TrailBenchResultSchema, runTrailBench } from '../../src/bench/trail-harness'
 import { benchCommand } from '../../src/cli/bench'
 import { detect } from '../../src/metrics/detectors'
 import { loadTrace } from '../../src/trace/load'
@@ -47,6 +47,7 @@ describe('runTrailBench with a stub predictor', () => {
     expect(written.errors.map((e) => e.location)).toEqual(trace.spansByKind('llm').map((s) => s.id))
     expect(r.splits.GAIA!.predicted).toBe(3)
     expect(r.splits.GAIA!.failures).toEqual([])
+    expect(TrailBenchResultSchema.parse(r)).toEqual(r)
   })
 
   test('scores the folder exactly as scoring it separately does, and finds the gold LLM spans', async () => {
