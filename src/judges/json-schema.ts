@@ -2,6 +2,10 @@ import { z } from 'zod'
 
 type JsonSchema = Record<string, unknown>
 
+// Schemas are module constants reused for every span: convert each once.
+const replyCache = new WeakMap<z.ZodType, JsonSchema>()
+const strictCache = new WeakMap<z.ZodType, JsonSchema>()
+
 /**
  * JSON schema of a judge's reply schema, as the model must produce it (zod's input side), without
  * `$schema`. Property order is kept, so `reasoning` stays before `score`.
@@ -10,8 +14,12 @@ type JsonSchema = Record<string, unknown>
  * replyJsonSchema(z.object({ reasoning: z.string(), score: z.number().min(1).max(5) }))
  */
 export function replyJsonSchema(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
-  delete json.$schema
+  let json = replyCache.get(schema)
+  if (!json) {
+    json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
+    delete json.$schema
+    replyCache.set(schema, json)
+  }
   return json
 }
 
@@ -26,7 +34,12 @@ export function replyJsonSchema(schema: z.ZodType): JsonSchema {
  * //   required: ['reasoning', 'category'], additionalProperties: false }
  */
 export function strictJsonSchema(schema: z.ZodType): JsonSchema {
-  return makeStrict(replyJsonSchema(schema))
+  let json = strictCache.get(schema)
+  if (!json) {
+    json = makeStrict(replyJsonSchema(schema))
+    strictCache.set(schema, json)
+  }
+  return json
 }
 
 function makeStrict(node: unknown): JsonSchema {
