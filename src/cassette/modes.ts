@@ -7,11 +7,19 @@ import { CassetteModeError } from './errors'
  * - `replay`: a miss fails the test (the default when `CI` is set);
  * - `record`: re-judge everything and overwrite;
  * - `live`: call the judge, no cassette files at all.
+ *
+ * @example
+ * CassetteModeSchema.parse('replay') // 'replay'
  */
 export const CassetteModeSchema = z.enum(['auto', 'replay', 'record', 'live'])
 export type CassetteMode = z.infer<typeof CassetteModeSchema>
 
-/** The mode in force, and whether this is an update run (`vitest -u`, `AGENT_VERDICT_UPDATE=1`). */
+/**
+ * The mode in force, and whether this is an update run (`vitest -u`, `AGENT_VERDICT_UPDATE=1`).
+ *
+ * @example
+ * const settings: CassetteSettings = { mode: 'replay', update: true }
+ */
 export const CassetteSettingsSchema = z.object({
   mode: CassetteModeSchema,
   /** Record misses even in replay mode (CI) and let the runner prune obsolete entries. */

@@ -5,7 +5,12 @@ import { z } from 'zod'
 import { CassetteFormatError, displayPath } from './errors'
 import { withFileLock, type FileLockOptions } from './lock'
 
-/** One recorded verdict. Holds the parsed output, usage and when it was recorded — never credentials. */
+/**
+ * One recorded verdict. Holds the parsed output, usage and when it was recorded — never credentials.
+ *
+ * @example
+ * CassetteEntrySchema.parse(entry).recordedAt // '2026-03-18T09:30:00.000Z'
+ */
 export const CassetteEntrySchema = z.object({
   metric: z.string(),
   provider: z.string(),
@@ -19,7 +24,12 @@ export const CassetteEntrySchema = z.object({
 })
 export type CassetteEntry = z.infer<typeof CassetteEntrySchema>
 
-/** A cassette file: `__verdicts__/<test file>.json`, entries keyed by {@link cassetteKey}. */
+/**
+ * A cassette file: `__verdicts__/<test file>.json`, entries keyed by `cassetteKey`.
+ *
+ * @example
+ * CassetteFileSchema.parse(JSON.parse(text)).entries
+ */
 export const CassetteFileSchema = z.object({
   version: z.literal(1),
   entries: z.record(z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex'), CassetteEntrySchema),

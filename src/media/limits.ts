@@ -5,7 +5,12 @@ import { ImageFormatSchema } from './sniff'
 
 const MB = 1024 * 1024
 
-/** What one provider accepts per image. Checked before any call so an oversized image costs nothing. */
+/**
+ * What one provider accepts per image. Checked before any call so an oversized image costs nothing.
+ *
+ * @example
+ * const strict = ImageLimitsSchema.parse({ label: 'My server', maxBytes: 5e6, formats: ['png'], animatedGif: false })
+ */
 export const ImageLimitsSchema = z.object({
   /** Provider name for messages, e.g. `Bedrock Converse`. */
   label: z.string(),

@@ -6,6 +6,9 @@ import { ImageFormatSchema } from './sniff'
  * An image ready for a judge: bytes plus what was learnt from them. `format`, `width` and `height`
  * come from the bytes themselves; `digest` (sha256 hex) keys cassettes; `source` names the input in
  * messages without its query string or credentials.
+ *
+ * @example
+ * LoadedImageSchema.parse(await loadImage('chart.png')).width // 720
  */
 export const LoadedImageSchema = z.object({
   bytes: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'expected bytes (Uint8Array)'),

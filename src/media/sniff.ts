@@ -1,10 +1,20 @@
 import { z } from 'zod'
 import type { ImageFormat } from '../judges/types'
 
-/** Image formats judge models accept (OpenAI and Bedrock Converse alike). */
+/**
+ * Image formats judge models accept (OpenAI and Bedrock Converse alike).
+ *
+ * @example
+ * ImageFormatSchema.parse('webp') // 'webp'
+ */
 export const ImageFormatSchema = z.enum(['png', 'jpeg', 'gif', 'webp'])
 
-/** What a byte sequence was sniffed as: a supported format, or what we reject (named in the error). */
+/**
+ * What a byte sequence was sniffed as: a supported format, or what we reject (named in the error).
+ *
+ * @example
+ * DetectedKindSchema.options.includes('svg') // true
+ */
 export const DetectedKindSchema = z.enum([
   'png', 'jpeg', 'gif', 'webp',
   'svg', 'pdf', 'bmp', 'tiff', 'heic', 'avif', 'ico', 'html', 'video', 'empty', 'unknown',
