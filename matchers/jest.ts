@@ -1,2 +1,49 @@
-// Jest setupFilesAfterEnv entry: registers the agent-verdict matchers. Filled by the matchers issue.
-export {}
+// `agent-verdict/jest` — a Jest `setupFilesAfterEnv` entry: registers the matchers, writes each
+// test's verdicts to the worker's verdict log, guards against un-awaited matchers, adds the types.
+import { afterAll, afterEach, expect } from '@jest/globals'
+import { matchers } from './index'
+import { appendVerdictLine, jestFileRanCompletely } from './jest-state'
+import { notAwaitedMessage } from './messages'
+import type { MatcherContext } from './context'
+import { configureRuntime, finishFile, settleUnawaited, takeBufferedVerdicts, testKeyOf, testNameOf } from './runtime'
+import type { AgentVerdictMatchers } from './types'
+
+type JestState = MatcherContext & { snapshotState?: { _updateSnapshot?: string } }
+const state = () => expect.getState() as JestState
+
+expect.extend(matchers)
+configureRuntime({ runner: 'jest', isUpdate: () => state().snapshotState?._updateSnapshot === 'all' })
+
+afterEach(async () => {
+  const current = state()
+  const { testPath } = current
+  const fullName = testNameOf(current)
+  // A matcher still running now was not awaited: let it finish so its verdict is logged, then fail.
+  const names = await settleUnawaited(testKeyOf(current))
+  const meta = takeBufferedVerdicts(testPath, fullName)
+  if (meta && testPath) appendVerdictLine({ testPath, fullName: fullName ?? '', ...meta })
+  if (names.length > 0) throw new Error(notAwaitedMessage(names))
+})
+
+afterAll(async () => {
+  const { testPath } = state()
+  if (testPath) await finishFile(testPath, { complete: jestFileRanCompletely() })
+})
+
+declare module 'expect' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  interface Matchers<R extends void | Promise<void>, T = unknown> extends AgentVerdictMatchers<Promise<void>> {}
+}
+
+declare global {
+  // For `@types/jest` users, whose `expect` reads the global `jest.Matchers`.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace jest {
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    interface Matchers<R, T = {}> extends AgentVerdictMatchers<Promise<void>> {}
+  }
+}
+
+export { matchers }
+export { attachVerdicts } from './runtime'
+export type * from './index'

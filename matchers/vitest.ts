@@ -1,2 +1,33 @@
-// Vitest setupFiles entry: registers the agent-verdict matchers. Filled by the matchers issue.
-export {}
+// `agent-verdict/vitest` — a Vitest `setupFiles` entry: registers the matchers, wires the runtime
+// (cassette per test file, verdicts on task.meta, un-awaited guard) and adds the matcher types.
+import { afterAll, afterEach, expect } from 'vitest'
+import { matchers } from './index'
+import { notAwaitedMessage } from './messages'
+import { configureRuntime, finishFile, settleUnawaited } from './runtime'
+import type { AgentVerdictMatchers } from './types'
+import { isVitestUpdateRun, suiteRanCompletely, type SuiteLike } from './vitest-state'
+
+expect.extend(matchers)
+configureRuntime({ runner: 'vitest', isUpdate: () => isVitestUpdateRun(expect.getState()) })
+
+// Vitest 4 does not await custom async matchers a test forgot to await: fail the test here instead.
+afterEach(async ({ task }) => {
+  const names = await settleUnawaited(task)
+  if (names.length > 0) throw new Error(notAwaitedMessage(names))
+})
+
+// Vitest reads the first parameter as fixtures and requires a destructuring pattern there.
+// eslint-disable-next-line no-empty-pattern
+afterAll(async ({}, suite) => {
+  const file = (suite as SuiteLike).filepath ?? expect.getState().testPath
+  if (file) await finishFile(file, { complete: suiteRanCompletely(suite as SuiteLike) })
+})
+
+declare module 'vitest' {
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  interface Matchers<T = any> extends AgentVerdictMatchers<Promise<void>> {}
+}
+
+export { matchers }
+export { attachVerdicts } from './runtime'
+export type * from './index'

@@ -1,0 +1,37 @@
+// The agent-verdict matchers as plain functions, side-effect free: `expect.extend(matchers)` registers them.
+import { toBeCorrect } from './to-be-correct'
+import { toBeCorrectForImage } from './to-be-correct-for-image'
+import { toBeFaithfulTo } from './to-be-faithful-to'
+import { toBeFaithfulToImage } from './to-be-faithful-to-image'
+import { toFollowInstructions } from './to-follow-instructions'
+import { toHaveQuality } from './to-have-quality'
+import { toSatisfyRubric } from './to-satisfy-rubric'
+
+export { toBeCorrect, toBeCorrectForImage, toBeFaithfulTo, toBeFaithfulToImage, toFollowInstructions, toHaveQuality, toSatisfyRubric }
+export type { ToBeCorrectOptions } from './to-be-correct'
+export type { ToBeCorrectForImageOptions } from './to-be-correct-for-image'
+export type { ToBeFaithfulToOptions } from './to-be-faithful-to'
+export type { ToBeFaithfulToImageOptions } from './to-be-faithful-to-image'
+export type { ToHaveQualityOptions } from './to-have-quality'
+export type { ToSatisfyRubricOptions } from './to-satisfy-rubric'
+export type { JudgeCallOptions } from './run-output-matcher'
+export type { MatcherContext, MatcherResult } from './context'
+export type { AgentVerdictMatchers } from './types'
+
+/**
+ * Every output matcher, keyed by name, for `expect.extend`.
+ *
+ * @example
+ * import { expect } from 'vitest'
+ * import { matchers } from 'agent-verdict/vitest'
+ * expect.extend(matchers)
+ */
+export const matchers = {
+  toFollowInstructions,
+  toBeCorrect,
+  toBeFaithfulTo,
+  toBeFaithfulToImage,
+  toBeCorrectForImage,
+  toHaveQuality,
+  toSatisfyRubric,
+}

@@ -1,0 +1,97 @@
+import type { Verdict } from '../src/verdict/verdict'
+
+/** How many characters of the received output a failure message quotes. */
+const RECEIVED_EXCERPT = 240
+
+/**
+ * The first line of a failure message: `expect(received).not.toBeCorrect(reference)`.
+ *
+ * @example
+ * matcherHint('toBeFaithfulToImage', true, 'image') // 'expect(received).not.toBeFaithfulToImage(image)'
+ */
+export function matcherHint(name: string, isNot = false, args = ''): string {
+  return `expect(received).${isNot ? 'not.' : ''}${name}(${args})`
+}
+
+/** A score on its own scale: `0/1`, `3/5`; a threshold likewise without the maximum (`1`, `4`). */
+export function formatScore(verdict: Pick<Verdict, 'scale' | 'raw' | 'threshold'>): { score: string; threshold: string } {
+  const max = verdict.scale === 'likert5' ? 5 : verdict.scale === 'binary' ? 1 : undefined
+  const rawThreshold = verdict.scale === 'likert5' ? verdict.threshold * 4 + 1 : verdict.threshold
+  const score = max === undefined ? String(verdict.raw) : `${String(verdict.raw)}/${max}`
+  return { score, threshold: trimNumber(rawThreshold) }
+}
+
+function trimNumber(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0+$/, '')
+}
+
+/** `"text…"` cut to a readable length, on one line. */
+export function excerpt(text: string, max = RECEIVED_EXCERPT): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return JSON.stringify(flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`)
+}
+
+/** Judge, prompt version and whether the verdict was replayed, for the last line of a message. */
+export function judgeLine(verdict: Verdict): string | undefined {
+  const j = verdict.judge
+  if (!j) return undefined
+  return `Judge: ${j.provider}:${j.model} · ${j.promptVersion}${j.cached ? ' · replayed from cassette' : ''}`
+}
+
+/**
+ * The body of a message about one verdict: metric, outcome, score vs threshold, then the judge's
+ * reason (or, when unjudgeable, the cause), samples and judge.
+ *
+ * @example
+ * verdictLines(verdict, 'Faithfulness', false)
+ * // ['Faithfulness: fail (0/1, threshold 1)', 'Reason: the chart shows North America at $14.10 …', …]
+ */
+export function verdictLines(verdict: Verdict, title: string, isNot = false): string[] {
+  if (verdict.outcome === 'unjudgeable') {
+    return [
+      `${title}: unjudgeable — the judge gave no valid verdict, so this fails${isNot ? ' under .not too' : ''}`,
+      `Cause: ${verdict.reason}`,
+    ]
+  }
+  const { score, threshold } = formatScore(verdict)
+  const expectation = isNot ? ' — expected it not to pass' : ''
+  return [
+    `${title}: ${verdict.outcome} (${score}, threshold ${threshold})${expectation}`,
+    `Reason: ${verdict.reason}`,
+    ...(verdict.samples ? [`Samples: ${verdict.samples.join(', ')}`] : []),
+    ...(verdict.subject !== undefined ? [`Received: ${excerpt(verdict.subject)}`] : []),
+    ...(judgeLine(verdict) ? [judgeLine(verdict)!] : []),
+  ]
+}
+
+/**
+ * The whole failure message of an output matcher (called lazily by the runner).
+ *
+ * @example
+ * verdictMessage({ name: 'toBeFaithfulToImage', args: 'image', title: 'Faithfulness', isNot: false, verdict })
+ */
+export function verdictMessage(options: { name: string; args?: string; title: string; isNot?: boolean; verdict: Verdict }): string {
+  const { name, args, title, isNot, verdict } = options
+  return [matcherHint(name, isNot, args), '', ...verdictLines(verdict, title, isNot)].join('\n')
+}
+
+/**
+ * A message for a matcher that cannot run (wrong received value or options): hint, then what was wrong.
+ *
+ * @example
+ * usageMessage('toBeCorrect', false, '', 'received must be a string … — got number')
+ */
+export function usageMessage(name: string, isNot: boolean | undefined, args: string, problem: string): string {
+  return [matcherHint(name, isNot, args), '', problem].join('\n')
+}
+
+/**
+ * The message of the un-awaited guard.
+ *
+ * @example
+ * notAwaitedMessage(['toBeCorrect']) // 'expect(…).toBeCorrect() was not awaited — add `await` …'
+ */
+export function notAwaitedMessage(names: string[]): string {
+  const list = names.map((n) => `expect(…).${n}()`).join(', ')
+  return `${list} was not awaited — add \`await\`: the judge's verdict arrived after the test had finished, so it could not fail the test.`
+}

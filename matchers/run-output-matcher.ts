@@ -1,0 +1,61 @@
+import type { Judge } from '../src/judges/types'
+import type { MetricDefinition } from '../src/metrics/metric'
+import { runMetric } from '../src/metrics/run-metric'
+import type { MatcherContext, MatcherResult } from './context'
+import { usageMessage, verdictMessage } from './messages'
+import { parseReceived, type NormalizedReceived } from './received'
+import { attachVerdicts, judgeFor, track } from './runtime'
+
+/** Options every judge matcher takes per call. */
+export interface JudgeCallOptions {
+  /** Judge for this call (default: `AGENT_VERDICT_JUDGE`); replayed/recorded through the test file's cassette. */
+  judge?: Judge
+  /** Normalized pass threshold in 0..1 (binary metrics: 1; 1–5 scales: 0.75 = a 4). */
+  threshold?: number
+  /** Self-consistency: ask the judge n times; majority (binary) or median (1–5). */
+  samples?: number
+}
+
+/** One output matcher call: which metric, how the matcher's arguments become its input. */
+export interface OutputMatcherSpec<I extends { output: string }, O extends { reasoning: string; score: number }> {
+  name: string
+  /** The arguments as shown in the hint, e.g. `image`. */
+  args?: string
+  metric: MetricDefinition<I, O>
+  options: JudgeCallOptions | undefined
+  /** Normalized threshold to use when `options.threshold` is absent (e.g. from `min`); may throw a usage error. */
+  threshold?: () => number | undefined
+  /** The metric input from the received value and the matcher's arguments. */
+  input(received: NormalizedReceived): I
+}
+
+/**
+ * The body shared by every output matcher: validate `received`, judge through the file's cassette,
+ * attach the verdict to the test, and answer with a lazily built message. An unjudgeable verdict
+ * fails under `.not` too (it is never a pass, so `.not` cannot turn it into one).
+ *
+ * @example
+ * return runOutputMatcher(this, received, { name: 'toBeCorrect', metric: correctnessMetric, options, input: (r) => ({ ...r }) })
+ */
+export function runOutputMatcher<I extends { output: string }, O extends { reasoning: string; score: number }>(
+  ctx: MatcherContext,
+  received: unknown,
+  spec: OutputMatcherSpec<I, O>,
+): Promise<MatcherResult> {
+  const run = async (): Promise<MatcherResult> => {
+    const parsed = parseReceived(received)
+    if (!parsed.ok) throw new TypeError(usageMessage(spec.name, ctx.isNot, spec.args ?? '', parsed.error))
+    const options = spec.options ?? {}
+    const verdict = await runMetric(spec.metric, spec.input(parsed.value), {
+      judge: judgeFor(ctx, options.judge),
+      threshold: options.threshold ?? spec.threshold?.(),
+      samples: options.samples,
+    })
+    attachVerdicts(ctx, [verdict])
+    const message = () => verdictMessage({ name: spec.name, args: spec.args, title: spec.metric.title, isNot: ctx.isNot, verdict })
+    // `pass: isNot` makes the runner fail in both directions: no verdict is never a pass, nor a "not".
+    const pass = verdict.outcome === 'unjudgeable' ? ctx.isNot === true : verdict.pass
+    return { pass, message, meta: { verdict } }
+  }
+  return track(ctx, spec.name, run())
+}

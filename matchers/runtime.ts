@@ -1,0 +1,186 @@
+import { withCassette, type CassetteJudge } from '../src/cassette/cassette-judge'
+import { resolveCassetteSettings } from '../src/cassette/modes'
+import { cassettePathFor, readCassette, updateCassette } from '../src/cassette/store'
+import { resolveJudge } from '../src/judges/config'
+import type { Judge } from '../src/judges/types'
+import { VERDICT_META_KEY, type TestVerdictMeta } from '../src/verdict/meta'
+import type { ReportTrace } from '../src/verdict/report'
+import type { Verdict } from '../src/verdict/verdict'
+import type { MatcherContext } from './context'
+
+type TaskLike = NonNullable<MatcherContext['task']>
+
+/** What a runner entry (`agent-verdict/vitest`, `agent-verdict/jest`) plugs into the shared runtime. */
+export interface RunnerHooks {
+  runner: 'vitest' | 'jest'
+  /** True for `vitest -u` / `jest -u`: record misses even in CI, prune obsolete entries. */
+  isUpdate(): boolean
+  /** The running test when the matcher context has none (Vitest's `getCurrentTest`). */
+  currentTask?(): TaskLike | undefined
+}
+
+let hooks: RunnerHooks | undefined
+
+/**
+ * Called once by a runner entry. Without it (matchers registered by hand) verdicts still go to
+ * `this.task.meta` in Vitest or to the per-test buffer, and update runs come from `AGENT_VERDICT_UPDATE`.
+ *
+ * @example
+ * configureRuntime({ runner: 'vitest', isUpdate: () => false })
+ */
+export function configureRuntime(next: RunnerHooks): void {
+  hooks = next
+}
+
+// --- judges: one cassette-wrapped judge per (test file, judge) ---
+
+const judgesByFile = new Map<string, Map<Judge, CassetteJudge>>()
+
+/**
+ * The judge a matcher uses: the per-call `judge` option or `AGENT_VERDICT_JUDGE`, wrapped with the
+ * test file's cassette (`__verdicts__/<test file>.json` beside it) and cached for the file. Throws
+ * JudgeConfigError when no judge is configured.
+ *
+ * @example
+ * const judge = judgeFor(this, options.judge)
+ */
+export function judgeFor(ctx: MatcherContext, explicit?: Judge): Judge {
+  const judge = resolveJudge(explicit)
+  const testPath = ctx.testPath
+  if (!testPath) return judge // outside a test file there is nowhere to keep a cassette
+  let perFile = judgesByFile.get(testPath)
+  if (!perFile) judgesByFile.set(testPath, (perFile = new Map()))
+  let wrapped = perFile.get(judge)
+  if (!wrapped) {
+    const update = hooks?.isUpdate() === true || resolveCassetteSettings().update
+    wrapped = withCassette(judge, { file: cassettePathFor(testPath), update })
+    perFile.set(judge, wrapped)
+  }
+  return wrapped
+}
+
+/**
+ * End of a test file: waits for cassette writes and, on an update run where every test of the file
+ * ran and passed, prunes entries no test used. Returns the pruned keys.
+ *
+ * @example
+ * afterAll(() => finishFile(expect.getState().testPath!, { complete: true }))
+ */
+export async function finishFile(testPath: string, options: { complete: boolean }): Promise<string[]> {
+  const perFile = judgesByFile.get(testPath)
+  judgesByFile.delete(testPath)
+  if (!perFile) return []
+  const cassettes = [...perFile.values()]
+  await Promise.all(cassettes.map((c) => c.flush()))
+  if (!options.complete) return []
+  // Several judges may share one file (their keys differ by model): an entry is obsolete only when none used it.
+  const live = cassettes.filter((c) => c.mode !== 'live')
+  if (live.length === 0 || !live.some((c) => c.update)) return []
+  const file = live[0].file
+  const used = new Set(live.flatMap((c) => [...c.usedKeys]))
+  const obsolete = Object.keys((await readCassette(file)).entries).filter((k) => !used.has(k)).sort()
+  if (obsolete.length === 0) return []
+  await updateCassette(file, (c) => {
+    for (const key of obsolete) delete c.entries[key]
+  })
+  return obsolete
+}
+
+// --- verdicts: to task.meta (Vitest) or a per-test buffer (Jest) ---
+
+const buffered = new Map<string, TestVerdictMeta>()
+
+const bufferKey = (testPath: string | undefined, name: string | undefined) => `${testPath ?? ''}\u0000${name ?? ''}`
+
+type TestIdentity = Pick<MatcherContext, 'task' | 'testPath' | 'currentTestName' | 'currentConcurrentTestName' | 'currentTestIdentity'>
+
+/** The running test's full name; Jest's concurrent tests only know it through `currentConcurrentTestName`. */
+export function testNameOf(ctx: TestIdentity): string | undefined {
+  return ctx.currentConcurrentTestName?.() ?? ctx.currentTestName
+}
+
+/**
+ * Attaches verdicts (and traces, for trace matchers) to the running test: Vitest's
+ * `task.meta[VERDICT_META_KEY]`, read by `agent-verdict/reporter`; under Jest a per-test buffer that
+ * `agent-verdict/jest` flushes to the worker's verdict log after each test.
+ *
+ * @example
+ * attachVerdicts(this, [verdict])
+ */
+export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?: ReportTrace[]): void {
+  const task = ctx.task ?? hooks?.currentTask?.()
+  const target = task ? metaOf(task) : bufferFor(ctx)
+  target.verdicts.push(...verdicts)
+  if (traces?.length) (target.traces ??= []).push(...traces)
+}
+
+function metaOf(task: TaskLike): TestVerdictMeta {
+  const meta = task.meta as Record<string, TestVerdictMeta | undefined>
+  return (meta[VERDICT_META_KEY] ??= { verdicts: [] })
+}
+
+function bufferFor(ctx: MatcherContext): TestVerdictMeta {
+  const key = bufferKey(ctx.testPath, testNameOf(ctx))
+  let entry = buffered.get(key)
+  if (!entry) buffered.set(key, (entry = { verdicts: [] }))
+  return entry
+}
+
+/**
+ * Removes and returns the buffered verdicts of one test (Jest's `afterEach`).
+ *
+ * @example
+ * const meta = takeBufferedVerdicts(state.testPath, state.currentTestName)
+ */
+export function takeBufferedVerdicts(testPath: string | undefined, name: string | undefined): TestVerdictMeta | undefined {
+  const key = bufferKey(testPath, name)
+  const entry = buffered.get(key)
+  buffered.delete(key)
+  return entry
+}
+
+// --- the un-awaited guard ---
+
+const pending = new Map<unknown, Map<Promise<unknown>, string>>()
+
+/** Which test a matcher call belongs to: the task object in Vitest, the test identity (or path + name) in Jest. */
+export function testKeyOf(ctx: TestIdentity): unknown {
+  return ctx.task ?? hooks?.currentTask?.() ?? ctx.currentTestIdentity?.() ?? bufferKey(ctx.testPath, testNameOf(ctx))
+}
+
+/**
+ * Remembers a matcher call until it settles, so the runner entry can tell one the test forgot to await.
+ *
+ * @example
+ * return track(this, 'toBeCorrect', evaluate())
+ */
+export function track<T>(ctx: MatcherContext, name: string, promise: Promise<T>): Promise<T> {
+  const key = testKeyOf(ctx)
+  let calls = pending.get(key)
+  if (!calls) pending.set(key, (calls = new Map()))
+  const entry = calls
+  entry.set(promise, name)
+  const forget = () => {
+    entry.delete(promise)
+    if (entry.size === 0 && pending.get(key) === entry) pending.delete(key)
+  }
+  promise.then(forget, forget)
+  return promise
+}
+
+/**
+ * Called after a test body returned (the runner's `afterEach`): matcher calls of that test still
+ * pending were not awaited. Waits for them (so their verdicts are attached and no call dangles) and
+ * returns their matcher names; an empty list means every call was awaited.
+ *
+ * @example
+ * const names = await settleUnawaited(ctx.task); if (names.length) throw new Error(notAwaitedMessage(names))
+ */
+export async function settleUnawaited(key: unknown): Promise<string[]> {
+  const calls = pending.get(key)
+  pending.delete(key)
+  if (!calls || calls.size === 0) return []
+  const names = [...calls.values()]
+  await Promise.allSettled([...calls.keys()])
+  return names
+}
