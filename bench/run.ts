@@ -4,7 +4,7 @@ import type { BenchModule, Emit } from './emit'
 
 /** The bench modules, in run order. Add yours here: `{ name, load: () => import('./your-module') }`. */
 const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
-  // ingest (parse + normalize + tree + detectors vs JSON.parse) lands next.
+  { name: 'ingest', load: () => import('./ingest') },
 ]
 
 function formatValue(value: number | string): string {

@@ -40,7 +40,8 @@ export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
  * for (const f of detect(trace)) console.log(f.spanId, f.category, f.reason)
  */
 export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
-  const opts = DetectorOptionsSchema.parse(options)
+  // Most calls pass no options; skip validation then (detect runs on every trace the CLI loads).
+  const opts = Object.keys(options).length === 0 ? {} : DetectorOptionsSchema.parse(options)
   const enabled = new Set<DetectorName>(opts.detectors ?? DETECTOR_NAMES)
   const found: Finding[] = []
   if (enabled.has(ERROR_STATUS_DETECTOR)) found.push(...detectErrorStatus(trace))
@@ -62,7 +63,12 @@ function dedupe(findings: Finding[]): Finding[] {
 }
 
 function sortFindings(trace: Trace, findings: Finding[]): Finding[] {
-  const order = new Map(trace.spans.map((s, i) => [s.id, i]))
+  if (findings.length < 2) return findings
+  const wanted = new Set(findings.map((f) => f.spanId))
+  const order = new Map<string, number>()
+  trace.spans.forEach((s, i) => {
+    if (wanted.has(s.id)) order.set(s.id, i)
+  })
   const detectorRank = (d: string) => {
     const i = (DETECTOR_NAMES as readonly string[]).indexOf(d)
     return i === -1 ? DETECTOR_NAMES.length : i

@@ -23,6 +23,8 @@ export const RepeatedCallsOptionsSchema = z.object({
 })
 export type RepeatedCallsOptions = z.input<typeof RepeatedCallsOptionsSchema>
 
+const DEFAULTS = RepeatedCallsOptionsSchema.parse({})
+
 /** Attributes that hold a tool call's raw arguments, quoted as evidence. */
 const RAW_ARGS_KEYS = ['input.value', 'gen_ai.tool.call.arguments', 'tool_call.function.arguments', 'tool.arguments']
 
@@ -34,7 +36,7 @@ const RAW_ARGS_KEYS = ['input.value', 'gen_ai.tool.call.arguments', 'tool_call.f
  * detectRepeatedCalls(trace, { minRepeats: 1 }) // flags the second identical call already
  */
 export function detectRepeatedCalls(trace: Trace, options: RepeatedCallsOptions = {}): Finding[] {
-  const opts = RepeatedCallsOptionsSchema.parse(options)
+  const opts = Object.keys(options).length === 0 ? DEFAULTS : RepeatedCallsOptionsSchema.parse(options)
   const scopes = new Map<string, Span[]>()
   const llmsByScope = new Map<string, Span[]>()
   for (const span of trace.spans) {
@@ -135,7 +137,7 @@ function toolCallsOf(llm: Span): Array<{ name: string; arguments: string }> {
 }
 
 function agentScope(trace: Trace, span: Span): string {
-  for (const a of trace.ancestors(span.id)) if (a.kind === 'agent') return a.id
+  for (let p = trace.parent(span.id); p; p = trace.parent(p.id)) if (p.kind === 'agent') return p.id
   return ''
 }
 

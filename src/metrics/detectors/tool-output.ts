@@ -30,6 +30,8 @@ type Hit = Pick<Finding, 'category' | 'evidence' | 'reason'>
 
 function fromText(output: string): Hit | undefined {
   const head = output.slice(0, OUTPUT_HEAD_CHARS)
+  // Cheap test first: nearly every output has neither word, and this runs on every tool span.
+  if (!head.includes('Error') && !head.includes('HTTP/')) return undefined
   const marker = OUTPUT_ERROR_MARKER.exec(head)
   if (!marker) return undefined
   // The marker says "this is an error page"; the words from there on say which kind ("Error 403", "Connection aborted").
