@@ -19,10 +19,10 @@ afterEach(async () => {
   const { testPath } = current
   const fullName = testNameOf(current)
   // A matcher still running now was not awaited: let it finish so its verdict is logged, then fail.
-  const names = await settleUnawaited(testKeyOf(current))
+  const unawaited = await settleUnawaited(testKeyOf(current))
   const meta = takeBufferedVerdicts(testPath, fullName)
   if (meta && testPath) appendVerdictLine({ testPath, fullName: fullName ?? '', ...meta })
-  if (names.length > 0) throw new Error(notAwaitedMessage(names))
+  if (unawaited.length > 0) throw new Error(notAwaitedMessage(unawaited))
 })
 
 afterAll(async () => {

@@ -86,12 +86,14 @@ export function usageMessage(name: string, isNot: boolean | undefined, args: str
 }
 
 /**
- * The message of the un-awaited guard.
+ * The message of the un-awaited guard, with the failure each call would have reported.
  *
  * @example
- * notAwaitedMessage(['toBeCorrect']) // 'expect(…).toBeCorrect() was not awaited — add `await` …'
+ * notAwaitedMessage([{ name: 'toBeCorrect' }]) // 'expect(…).toBeCorrect() was not awaited — add `await` …'
  */
-export function notAwaitedMessage(names: string[]): string {
-  const list = names.map((n) => `expect(…).${n}()`).join(', ')
-  return `${list} was not awaited — add \`await\`: the judge's verdict arrived after the test had finished, so it could not fail the test.`
+export function notAwaitedMessage(calls: Array<{ name: string; failure?: string }>): string {
+  const list = [...new Set(calls.map((c) => `expect(…).${c.name}()`))].join(', ')
+  const head = `${list} was not awaited — add \`await\`: the test finished before the judge answered, so the assertion could not fail it in place.`
+  const failures = calls.flatMap((c) => (c.failure ? [`\n\nThe un-awaited assertion would have failed:\n${c.failure}`] : []))
+  return head + failures.join('')
 }

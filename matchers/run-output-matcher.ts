@@ -57,5 +57,5 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
     const pass = verdict.outcome === 'unjudgeable' ? ctx.isNot === true : verdict.pass
     return { pass, message, meta: { verdict } }
   }
-  return track(ctx, spec.name, run())
+  return track(ctx, spec.name, run)
 }

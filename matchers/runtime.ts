@@ -6,7 +6,7 @@ import type { Judge } from '../src/judges/types'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../src/verdict/meta'
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
-import type { MatcherContext } from './context'
+import type { MatcherContext, MatcherResult } from './context'
 
 type TaskLike = NonNullable<MatcherContext['task']>
 
@@ -141,7 +141,21 @@ export function takeBufferedVerdicts(testPath: string | undefined, name: string 
 
 // --- the un-awaited guard ---
 
-const pending = new Map<unknown, Map<Promise<unknown>, string>>()
+interface TrackedCall {
+  name: string
+  /** Set when the test finished first: nobody awaits this call any more. */
+  abandoned: boolean
+  /** The failure it would have reported, kept for the guard's message. */
+  failure?: string
+}
+
+/** An un-awaited matcher call found after its test returned, and what it would have failed with. */
+export interface UnawaitedCall {
+  name: string
+  failure?: string
+}
+
+const pending = new Map<unknown, Map<Promise<unknown>, TrackedCall>>()
 
 /** Which test a matcher call belongs to: the task object in Vitest, the test identity (or path + name) in Jest. */
 export function testKeyOf(ctx: TestIdentity): unknown {
@@ -149,17 +163,34 @@ export function testKeyOf(ctx: TestIdentity): unknown {
 }
 
 /**
- * Remembers a matcher call until it settles, so the runner entry can tell one the test forgot to await.
+ * Runs a matcher call and remembers it until it settles, so the runner entry can tell one the test
+ * forgot to await. A call that outlives its test answers "pass" for its polarity instead of
+ * failing: nobody could catch that rejection any more (Jest would crash on it), so the guard reports
+ * the failure on the test instead.
  *
  * @example
- * return track(this, 'toBeCorrect', evaluate())
+ * return track(this, 'toBeCorrect', () => evaluate())
  */
-export function track<T>(ctx: MatcherContext, name: string, promise: Promise<T>): Promise<T> {
+export function track<T extends MatcherResult>(ctx: MatcherContext, name: string, start: () => Promise<T>): Promise<T> {
   const key = testKeyOf(ctx)
+  const call: TrackedCall = { name, abandoned: false }
+  const neutral = (result: T | undefined): T => ({ ...(result as T), pass: ctx.isNot !== true, message: result?.message ?? (() => '') })
+  const promise = start().then(
+    (result) => {
+      if (!call.abandoned) return result
+      if (result.pass === (ctx.isNot === true)) call.failure = result.message()
+      return neutral(result)
+    },
+    (error: unknown) => {
+      if (!call.abandoned) throw error
+      call.failure = error instanceof Error ? error.message : String(error)
+      return neutral(undefined)
+    },
+  )
   let calls = pending.get(key)
   if (!calls) pending.set(key, (calls = new Map()))
   const entry = calls
-  entry.set(promise, name)
+  entry.set(promise, call)
   const forget = () => {
     entry.delete(promise)
     if (entry.size === 0 && pending.get(key) === entry) pending.delete(key)
@@ -170,17 +201,19 @@ export function track<T>(ctx: MatcherContext, name: string, promise: Promise<T>)
 
 /**
  * Called after a test body returned (the runner's `afterEach`): matcher calls of that test still
- * pending were not awaited. Waits for them (so their verdicts are attached and no call dangles) and
- * returns their matcher names; an empty list means every call was awaited.
+ * pending were not awaited. Marks them abandoned, waits for them (so their verdicts are attached and
+ * no call dangles) and returns them with the failure each would have reported; an empty list means
+ * every call was awaited.
  *
  * @example
- * const names = await settleUnawaited(ctx.task); if (names.length) throw new Error(notAwaitedMessage(names))
+ * const calls = await settleUnawaited(task); if (calls.length) throw new Error(notAwaitedMessage(calls))
  */
-export async function settleUnawaited(key: unknown): Promise<string[]> {
+export async function settleUnawaited(key: unknown): Promise<UnawaitedCall[]> {
   const calls = pending.get(key)
   pending.delete(key)
   if (!calls || calls.size === 0) return []
-  const names = [...calls.values()]
+  const tracked = [...calls.values()]
+  for (const call of tracked) call.abandoned = true
   await Promise.allSettled([...calls.keys()])
-  return names
+  return tracked.map(({ name, failure }) => (failure === undefined ? { name } : { name, failure }))
 }

@@ -12,8 +12,8 @@ configureRuntime({ runner: 'vitest', isUpdate: () => isVitestUpdateRun(expect.ge
 
 // Vitest 4 does not await custom async matchers a test forgot to await: fail the test here instead.
 afterEach(async ({ task }) => {
-  const names = await settleUnawaited(task)
-  if (names.length > 0) throw new Error(notAwaitedMessage(names))
+  const unawaited = await settleUnawaited(task)
+  if (unawaited.length > 0) throw new Error(notAwaitedMessage(unawaited))
 })
 
 // Vitest reads the first parameter as fixtures and requires a destructuring pattern there.

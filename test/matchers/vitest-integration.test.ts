@@ -36,6 +36,9 @@ test('a matcher the test forgot to await still fails the test, with a message sa
   const failing = byTitle(run, 'un-awaited failing assertion')
   expect(failing.status).toBe('failed')
   expect(failing.failureMessages.join('\n')).toContain('expect(…).toBeFaithfulTo() was not awaited — add `await`')
+  expect(failing.failureMessages.join('\n')).toContain('would have failed:\nexpect(received).toBeFaithfulTo(context)\n\nFaithfulness: fail')
+  // The guard reports it on the test; no stray rejection escapes as an unhandled error.
+  expect(run.stdout + run.stderr).not.toMatch(/Unhandled/i)
   // The verdict still arrived and was attached, so the report shows what the judge said.
   expect(verdictsOf(failing.meta)).toEqual([expect.objectContaining({ outcome: 'fail', reason: 'the context says North America leads' })])
 
