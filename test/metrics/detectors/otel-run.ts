@@ -78,12 +78,12 @@ export class RunBuilder {
 }
 
 /**
- * Records one agent run with the SDK, serializes it to OTLP JSON and reads it back with `parseTrace`.
+ * Records one agent run with the SDK and returns it as OTLP JSON text, as an exporter would write it.
  *
  * @example
- * const trace = recordRun((run) => run.chat(run.root, 'search', { q: 'x' }))
+ * writeFileSync('run.json', recordRunOtlp((run) => run.chat(run.root, 'search', { q: 'x' })))
  */
-export function recordRun(build: (run: RunBuilder) => void): Trace {
+export function recordRunOtlp(build: (run: RunBuilder) => void): string {
   const exporter = new InMemorySpanExporter()
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
   const tracer = provider.getTracer('agent-verdict-tests')
@@ -91,6 +91,15 @@ export function recordRun(build: (run: RunBuilder) => void): Trace {
   const run = new RunBuilder(tracer, root)
   build(run)
   root.end(T0 + 100_000)
-  const text = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()))
-  return parseTrace(text, 'otel-run.json')
+  return new TextDecoder().decode(JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()))
+}
+
+/**
+ * Records one agent run with the SDK, serializes it to OTLP JSON and reads it back with `parseTrace`.
+ *
+ * @example
+ * const trace = recordRun((run) => run.chat(run.root, 'search', { q: 'x' }))
+ */
+export function recordRun(build: (run: RunBuilder) => void): Trace {
+  return parseTrace(recordRunOtlp(build), 'otel-run.json')
 }

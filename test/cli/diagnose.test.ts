@@ -1,0 +1,183 @@
+// `agent-verdict diagnose`: in-process through main() with captured output, and once through the built bin.
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { DiagnoseReportSchema } from '../../src/cli/diagnose-report'
+import { main } from '../../src/cli/main'
+import { recordRunOtlp } from '../metrics/detectors/otel-run'
+import { HAVE_TRAIL, TRAIL_DIR } from '../metrics/detectors/trail'
+
+const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)))
+
+/** Runs `agent-verdict <args>` in-process and captures what it writes. */
+async function run(...args: string[]) {
+  let stdout = ''
+  let stderr = ''
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true))
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true))
+  try {
+    const code = await main(args)
+    return { code, stdout, stderr }
+  } finally {
+    vi.restoreAllMocks()
+  }
+}
+
+afterEach(() => vi.restoreAllMocks())
+
+const tmp = mkdtempSync(join(tmpdir(), 'diagnose-cli-'))
+/** A TRAIL run with one finding (an mp3 the tool could not convert), one clean run, one 95-span run. */
+const withFindings = join(tmp, 'traces')
+const cleanFile = join(tmp, 'clean', 'otel-clean.json')
+
+function trailFile(split: string, prefix: string): string {
+  const dir = join(TRAIL_DIR, split)
+  return join(dir, readdirSync(dir).find((f) => f.startsWith(prefix))!)
+}
+
+beforeAll(() => {
+  mkdirSync(join(tmp, 'clean'), { recursive: true })
+  // A clean run recorded with the OTel SDK and written as OTLP JSON, as an exporter would.
+  writeFileSync(
+    cleanFile,
+    recordRunOtlp((r) => {
+      r.chat(r.root, 'lookup', { order: 1 })
+      r.end(r.tool(r.root, 'lookup', { order: 1 }, '{"status":"shipped"}'))
+    }),
+  )
+  if (!HAVE_TRAIL) return
+  mkdirSync(withFindings, { recursive: true })
+  copyFileSync(trailFile('GAIA', '41bbc898'), join(withFindings, '41bbc898.json'))
+  copyFileSync(trailFile('GAIA', '0035f455'), join(withFindings, '0035f455.json'))
+})
+
+describe.skipIf(!HAVE_TRAIL)('agent-verdict diagnose on real traces', () => {
+  it('prints the span tree with the finding marked, a summary per trace and overall, and exits 1', async () => {
+    const { code, stdout, stderr } = await run('diagnose', withFindings)
+    expect(code).toBe(1)
+    expect(stderr).toBe('')
+    // One line per span: indentation, kind, name, status, duration, tokens.
+    expect(stdout).toMatch(/^ {6}agent CodeAgent\.run {2}ok {2}1m10\.3s {2}12,676 tok$/m)
+    expect(stdout).toMatch(/^✗ {13}llm {3}LiteLLMModel\.__call__ {2}\(o3-mini\) {2}ok {2}6\.37s {2}3,595 tok$/m)
+    expect(stdout).toMatch(/^ {18}✗ Environment Setup Errors: the environment lacks .*; raised in TOOL TextInspectorTool \(610df94b…\)$/m)
+    expect(stdout).toContain('evidence (from span 610df94b266f9115): "FileConversionException: Could not convert')
+    expect(stdout).toContain('summary: 1 finding on 1 span (Environment Setup Errors 1)')
+    expect(stdout).toContain('summary: no findings in 11 spans')
+    expect(stdout).toContain('diagnosed 2 traces (32 spans): 1 finding in 1 trace (Environment Setup Errors 1)')
+    expect(stdout).toContain('Judge-based metrics skipped: no judge configured (set AGENT_VERDICT_JUDGE=openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL)')
+  })
+
+  it('--format json prints a schema-valid report listing each trace by id; --json writes the same file', async () => {
+    const out = join(tmp, 'out', 'nested', 'diagnosis.json')
+    const { code, stdout } = await run('diagnose', withFindings, '--format', 'json', '--json', out)
+    expect(code).toBe(1)
+    const report = DiagnoseReportSchema.parse(JSON.parse(stdout))
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(report)
+    expect(report.traces.map((t) => t.traceId).sort()).toEqual(['0035f455b3ff2295167a844f04d85d34', '41bbc898aa7de0f31d2382ff57700a76'])
+    const t = report.traces.find((x) => x.traceId.startsWith('41bbc898'))!
+    expect(t.source).toBe(join(withFindings, '41bbc898.json'))
+    expect(t.spans).toHaveLength(21)
+    // Exact start in ns, computed from the file's microsecond timestamp without our reader.
+    const raw = JSON.parse(readFileSync(join(withFindings, '41bbc898.json'), 'utf8')).spans[0]
+    const [, secs, micros] = /^(.*?)\.(\d{6})Z$/.exec(raw.timestamp)!
+    const startNs = (BigInt(Date.parse(`${secs}Z`)) * 1_000_000n + BigInt(micros) * 1000n).toString()
+    const [, minutes, seconds] = /^PT(?:(\d+)M)?([\d.]+)S$/.exec(raw.duration)!
+    const durationNs = Number(minutes ?? 0) * 60e9 + Math.round(Number(seconds) * 1e9)
+    expect(t.spans[0]).toEqual({ id: raw.span_id, parentId: null, name: 'main', kind: 'other', status: 'unset', startNs, durationNs })
+    expect(t.findings).toEqual([expect.objectContaining({ spanId: '101f42b3dad5a0d1', category: 'Environment Setup Errors' })])
+    expect(t.warnings.length).toBeGreaterThan(0)
+    expect(report.summary).toMatchObject({ traces: 2, spans: 32, findings: 1, tracesWithFindings: 1, byCategory: { 'Environment Setup Errors': 1 }, inputErrors: 0 })
+    expect(report.judge).toMatchObject({ configured: false, skipped: expect.arrayContaining(['span.reasoning_integrity', 'agent.tool_abuse']) })
+  })
+
+  it('folds clean parts of long traces but keeps every finding visible', async () => {
+    const dir = join(tmp, 'long')
+    mkdirSync(dir, { recursive: true })
+    copyFileSync(trailFile('GAIA', '59365b27'), join(dir, 'long.json'))
+    const { code, stdout } = await run('diagnose', dir)
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/… \d+ more ok spans/)
+    expect(stdout).toMatch(/\(\+\d+ ok spans folded\)/)
+    const { stdout: full } = await run('diagnose', dir, '--full')
+    expect(full.split('\n').length).toBeGreaterThan(stdout.split('\n').length)
+    // Every finding line survives folding.
+    const marks = (s: string) => s.split('\n').filter((l) => l.includes('✗ ')).length
+    expect(marks(stdout)).toBe(marks(full))
+  })
+})
+
+describe('agent-verdict diagnose exit codes and bad input', () => {
+  it('exits 0 for a clean OTLP trace recorded with the OTel SDK', async () => {
+    const { code, stdout } = await run('diagnose', cleanFile)
+    expect(code).toBe(0)
+    expect(stdout).toContain('summary: no findings in 3 spans')
+    expect(stdout).toContain('diagnosed 1 trace (3 spans): 0 findings in 0 traces')
+  })
+
+  it('exits 2 with a clear message (no stack) for a 0-byte file, a directory without traces, and non-trace JSON', async () => {
+    const empty = join(tmp, 'empty.json')
+    writeFileSync(empty, '')
+    const notTrace = join(tmp, 'package-like.json')
+    writeFileSync(notTrace, '{"foo": 1}')
+    const noTraces = join(tmp, 'no-traces')
+    mkdirSync(noTraces, { recursive: true })
+    writeFileSync(join(noTraces, 'README.md'), '# nothing here')
+
+    const a = await run('diagnose', empty)
+    expect(a.code).toBe(2)
+    expect(a.stderr).toContain(`${empty} at $: the file is empty (0 bytes)`)
+    const b = await run('diagnose', noTraces)
+    expect(b.code).toBe(2)
+    expect(b.stderr).toContain(`no trace files were found at ${noTraces}`)
+    const c = await run('diagnose', notTrace)
+    expect(c.code).toBe(2)
+    expect(c.stderr).toContain('not a trace: expected OTLP `resourceSpans` or an OpenInference `{trace_id, spans}` envelope, found an object with keys foo')
+    for (const r of [a, b, c]) expect(r.stderr).not.toMatch(/^\s+at /m)
+  })
+
+  it('still diagnoses the good files when one is bad, and exits 2', async () => {
+    const bad = join(tmp, 'truncated.json')
+    writeFileSync(bad, '{"resourceSpans": [')
+    const { code, stdout, stderr } = await run('diagnose', cleanFile, bad)
+    expect(code).toBe(2)
+    expect(stdout).toContain('diagnosed 1 trace (3 spans): 0 findings in 0 traces; 1 input error')
+    expect(stderr).toContain(bad)
+  })
+
+  it('exits 2 on usage errors and 0 for --help', async () => {
+    expect((await run('diagnose')).code).toBe(2)
+    const bad = await run('diagnose', cleanFile, '--format', 'xml')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--format must be text or json, not "xml"')
+    const unknown = await run('diagnose', cleanFile, '--fast')
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("Unknown option '--fast'")
+    const help = await run('diagnose', '--help')
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('Usage: agent-verdict diagnose')
+    expect((await run('--version')).stdout).toMatch(/^\d+\.\d+\.\d+\n$/)
+    expect((await run('nope')).code).toBe(2)
+  })
+})
+
+const BIN = join(repo, 'bin/agent-verdict.js')
+const BUILT = existsSync(join(repo, 'dist/cli.js')) && readFileSync(join(repo, 'dist/cli.js'), 'utf8').includes('diagnose')
+
+describe.skipIf(!BUILT)('the built bin (node bin/agent-verdict.js, after npx tsup)', () => {
+  const bin = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: repo })
+
+  it('exits 0 / 1 / 2 like the in-process command', () => {
+    expect(bin('diagnose', cleanFile).status).toBe(0)
+    const bad = bin('diagnose', join(tmp, 'does-not-exist'))
+    expect(bad.status).toBe(2)
+    expect(bad.stderr).toContain('no trace files were found at')
+    if (HAVE_TRAIL) {
+      const found = bin('diagnose', withFindings)
+      expect(found.status).toBe(1)
+      expect(found.stdout).toContain('✗ Environment Setup Errors')
+    }
+  })
+})
