@@ -8,17 +8,26 @@ interface MessageDraft {
   toolCalls?: Array<Partial<ToolCall>>
 }
 
-/** Reads `<index>` then `.` at `from`; returns [index, position after the dot] or undefined. */
-function readIndex(key: string, from: number): [number, number] | undefined {
+/**
+ * Reads `<index>.` at `from`: returns the index and leaves the position after the dot in `cursor.at`,
+ * or returns -1. A shared cursor instead of a tuple: this runs for every message key of every LLM span.
+ */
+function readIndex(key: string, from: number, cursor: { at: number }): number {
   let i = from
   let n = 0
   for (let c = key.charCodeAt(i); c >= 48 && c <= 57; c = key.charCodeAt(++i)) n = n * 10 + (c - 48)
-  if (i === from || key.charCodeAt(i) !== 46) return undefined
-  return [n, i + 1]
+  if (i === from || key.charCodeAt(i) !== 46) return -1
+  cursor.at = i + 1
+  return n
 }
 
 function strip(key: string, at: number, prefix: string): number {
   return key.startsWith(prefix, at) ? at + prefix.length : at
+}
+
+/** True if the key, from `at`, is exactly `field` (no substring allocated). */
+function isField(key: string, at: number, field: string): boolean {
+  return key.length - at === field.length && key.endsWith(field)
 }
 
 /**
@@ -29,31 +38,31 @@ function strip(key: string, at: number, prefix: string): number {
  */
 export class FlatMessages {
   private readonly drafts: MessageDraft[] = []
+  private readonly cursor = { at: 0 }
 
   /** Adds one attribute; `from` is where `<index>.` starts in the key (just after the prefix). */
   add(key: string, from: number, value: unknown): void {
-    const head = readIndex(key, from)
-    if (!head) return
-    const draft = (this.drafts[head[0]] ??= { role: '', content: '' })
-    const at = strip(key, head[1], 'message.')
-    const field = key.slice(at)
-    if (field === 'role') draft.role = toText(value)
-    else if (field === 'content') draft.content = toText(value)
-    else if (field.startsWith('tool_calls.')) this.addToolCall(draft, key, at + 11, value)
-    else if (field.startsWith('contents.')) {
-      const part = readIndex(key, at + 9)
-      if (part && key.endsWith('message_content.text')) (draft.parts ??= [])[part[0]] = toText(value)
+    const index = readIndex(key, from, this.cursor)
+    if (index < 0) return
+    const draft = (this.drafts[index] ??= { role: '', content: '' })
+    const at = strip(key, this.cursor.at, 'message.')
+    if (isField(key, at, 'role')) draft.role = toText(value)
+    else if (isField(key, at, 'content')) draft.content = toText(value)
+    else if (key.startsWith('tool_calls.', at)) this.addToolCall(draft, key, at + 11, value)
+    else if (key.startsWith('contents.', at)) {
+      const part = readIndex(key, at + 9, this.cursor)
+      if (part >= 0 && key.endsWith('message_content.text')) (draft.parts ??= [])[part] = toText(value)
     }
   }
 
   private addToolCall(draft: MessageDraft, key: string, from: number, value: unknown): void {
-    const head = readIndex(key, from)
-    if (!head) return
-    const call = ((draft.toolCalls ??= [])[head[0]] ??= {})
-    const field = key.slice(strip(key, strip(key, head[1], 'tool_call.'), 'function.'))
-    if (field === 'name') call.name = toText(value)
-    else if (field === 'arguments') call.arguments = toText(value)
-    else if (field === 'id') call.id = toText(value)
+    const index = readIndex(key, from, this.cursor)
+    if (index < 0) return
+    const call = ((draft.toolCalls ??= [])[index] ??= {})
+    const at = strip(key, strip(key, this.cursor.at, 'tool_call.'), 'function.')
+    if (isField(key, at, 'name')) call.name = toText(value)
+    else if (isField(key, at, 'arguments')) call.arguments = toText(value)
+    else if (isField(key, at, 'id')) call.id = toText(value)
   }
 
   get empty(): boolean {

@@ -41,7 +41,9 @@ export function applyOpenInference(span: Span, ctx: ReadContext): void {
   let inputs: FlatMessages | undefined
   let outputs: FlatMessages | undefined
   // One pass over the keys; only `llm.*` keys can be messages, so everything else is skipped by its first char.
-  for (const key in attrs) {
+  const keys = Object.keys(attrs)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]
     if (key.charCodeAt(0) !== 108 || key.charCodeAt(3) !== 46) continue
     if (key.startsWith(IN_PREFIX)) (inputs ??= new FlatMessages()).add(key, IN_PREFIX.length, attrs[key])
     else if (key.startsWith(OUT_PREFIX)) (outputs ??= new FlatMessages()).add(key, OUT_PREFIX.length, attrs[key])

@@ -62,65 +62,69 @@ export function readOpenInference(doc: Json, ctx: ReadContext, base = '$'): Span
   return out
 }
 
+/** The error for a bad value at `<span path>.<key>`; paths are only built here, on the error path. */
+function bad(frame: Frame, base: string, key: string, what: string, found: unknown, file: string | undefined, hint?: string): Error {
+  return expected(what, found, `${pathOf(frame, base)}.${key}`, file, hint)
+}
+
 function readSpan(node: Json, frame: Frame, envelopeTraceId: string | undefined, ctx: ReadContext, base: string): Span {
   const file = ctx.source
-  const at = (key: string) => `${pathOf(frame, base)}.${key}`
   const id = node.span_id
-  if (typeof id !== 'string' || id === '') throw expected('a span id string (16 hex chars)', id, at('span_id'), file, 'every span needs its own `span_id`')
+  if (typeof id !== 'string' || id === '') throw bad(frame, base, 'span_id', 'a span id string (16 hex chars)', id, file, 'every span needs its own `span_id`')
   const traceId = node.trace_id ?? envelopeTraceId
-  if (typeof traceId !== 'string') throw expected('a trace id string', node.trace_id, at('trace_id'), file)
+  if (typeof traceId !== 'string') throw bad(frame, base, 'trace_id', 'a trace id string', node.trace_id, file)
   const rawParent = node.parent_span_id
-  if (rawParent !== undefined && rawParent !== null && typeof rawParent !== 'string') throw expected('a parent span id string or null', rawParent, at('parent_span_id'), file)
+  if (rawParent !== undefined && rawParent !== null && typeof rawParent !== 'string') throw bad(frame, base, 'parent_span_id', 'a parent span id string or null', rawParent, file)
   // The tree is encoded twice (nesting and parent ids); the id wins, nesting fills in when it is missing.
   const parentId = rawParent ? rawParent : frame.parentId
   const name = node.span_name ?? ''
-  if (typeof name !== 'string') throw expected('a span name string', name, at('span_name'), file)
+  if (typeof name !== 'string') throw bad(frame, base, 'span_name', 'a span name string', name, file)
   const startNs = typeof node.timestamp === 'string' ? isoToNs(node.timestamp) : undefined
-  if (startNs === undefined) throw expected('an ISO-8601 start timestamp like "2025-03-25T09:12:19.740766Z"', node.timestamp, at('timestamp'), file)
-  const endNs = readEnd(node, startNs, at, file)
+  if (startNs === undefined) throw bad(frame, base, 'timestamp', 'an ISO-8601 start timestamp like "2025-03-25T09:12:19.740766Z"', node.timestamp, file)
+  const endNs = readEnd(node, startNs, frame, base, file)
   const attributes = node.span_attributes ?? {}
-  if (!isObject(attributes)) throw expected('an object of span attributes', attributes, at('span_attributes'), file)
+  if (!isObject(attributes)) throw bad(frame, base, 'span_attributes', 'an object of span attributes', attributes, file)
   const statusMessage = node.status_message ?? ''
-  if (typeof statusMessage !== 'string') throw expected('a status message string', statusMessage, at('status_message'), file)
-  const events = readEvents(node.events, at('events'), file)
+  if (typeof statusMessage !== 'string') throw bad(frame, base, 'status_message', 'a status message string', statusMessage, file)
+  const rawEvents = node.events
+  const events = rawEvents === undefined || rawEvents === null || (Array.isArray(rawEvents) && rawEvents.length === 0) ? [] : readEvents(rawEvents, frame, base, file)
   const span = newSpan(id, parentId, traceId, name, startNs, endNs, toStatus(node.status_code), statusMessage, attributes, events)
   applyOpenInference(span, ctx)
   return span
 }
 
-function readEnd(node: Json, startNs: bigint, at: (key: string) => string, file: string | undefined): bigint {
+function readEnd(node: Json, startNs: bigint, frame: Frame, base: string, file: string | undefined): bigint {
   const duration = node.duration
   if (duration !== undefined && duration !== null) {
     const ns = typeof duration === 'string' ? isoDurationToNs(duration) : undefined
-    if (ns === undefined) throw expected('an ISO-8601 duration like "PT4.829649S"', duration, at('duration'), file)
+    if (ns === undefined) throw bad(frame, base, 'duration', 'an ISO-8601 duration like "PT4.829649S"', duration, file)
     return startNs + ns
   }
   const end = node.end_time
   if (typeof end === 'string') {
     const ns = isoToNs(end)
-    if (ns === undefined) throw expected('an ISO-8601 end timestamp', end, at('end_time'), file)
+    if (ns === undefined) throw bad(frame, base, 'end_time', 'an ISO-8601 end timestamp', end, file)
     return ns
   }
   return startNs
 }
 
-function readEvents(raw: unknown, path: string, file: string | undefined): SpanEvent[] {
-  if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw)) throw expected('an array of events', raw, path, file)
-  if (raw.length === 0) return []
+function readEvents(raw: unknown, frame: Frame, base: string, file: string | undefined): SpanEvent[] {
+  if (!Array.isArray(raw)) throw bad(frame, base, 'events', 'an array of events', raw, file)
   const events: SpanEvent[] = []
   for (let i = 0; i < raw.length; i++) {
     const e = raw[i]
-    if (!isObject(e)) throw expected('an event object', e, `${path}[${i}]`, file)
+    const at = `events[${i}]`
+    if (!isObject(e)) throw bad(frame, base, at, 'an event object', e, file)
     // TRAIL capitalises event keys (`Timestamp`, `Name`, `Attributes`); other exporters do not.
     const stampKey = 'Timestamp' in e ? 'Timestamp' : 'timestamp'
     const stamp = e[stampKey]
     const timeNs = typeof stamp === 'string' ? isoToNs(stamp) : undefined
-    if (timeNs === undefined) throw expected('an ISO-8601 event timestamp', stamp, `${path}[${i}].${stampKey}`, file)
+    if (timeNs === undefined) throw bad(frame, base, `${at}.${stampKey}`, 'an ISO-8601 event timestamp', stamp, file)
     const name = e.Name ?? e.name ?? ''
-    if (typeof name !== 'string') throw expected('an event name string', name, `${path}[${i}].Name`, file)
+    if (typeof name !== 'string') throw bad(frame, base, `${at}.Name`, 'an event name string', name, file)
     const attributes = e.Attributes ?? e.attributes ?? {}
-    if (!isObject(attributes)) throw expected('an object of event attributes', attributes, `${path}[${i}].Attributes`, file)
+    if (!isObject(attributes)) throw bad(frame, base, `${at}.Attributes`, 'an object of event attributes', attributes, file)
     events.push({ name, timeNs, attributes })
   }
   return events
