@@ -65,3 +65,34 @@ export { loadImage, type ImageInput, type LoadImageOptions } from './media/load'
 
 // --- metrics ---
 export * from './metrics/index'
+export {
+  detect,
+  checkBudget,
+  DETECTOR_NAMES,
+  DetectorNameSchema,
+  DetectorOptionsSchema,
+  FindingSchema,
+  BudgetSchema,
+  BudgetCheckSchema,
+  BudgetResultSchema,
+  RepeatedCallsOptionsSchema,
+  PriceTableSchema,
+  ERROR_RULES,
+  classifyErrorText,
+  ruleForHttpStatus,
+  quoteEvidence,
+  MAX_EVIDENCE_CHARS,
+  type Finding,
+  type DetectorName,
+  type DetectorOptions,
+  type Budget,
+  type BudgetCheck,
+  type BudgetName,
+  type BudgetResult,
+  type CheckBudgetOptions,
+  type RepeatedCallsOptions,
+  type PriceTable,
+  type ErrorRule,
+  type Placement,
+} from './metrics/detectors/index'
+export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } from './cli/diagnose-report'

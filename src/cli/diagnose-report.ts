@@ -4,7 +4,12 @@ import { FindingSchema, type Finding } from '../metrics/detectors/finding'
 import { SpanKindSchema, SpanStatusSchema, TokenCountsSchema, type Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
 
-/** Version of the `agent-verdict diagnose --json` document; bumped on any incompatible change. */
+/**
+ * Version of the `agent-verdict diagnose --json` document; bumped on any incompatible change.
+ *
+ * @example
+ * if (report.schemaVersion !== DIAGNOSE_SCHEMA_VERSION) throw new Error('re-run agent-verdict diagnose')
+ */
 export const DIAGNOSE_SCHEMA_VERSION = 1
 
 /** Judge-based diagnosis that the deterministic pass does not do, listed as skipped when no judge runs. */

@@ -9,6 +9,9 @@ export const BUDGET_DETECTOR = 'budget'
 /**
  * Limits for one agent run. `tokens` and `llmCalls` count LLM spans only (agent spans repeat run totals);
  * `latencyMs` is the trace's wall time; `costUsd` prices each LLM call (see {@link checkBudget}).
+ *
+ * @example
+ * const budget = BudgetSchema.parse({ tokens: 200_000, llmCalls: 40, latencyMs: 120_000 })
  */
 export const BudgetSchema = z
   .object({
@@ -20,13 +23,19 @@ export const BudgetSchema = z
   .strict()
 export type Budget = z.infer<typeof BudgetSchema>
 
+/** The four budgets. */
 export const BudgetNameSchema = z.enum(['tokens', 'llmCalls', 'latencyMs', 'costUsd'])
 export type BudgetName = z.infer<typeof BudgetNameSchema>
 
 /** The span at which a budget ran out, with its 1-based position in depth-first order. */
 export const BudgetSpanSchema = z.object({ spanId: z.string(), name: z.string(), kind: z.string(), position: z.number().int().positive() })
 
-/** One budget's outcome: `actual` vs `limit`, and where the running total first went over. */
+/**
+ * One budget's outcome: `actual` vs `limit`, and where the running total first went over.
+ *
+ * @example
+ * const over = checkBudget(trace, { tokens: 1000 }).checks.filter((c) => BudgetCheckSchema.parse(c).exceeded)
+ */
 export const BudgetCheckSchema = z.object({
   budget: BudgetNameSchema,
   limit: z.number(),
@@ -40,6 +49,12 @@ export const BudgetCheckSchema = z.object({
 })
 export type BudgetCheck = z.infer<typeof BudgetCheckSchema>
 
+/**
+ * What {@link checkBudget} returns: every check, and a Resource Exhaustion finding per exceeded budget.
+ *
+ * @example
+ * BudgetResultSchema.parse(checkBudget(trace, { llmCalls: 40 })).withinBudget
+ */
 export const BudgetResultSchema = z.object({
   withinBudget: z.boolean(),
   checks: z.array(BudgetCheckSchema),

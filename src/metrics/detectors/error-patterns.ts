@@ -32,6 +32,9 @@ function rule(id: string, category: ErrorCategory, placement: Placement, reason:
  * Ordered: the first rule that matches wins, so specific rules come before generic ones
  * (a code parse error mentions "was not found"; a missing module is a `ModuleNotFoundError`;
  * an exhausted quota arrives as HTTP 429).
+ *
+ * @example
+ * ERROR_RULES.filter((r) => r.category === 'Formatting Errors').map((r) => r.id) // ['model-output-unparseable', 'tool-call-arguments']
  */
 export const ERROR_RULES: readonly ErrorRule[] = [
   rule(

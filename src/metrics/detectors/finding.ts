@@ -1,7 +1,12 @@
 import { z } from 'zod'
 import { TRAIL_CATEGORIES } from '../../diagnosis/taxonomy'
 
-/** Longest evidence quote a finding carries; longer text is cut around the part that matched. */
+/**
+ * Longest evidence quote a finding carries; longer text is cut around the part that matched.
+ *
+ * @example
+ * findings.every((f) => f.evidence.length <= MAX_EVIDENCE_CHARS) // true
+ */
 export const MAX_EVIDENCE_CHARS = 300
 
 /**

@@ -8,8 +8,19 @@ import { detectRepeatedCalls, REPEATED_CALLS_DETECTOR, RepeatedCallsOptionsSchem
 import { detectToolOutputErrors, TOOL_OUTPUT_DETECTOR } from './tool-output'
 import { PriceTableSchema } from './usage'
 
-/** The deterministic detectors, in the order their findings win ties. */
+/**
+ * The deterministic detectors, in the order their findings win ties.
+ *
+ * @example
+ * detect(trace, { detectors: DETECTOR_NAMES.filter((d) => d !== 'repeated-calls') })
+ */
 export const DETECTOR_NAMES = [ERROR_STATUS_DETECTOR, TOOL_OUTPUT_DETECTOR, REPEATED_CALLS_DETECTOR, 'budget'] as const
+/**
+ * One detector name.
+ *
+ * @example
+ * DetectorNameSchema.parse('tool-output')
+ */
 export const DetectorNameSchema = z.enum(DETECTOR_NAMES)
 export type DetectorName = z.infer<typeof DetectorNameSchema>
 
@@ -18,6 +29,9 @@ export type DetectorName = z.infer<typeof DetectorNameSchema>
  * - `detectors`: which to run (default: all; `budget` runs only when `budget` is given).
  * - `repeatedCalls`: see `RepeatedCallsOptionsSchema` (`minRepeats` default 2).
  * - `budget` / `prices`: limits checked by `checkBudget`, and prices for the cost budget.
+ *
+ * @example
+ * detect(trace, DetectorOptionsSchema.parse({ repeatedCalls: { minRepeats: 1 }, budget: { tokens: 200_000 } }))
  */
 export const DetectorOptionsSchema = z
   .object({

@@ -15,6 +15,9 @@ export const REPEATED_CALLS_DETECTOR = 'repeated-calls'
  *   it repeats — re-reading a page that changed is not abuse; default true.
  * - `includeLlmToolCalls`: in agent runs without TOOL spans, compare the tool calls of consecutive LLM
  *   outputs instead; default true.
+ *
+ * @example
+ * detect(trace, { repeatedCalls: RepeatedCallsOptionsSchema.partial().parse({ minRepeats: 3 }) })
  */
 export const RepeatedCallsOptionsSchema = z.object({
   minRepeats: z.number().int().min(1).default(2),

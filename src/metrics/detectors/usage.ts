@@ -2,7 +2,12 @@ import { z } from 'zod'
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
 
-/** USD per 1M input / output tokens, by model id as it appears on the spans. */
+/**
+ * USD per 1M input / output tokens, by model id as it appears on the spans.
+ *
+ * @example
+ * checkBudget(trace, { costUsd: 0.5 }, { prices: PriceTableSchema.parse({ 'o3-mini': { input: 1.1, output: 4.4 } }) })
+ */
 export const PriceTableSchema = z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }))
 export type PriceTable = z.infer<typeof PriceTableSchema>
 
