@@ -2,6 +2,7 @@
 import '../../matchers/vitest'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
+import { ImageInputError } from '../../src/media/errors'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
 import { imageUrlsOf, startJudgeHarness, textOf, type JudgeHarness } from '../support/recording-judge'
 
@@ -185,6 +186,16 @@ describe('received values and options', () => {
       const error = await failureOf(assertion)
       expect(error.message).toContain('received must be a string (the output) or { output: string, input?: string, image?:')
       expect(error.message).toContain(`got ${got}`)
+    }
+    expect(h.fake.stats.requests).toBe(0)
+  })
+
+  test('a bad image is an ImageInputError, under .not too, and nothing is sent', async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    for (const assertion of [expect('x').toBeFaithfulToImage(svg, { judge: h.judge }), expect('x').not.toBeCorrectForImage(svg, { instruction: 'Count.', judge: h.judge })]) {
+      const error = await failureOf(assertion)
+      expect(error).toBeInstanceOf(ImageInputError)
+      expect(error).toMatchObject({ detected: 'svg' })
     }
     expect(h.fake.stats.requests).toBe(0)
   })
