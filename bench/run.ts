@@ -5,6 +5,7 @@ import type { BenchModule, Emit } from './emit'
 /** The bench modules, in run order. Add yours here: `{ name, load: () => import('./your-module') }`. */
 const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'ingest', load: () => import('./ingest') },
+  { name: 'judge-scheduling', load: () => import('./judge-scheduling') },
 ]
 
 function formatValue(value: number | string): string {

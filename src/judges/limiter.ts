@@ -31,6 +31,9 @@ export class AdaptiveLimiter {
   private current: number
   private active = 0
   private readonly waiters: Array<() => void> = []
+  // Retries are served first: they already waited, and queueing them behind every fresh call would
+  // bunch them (and their own 429s) at the end of a batch.
+  private readonly retryWaiters: Array<() => void> = []
   private readonly outcomes: LimiterOutcome[] = []
   private readonly windowSize: number
   private readonly minSamples: number
@@ -56,25 +59,29 @@ export class AdaptiveLimiter {
   }
 
   get queued(): number {
-    return this.waiters.length
+    return this.waiters.length + this.retryWaiters.length
   }
 
-  /** Waits for a slot; rejects with the signal's reason if it aborts while queued. */
-  acquire(signal?: AbortSignal): Promise<LimiterRelease> {
+  /**
+   * Waits for a slot; rejects with the signal's reason if it aborts while queued. `retry: true`
+   * queues ahead of first attempts.
+   */
+  acquire(signal?: AbortSignal, options: { retry?: boolean } = {}): Promise<LimiterRelease> {
     if (signal?.aborted) return Promise.reject(signal.reason)
-    if (this.active < this.current && this.waiters.length === 0) return Promise.resolve(this.grant())
+    if (this.active < this.current && this.queued === 0) return Promise.resolve(this.grant())
+    const queue = options.retry ? this.retryWaiters : this.waiters
     return new Promise((resolve, reject) => {
       const wake = () => {
         signal?.removeEventListener('abort', onAbort)
         resolve(this.grant())
       }
       const onAbort = () => {
-        const index = this.waiters.indexOf(wake)
-        if (index >= 0) this.waiters.splice(index, 1)
+        const index = queue.indexOf(wake)
+        if (index >= 0) queue.splice(index, 1)
         reject(signal!.reason)
       }
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.waiters.push(wake)
+      queue.push(wake)
     })
   }
 
@@ -122,7 +129,7 @@ export class AdaptiveLimiter {
   }
 
   private drain(): void {
-    while (this.active < this.current && this.waiters.length > 0) this.waiters.shift()!()
+    while (this.active < this.current && this.queued > 0) (this.retryWaiters.shift() ?? this.waiters.shift())!()
   }
 }
 

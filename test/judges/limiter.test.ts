@@ -31,6 +31,17 @@ describe('AdaptiveLimiter', () => {
     expect(order).toEqual([...Array(12).keys()])
   })
 
+  it('serves queued retries before first attempts', async () => {
+    const limiter = new AdaptiveLimiter({ concurrency: 1 })
+    const release = await limiter.acquire()
+    const order: string[] = []
+    const fresh = limiter.acquire().then((r) => (order.push('fresh'), r('ok')))
+    const retry = limiter.acquire(undefined, { retry: true }).then((r) => (order.push('retry'), r('ok')))
+    release('ok')
+    await Promise.all([fresh, retry])
+    expect(order).toEqual(['retry', 'fresh'])
+  })
+
   it('halves the limit (min 1) when 429s dominate the window', async () => {
     const limiter = new AdaptiveLimiter({ concurrency: 8 })
     // 60% throttled over 10 outcomes → cut.
