@@ -1,5 +1,6 @@
 import {
   BedrockRuntimeClient,
+  type BedrockRuntimeClientConfig,
   ConverseCommand,
   type ContentBlock,
   type ConverseCommandInput,
@@ -20,6 +21,8 @@ export interface BedrockJudgeOptions extends JudgeReliabilityOptions {
   region?: string
   /** A ready client (tests, custom credentials). Create it with `maxAttempts: 1` so our retries govern. */
   client?: BedrockRuntimeClient
+  /** Extra config for the client this judge creates (credentials, endpoint, requestHandler). */
+  clientConfig?: BedrockRuntimeClientConfig
   /** Default 0. */
   temperature?: number
   /** Default 4096: enough for reasoning plus a multi-aspect verdict. */
@@ -43,7 +46,11 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
 
   const getClient = (): BedrockRuntimeClient => {
     // maxAttempts 1: the SDK's own retries would multiply ours and ignore our wait budget.
-    client ??= new BedrockRuntimeClient({ region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION, maxAttempts: 1 })
+    client ??= new BedrockRuntimeClient({
+      ...options.clientConfig,
+      region: options.region ?? options.clientConfig?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
+      maxAttempts: 1,
+    })
     return client
   }
 

@@ -31,6 +31,7 @@ export function isRetryableStatus(status: number): boolean {
 const CONNECTION_CODES = new Set([
   'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
   'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT',
+  'ERR_HTTP2_STREAM_ERROR', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_INVALID_SESSION',
 ])
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
 
@@ -55,7 +56,8 @@ export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeE
   if (err instanceof JudgeError) return err
   const e = (err ?? {}) as Record<string, any>
   const names = classNames(err)
-  const code = findCode(err)
+  const codes = findCodes(err)
+  const code = codes.find((c) => CONNECTION_CODES.has(c) || TIMEOUT_CODES.has(c) || c === 'ENOTFOUND') ?? codes[0]
   const status = httpStatus(e)
   const detail = scrubSecrets(describe(err))
   const who = `${ctx.provider}:${ctx.model}`
@@ -84,6 +86,10 @@ export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeE
     if (isRetryableStatus(status)) return new JudgeServiceError(`${who} service error (${status}): ${detail}`, base)
     return new JudgeRequestError(`${who} rejected the request (${status}): ${detail}; check the model id, options and input size`, base)
   }
+  // An unknown host does not appear by waiting: a wrong region or base URL, or no network.
+  if (codes.includes('ENOTFOUND')) {
+    return new JudgeError(`${who} cannot resolve the judge's host: ${detail}; check the region or base URL, and the network`, { ...base, retryable: false })
+  }
   // A connection that failed or was reset may succeed on a fresh socket.
   if (names.has('APIConnectionError') || (code && CONNECTION_CODES.has(code)) || /fetch failed|socket hang up|other side closed/i.test(detail)) {
     return new JudgeServiceError(`${who} connection failed${code ? ` (${code})` : ''}: ${detail}; is the judge server reachable?`, base)
@@ -111,14 +117,15 @@ function headersOf(e: Record<string, any>): HeaderSource {
   return e.headers ?? e.$response?.headers
 }
 
-/** First string `code` along the cause chain (undici nests the socket error under `cause`). */
-function findCode(err: unknown): string | undefined {
+/** Error codes along the cause chain, outermost first (undici and http2 nest the socket error under `cause`). */
+function findCodes(err: unknown): string[] {
+  const codes: string[] = []
   let current = err as { code?: unknown; cause?: unknown } | undefined
   for (let depth = 0; current && depth < 5; depth++) {
-    if (typeof current.code === 'string' && /^[A-Z_]+$/.test(current.code)) return current.code
+    if (typeof current.code === 'string' && /^[A-Z0-9_]+$/.test(current.code)) codes.push(current.code)
     current = current.cause as typeof current
   }
-  return undefined
+  return codes
 }
 
 function describe(err: unknown): string {

@@ -12,7 +12,7 @@ const requests: Array<{ url: string; body: any; headers: Headers }> = []
 let replies: Array<() => Response> = []
 
 const server = setupServer(
-  http.post('https://bedrock-runtime.us-east-1.amazonaws.com/model/:modelId/converse', async ({ request }) => {
+  http.post('https://bedrock-runtime.:region.amazonaws.com/model/:modelId/converse', async ({ request }) => {
     requests.push({ url: request.url, body: await request.json(), headers: request.headers })
     const next = replies.shift()
     if (!next) throw new Error('test bug: no scripted reply left')
@@ -105,5 +105,28 @@ describe('bedrockJudge', () => {
     expect(err).toBeInstanceOf(JudgeOutputError)
     expect(err.excerpt).toContain('"score":0')
     expect(requests).toHaveLength(2)
+  })
+
+  it('builds its own client from AWS_DEFAULT_REGION and the env credentials, with SDK retries off', async () => {
+    // The default client speaks HTTP/2, which msw cannot intercept: swap only the transport.
+    const keys = ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_PROFILE'] as const
+    const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]))
+    delete process.env.AWS_REGION
+    delete process.env.AWS_PROFILE
+    Object.assign(process.env, { AWS_DEFAULT_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIAFAKE', AWS_SECRET_ACCESS_KEY: 'fake' })
+    try {
+      const { sleep } = recordingSleep()
+      replies = [awsError(500, 'InternalServerException', 'internal'), toolReply({ reasoning: 'ok', score: 4 })]
+      const res = await bedrockJudge({ retry: { sleep }, clientConfig: { requestHandler: new NodeHttpHandler() } }).evaluate(likertRequest())
+      expect(res.output.score).toBe(4)
+      expect(res.attempts).toBe(2)
+      expect(requests).toHaveLength(2) // the SDK's own retry (maxAttempts 3 by default) would have made more
+      expect(new URL(requests[0].url).hostname).toBe('bedrock-runtime.eu-west-1.amazonaws.com')
+    } finally {
+      for (const k of keys) {
+        if (saved[k] === undefined) delete process.env[k]
+        else process.env[k] = saved[k]
+      }
+    }
   })
 })

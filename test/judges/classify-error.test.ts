@@ -60,6 +60,8 @@ describe('classifyJudgeError', () => {
     ['smithy request timeout', Object.assign(new Error('request timed out'), { name: 'TimeoutError' }), JudgeTimeoutError, true],
     ['DOM AbortError', new DOMException('This operation was aborted', 'AbortError'), JudgeAbortError, false],
     ['missing region', new Error('Region is missing'), JudgeConfigError, false],
+    ['http2 stream cancelled by a reset', Object.assign(new Error('The pending stream has been canceled'), { code: 'ERR_HTTP2_STREAM_CANCEL', cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }), JudgeServiceError, true],
+    ['unknown host (wrong region or offline)', Object.assign(new Error('The pending stream has been canceled'), { code: 'ERR_HTTP2_STREAM_CANCEL', cause: Object.assign(new Error('getaddrinfo ENOTFOUND bedrock-runtime.xx-1.amazonaws.com'), { code: 'ENOTFOUND' }) }), JudgeError, false],
   ])('%s', (_, err, type, retryable) => {
     const judged = classifyJudgeError(err, ctx)
     expect(judged).toBeInstanceOf(type)
