@@ -1,3 +1,4 @@
+import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
 import { checkImageLimits } from '../media/limits'
@@ -43,6 +44,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
   const { judge } = options
   const image = await resolveImage(metric.imageOf(parsed.data), judge.provider)
   const prompt = metric.prompt(parsed.data, image !== undefined)
+  const started = performance.now()
   const result = await callJudge(
     judge,
     {
@@ -65,7 +67,17 @@ export async function runMetric<I extends { output: string }, O extends { reason
     ...(image ? { image: { digest: image.digest, format: image.format, source: image.source } } : {}),
   }
   if (result.status === 'unjudgeable') {
-    return { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: result.cause }
+    // Still say who failed to judge and what the failed replies cost, so reports count the calls.
+    const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
+    const judgeFailed: JudgeInfo = {
+      provider: judge.provider,
+      model: judge.model,
+      promptVersion: metric.promptVersion,
+      tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
+      latencyMs: Math.round(performance.now() - started),
+      cached: false,
+    }
+    return { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: result.cause, judge: judgeFailed }
   }
   const raw = result.output.score
   const score = normalizeScore(metric.scale, raw)

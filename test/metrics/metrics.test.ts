@@ -170,6 +170,7 @@ describe('unjudgeable', () => {
     try {
       const verdict = await runMetric(faithfulnessMetric, { output: 'x', context: 'y' }, { judge: h.judge })
       expect(verdict).toMatchObject({ outcome: 'unjudgeable', pass: false, score: null, raw: null })
+      expect(verdict.judge).toMatchObject({ provider: 'openai-compatible', model: 'fake-judge', promptVersion: 'faithfulness@1', cached: false })
       expect(verdict.reason).toMatch(/JSON|parse|valid/i)
       expect(h.fake.calls.length).toBeGreaterThanOrEqual(2)
     } finally {
