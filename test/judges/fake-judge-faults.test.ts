@@ -1,6 +1,6 @@
 // Fault injection end to end: the fake judge server on 127.0.0.1, the real openai client, our judge.
 // Each fault is either retried (attempts counted on the server) or ends unjudgeable with its cause.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { JudgeOutputError, JudgeRateLimitError, JudgeServiceError, JudgeTimeoutError } from '../../src/judges/errors'
 import { callJudge, type CallJudgeResult } from '../../src/judges/judge-call'
 import { openaiJudge, type OpenAIJudgeOptions } from '../../src/judges/openai'
@@ -77,8 +77,8 @@ describe('judge faults against the fake judge server', () => {
     fake.setFaults([{ type: 'hang', times: 1 }])
     expect(expectOk(await callJudge(judgeOf({ timeoutMs: 300 }), likertRequest())).score).toBe(4)
     expect(fake.calls).toHaveLength(2)
-    expect(fake.calls[0]).toMatchObject({ fault: 'hang', aborted: true })
-    expect(fake.inFlight).toBe(0)
+    await vi.waitFor(() => expect(fake.calls[0]).toMatchObject({ fault: 'hang', aborted: true }))
+    await vi.waitFor(() => expect(fake.inFlight).toBe(0))
   })
 
   it('a server that always hangs ends unjudgeable with the timeout cause', async () => {
@@ -88,8 +88,7 @@ describe('judge faults against the fake judge server', () => {
     expect(result.cause).toMatch(/no answer within 150 ms/)
     expect(fake.calls.length).toBe(result.error.attempts)
     expect(fake.calls.length).toBeGreaterThanOrEqual(2)
-    await new Promise((r) => setTimeout(r, 50)) // let the server see the last close
-    expect(fake.inFlight).toBe(0)
+    await vi.waitFor(() => expect(fake.inFlight).toBe(0)) // the server saw every aborted socket close
   })
 
   it('a dropped connection is retried', async () => {
