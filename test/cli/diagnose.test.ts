@@ -7,8 +7,9 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { DiagnoseReportSchema } from '../../src/cli/diagnose-report'
 import { main } from '../../src/cli/main'
-import { recordRunOtlp } from '../metrics/detectors/otel-run'
+import { agentRun, createRecorder } from '../helpers/otel'
 import { HAVE_TRAIL, TRAIL_DIR } from '../metrics/detectors/trail'
+import { FIXTURE_DIR } from '../helpers/trail'
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)))
 
@@ -29,7 +30,7 @@ async function run(...args: string[]) {
 afterEach(() => vi.restoreAllMocks())
 
 const tmp = mkdtempSync(join(tmpdir(), 'diagnose-cli-'))
-/** A TRAIL run with one finding (an mp3 the tool could not convert), one clean run, one 95-span run. */
+/** Real TRAIL runs from test/fixtures: one with a finding (an mp3 the tool could not convert), one clean. */
 const withFindings = join(tmp, 'traces')
 const cleanFile = join(tmp, 'clean', 'otel-clean.json')
 
@@ -41,20 +42,15 @@ function trailFile(split: string, prefix: string): string {
 beforeAll(() => {
   mkdirSync(join(tmp, 'clean'), { recursive: true })
   // A clean run recorded with the OTel SDK and written as OTLP JSON, as an exporter would.
-  writeFileSync(
-    cleanFile,
-    recordRunOtlp((r) => {
-      r.chat(r.root, 'lookup', { order: 1 })
-      r.end(r.tool(r.root, 'lookup', { order: 1 }, '{"status":"shipped"}'))
-    }),
-  )
-  if (!HAVE_TRAIL) return
+  const rec = createRecorder({ seed: 11 })
+  agentRun(rec.tracer)
+  writeFileSync(cleanFile, rec.otlpJson())
   mkdirSync(withFindings, { recursive: true })
-  copyFileSync(trailFile('GAIA', '41bbc898'), join(withFindings, '41bbc898.json'))
-  copyFileSync(trailFile('GAIA', '0035f455'), join(withFindings, '0035f455.json'))
+  copyFileSync(join(FIXTURE_DIR, '41bbc898aa7de0f31d2382ff57700a76.json'), join(withFindings, '41bbc898.json'))
+  copyFileSync(join(FIXTURE_DIR, '0ebe673d64647ec44c370638b82d3c78.json'), join(withFindings, '0ebe673d.json'))
 })
 
-describe.skipIf(!HAVE_TRAIL)('agent-verdict diagnose on real traces', () => {
+describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', () => {
   it('prints the span tree with the finding marked, a summary per trace and overall, and exits 1', async () => {
     const { code, stdout, stderr } = await run('diagnose', withFindings)
     expect(code).toBe(1)
@@ -67,6 +63,7 @@ describe.skipIf(!HAVE_TRAIL)('agent-verdict diagnose on real traces', () => {
     expect(stdout).toContain('summary: 1 finding on 1 span (Environment Setup Errors 1)')
     expect(stdout).toContain('summary: no findings in 11 spans')
     expect(stdout).toContain('diagnosed 2 traces (32 spans): 1 finding in 1 trace (Environment Setup Errors 1)')
+    expect(stdout.indexOf('0ebe673d.json  trace 0ebe673d64647ec44c370638b82d3c78  (11 spans)')).toBeLessThan(stdout.indexOf('41bbc898.json  trace 41bbc898'))
     expect(stdout).toContain('Judge-based metrics skipped: no judge configured (set AGENT_VERDICT_JUDGE=openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL)')
   })
 
@@ -76,7 +73,7 @@ describe.skipIf(!HAVE_TRAIL)('agent-verdict diagnose on real traces', () => {
     expect(code).toBe(1)
     const report = DiagnoseReportSchema.parse(JSON.parse(stdout))
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(report)
-    expect(report.traces.map((t) => t.traceId).sort()).toEqual(['0035f455b3ff2295167a844f04d85d34', '41bbc898aa7de0f31d2382ff57700a76'])
+    expect(report.traces.map((t) => t.traceId)).toEqual(['0ebe673d64647ec44c370638b82d3c78', '41bbc898aa7de0f31d2382ff57700a76'])
     const t = report.traces.find((x) => x.traceId.startsWith('41bbc898'))!
     expect(t.source).toBe(join(withFindings, '41bbc898.json'))
     expect(t.spans).toHaveLength(21)
@@ -93,6 +90,14 @@ describe.skipIf(!HAVE_TRAIL)('agent-verdict diagnose on real traces', () => {
     expect(report.judge).toMatchObject({ configured: false, skipped: expect.arrayContaining(['span.reasoning_integrity', 'agent.tool_abuse']) })
   })
 
+  it('runs the README command on examples/traces', async () => {
+    const { code, stdout } = await run('diagnose', join(repo, 'examples/traces'))
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/diagnosed 3 traces \(\d+ spans\): [1-9]\d* findings? in [1-3] traces?/)
+  })
+})
+
+describe.skipIf(!HAVE_TRAIL)('agent-verdict diagnose on a long shared TRAIL trace', () => {
   it('folds clean parts of long traces but keeps every finding visible', async () => {
     const dir = join(tmp, 'long')
     mkdirSync(dir, { recursive: true })
@@ -113,8 +118,8 @@ describe('agent-verdict diagnose exit codes and bad input', () => {
   it('exits 0 for a clean OTLP trace recorded with the OTel SDK', async () => {
     const { code, stdout } = await run('diagnose', cleanFile)
     expect(code).toBe(0)
-    expect(stdout).toContain('summary: no findings in 3 spans')
-    expect(stdout).toContain('diagnosed 1 trace (3 spans): 0 findings in 0 traces')
+    expect(stdout).toContain('summary: no findings in 4 spans')
+    expect(stdout).toContain('diagnosed 1 trace (4 spans): 0 findings in 0 traces')
   })
 
   it('exits 2 with a clear message (no stack) for a 0-byte file, a directory without traces, and non-trace JSON', async () => {
@@ -143,7 +148,7 @@ describe('agent-verdict diagnose exit codes and bad input', () => {
     writeFileSync(bad, '{"resourceSpans": [')
     const { code, stdout, stderr } = await run('diagnose', cleanFile, bad)
     expect(code).toBe(2)
-    expect(stdout).toContain('diagnosed 1 trace (3 spans): 0 findings in 0 traces; 1 input error')
+    expect(stdout).toContain('diagnosed 1 trace (4 spans): 0 findings in 0 traces; 1 input error')
     expect(stderr).toContain(bad)
   })
 
@@ -174,10 +179,8 @@ describe.skipIf(!BUILT)('the built bin (node bin/agent-verdict.js, after npx tsu
     const bad = bin('diagnose', join(tmp, 'does-not-exist'))
     expect(bad.status).toBe(2)
     expect(bad.stderr).toContain('no trace files were found at')
-    if (HAVE_TRAIL) {
-      const found = bin('diagnose', withFindings)
-      expect(found.status).toBe(1)
-      expect(found.stdout).toContain('✗ Environment Setup Errors')
-    }
+    const found = bin('diagnose', withFindings)
+    expect(found.status).toBe(1)
+    expect(found.stdout).toContain('✗ Environment Setup Errors')
   })
 })

@@ -4,7 +4,8 @@ import { blankEchoedCode, classifyErrorText, ERROR_RULES, ruleForHttpStatus } fr
 import { quoteEvidence } from '../../../src/metrics/detectors/finding'
 import { detectRepeatedCalls } from '../../../src/metrics/detectors/repeated-calls'
 import { TRAIL_CATEGORIES } from '../../../src/diagnosis/taxonomy'
-import { recordRun } from './otel-run'
+import { parseTrace } from '../../../src/trace/parse'
+import { at, createRecorder, record } from '../../helpers/otel'
 
 const category = (text: string) => classifyErrorText(blankEchoedCode(text))?.rule.category
 
@@ -78,14 +79,28 @@ describe('quoteEvidence', () => {
 
 describe('repeated tool calls in LLM outputs (runs without TOOL spans)', () => {
   it('flags the last of three consecutive chat calls requesting the same tool call', () => {
-    const ids: string[] = []
-    const trace = recordRun((run) => {
-      // Case and whitespace differences are not a different call.
-      for (const city of [' Paris ', 'paris', 'PARIS']) ids.push(run.chat(run.root, 'get_weather', { city }).spanContext().spanId)
-      ids.push(run.chat(run.root, 'get_weather', { city: 'Lyon' }).spanContext().spanId)
+    // Case and whitespace differences are not a different call.
+    const cities = [' Paris ', 'paris', 'PARIS', 'Lyon']
+    const rec = createRecorder({ seed: 5 })
+    record(rec.tracer, {
+      name: 'invoke_agent weather',
+      start: at(0),
+      end: at(9000),
+      attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+      children: cities.map((city, i) => ({
+        name: 'chat gpt-4o-mini',
+        start: at(100 + i * 1000),
+        end: at(600 + i * 1000),
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', name: 'get_weather', arguments: { city } }] }]),
+        },
+      })),
     })
+    const trace = parseTrace(rec.otlpJson())
+    const llms = trace.spansByKind('llm')
     const findings = detectRepeatedCalls(trace)
-    expect(findings).toEqual([expect.objectContaining({ spanId: ids[2], category: 'Resource Abuse' })])
+    expect(findings).toEqual([expect.objectContaining({ spanId: llms[2].id, category: 'Resource Abuse' })])
     expect(findings[0].reason).toMatch(/^3 consecutive model calls requested the same tool call \(get_weather\)/)
     expect(detectRepeatedCalls(trace, { includeLlmToolCalls: false })).toEqual([])
   })

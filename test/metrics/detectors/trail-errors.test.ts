@@ -1,9 +1,13 @@
 // Detectors on every real TRAIL trace: each error pattern the data contains, checked span by span.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { detect } from '../../../src/metrics/detectors/index'
 import type { Finding } from '../../../src/metrics/detectors/finding'
+import { parseTrace } from '../../../src/trace/parse'
 import type { Span } from '../../../src/trace/span'
 import type { Trace } from '../../../src/trace/trace'
+import { FIXTURE_DIR } from '../../helpers/trail'
 import { allTrailTraces, exceptionType, HAVE_TRAIL, spanText, trailTrace } from './trail'
 
 /** The LLM sibling right before a span under the same parent: the model call that wrote its arguments. */
@@ -137,5 +141,34 @@ describe.skipIf(!HAVE_TRAIL)('detectors on real TRAIL traces', () => {
       }),
     ])
     expect(findings[0].reason).toContain('TOOL TextInspectorTool')
+  })
+})
+
+describe('detectors on the TRAIL fixtures in the repo (plain clone)', () => {
+  const load = (name: string) => {
+    const file = join(FIXTURE_DIR, name)
+    return parseTrace(readFileSync(file, 'utf8'), file)
+  }
+
+  it('AgentParsingError on a step → Formatting Errors on the LLM call whose output did not parse', () => {
+    const trace = load('d67a8ae853c0b8ed0e55f7fafe4e2f64.json')
+    const step = trace.spans.find((s) => s.kind === 'chain' && exceptionType(s) === 'smolagents.utils.AgentParsingError')!
+    const f = detect(trace)
+    expect(f).toEqual([expect.objectContaining({ spanId: llmChild(trace, step).id, category: 'Formatting Errors', evidenceSpanId: step.id })])
+    expect(spanText(step)).toContain(f[0].evidence)
+    expect(f[0].evidence).toMatch(/^AgentParsingError: Error in code parsing:/)
+  })
+
+  it('a tool that could not convert the file → Environment Setup Errors on the LLM call that asked for it', () => {
+    const trace = load('41bbc898aa7de0f31d2382ff57700a76.json')
+    const toolSpan = trace.spans.find((s) => s.kind === 'tool' && s.status === 'error')!
+    expect(detect(trace)).toEqual([expect.objectContaining({ spanId: llmBefore(trace, toolSpan).id, category: 'Environment Setup Errors', evidenceSpanId: toolSpan.id })])
+  })
+
+  it('a run with orphans, a duplicate span and no errors yields no findings', () => {
+    const trace = load('72822db6e120878d916b515c2501246b.json')
+    expect(trace.warnings.map((w) => w.code)).toEqual(expect.arrayContaining(['orphan', 'duplicate-span']))
+    expect(trace.spans.some((s) => s.status === 'error')).toBe(false)
+    expect(detect(trace)).toEqual([])
   })
 })

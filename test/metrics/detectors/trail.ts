@@ -1,14 +1,13 @@
-// Real TRAIL traces for detector tests: TRAIL_DIR, else ../shared/datasets/trail beside the repo (read-only).
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+// Real TRAIL traces for detector tests (the shared dataset, read-only; see test/helpers/trail.ts for where it is).
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { parseTrace } from '../../../src/trace/parse'
 import type { Span } from '../../../src/trace/span'
 import type { Trace } from '../../../src/trace/trace'
+import { HAS_TRAIL, TRAIL_DIR } from '../../helpers/trail'
 
-const repo = resolve(fileURLToPath(new URL('../../..', import.meta.url)))
-export const TRAIL_DIR = process.env.TRAIL_DIR ?? resolve(repo, '../shared/datasets/trail')
-export const HAVE_TRAIL = existsSync(join(TRAIL_DIR, 'GAIA'))
+export { TRAIL_DIR }
+export const HAVE_TRAIL = HAS_TRAIL
 
 /** Loads one TRAIL trace by split and trace-id prefix. */
 export function trailTrace(split: 'GAIA' | 'SWE_Bench', idPrefix: string): Trace {
