@@ -5,7 +5,7 @@ import { correctnessMetric, type CorrectnessInput } from './correctness'
 import { faithfulnessMetric, type FaithfulnessInput } from './faithfulness'
 import { instructionFollowingMetric, type InstructionFollowingInput } from './instruction-following'
 import { qualityMetric, type QualityInput } from './quality'
-import { RubricInputSchema, rubricMetric, type RubricInput } from './rubric'
+import { rubricMetric, type RubricInput } from './rubric'
 import { runMetric, type RunMetricOptions } from './run-metric'
 
 /** Options of the `evaluate*` functions: like {@link RunMetricOptions}, with the judge optional (default: `AGENT_VERDICT_JUDGE`). */
@@ -22,7 +22,7 @@ const withJudge = (options: EvaluateOptions): RunMetricOptions => ({ ...options,
  * const v = await evaluateInstructionFollowing({ output: 'W7', instruction: 'Answer with the week label only.' })
  * v.pass // true
  */
-export function evaluateInstructionFollowing(input: InstructionFollowingInput, options: EvaluateOptions = {}): Promise<Verdict> {
+export async function evaluateInstructionFollowing(input: InstructionFollowingInput, options: EvaluateOptions = {}): Promise<Verdict> {
   return runMetric(instructionFollowingMetric, input, withJudge(options))
 }
 
@@ -32,7 +32,7 @@ export function evaluateInstructionFollowing(input: InstructionFollowingInput, o
  * @example
  * const v = await evaluateCorrectness({ output: 'North America, $14.10', reference: 'North America, at $14.10.' })
  */
-export function evaluateCorrectness(input: CorrectnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
+export async function evaluateCorrectness(input: CorrectnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
   return runMetric(correctnessMetric, input, withJudge(options))
 }
 
@@ -43,7 +43,7 @@ export function evaluateCorrectness(input: CorrectnessInput, options: EvaluateOp
  * const v = await evaluateFaithfulness({ output: 'EMEA leads', image: 'revenue-by-region.png' })
  * v.reason // 'the chart shows North America highest at $14.10 …'
  */
-export function evaluateFaithfulness(input: FaithfulnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
+export async function evaluateFaithfulness(input: FaithfulnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
   return runMetric(faithfulnessMetric, input, withJudge(options))
 }
 
@@ -54,7 +54,7 @@ export function evaluateFaithfulness(input: FaithfulnessInput, options: Evaluate
  * const v = await evaluateQuality({ output, instruction: 'Describe the trend.', image: 'weekly-active-users.png' })
  * v.raw // 4
  */
-export function evaluateQuality(input: QualityInput, options: EvaluateOptions = {}): Promise<Verdict> {
+export async function evaluateQuality(input: QualityInput, options: EvaluateOptions = {}): Promise<Verdict> {
   return runMetric(qualityMetric, input, withJudge(options))
 }
 
@@ -64,7 +64,8 @@ export function evaluateQuality(input: QualityInput, options: EvaluateOptions = 
  * @example
  * const v = await evaluateRubric({ output: reply, rubric: 'Apologises and gives the refund date.' })
  */
-export function evaluateRubric(input: RubricInput, options: EvaluateOptions = {}): Promise<Verdict> {
-  const scale = RubricInputSchema.shape.scale.safeParse(input.scale).data ?? 'binary'
-  return runMetric(rubricMetric(scale), { ...input, scale }, withJudge(options))
+export async function evaluateRubric(input: RubricInput, options: EvaluateOptions = {}): Promise<Verdict> {
+  // An invalid scale is passed through so the input validation names it.
+  const scale = input.scale ?? 'binary'
+  return runMetric(rubricMetric(scale === 'likert5' ? 'likert5' : 'binary'), { ...input, scale }, withJudge(options))
 }

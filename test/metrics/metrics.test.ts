@@ -178,3 +178,27 @@ describe('unjudgeable', () => {
     }
   })
 })
+
+describe('evaluate* functions (outside a test runner)', () => {
+  test('evaluateRubric with an explicit judge, and an invalid scale is named, not silently binary', async () => {
+    const { evaluateRubric } = await import('../../src/metrics/evaluate')
+    const verdict = await evaluateRubric({ output: 'ok', rubric: 'Polite.', scale: 'likert5' }, { judge: h.judge })
+    expect(verdict).toMatchObject({ metric: 'rubric', scale: 'likert5', raw: 2 })
+    await expect(evaluateRubric({ output: 'ok', rubric: 'Polite.', scale: 5 as never }, { judge: h.judge })).rejects.toThrow(/Rubric: invalid input at scale/)
+  })
+
+  test('without a judge they use AGENT_VERDICT_JUDGE, and fail loudly when none is set', async () => {
+    const { evaluateFaithfulness } = await import('../../src/metrics/evaluate')
+    const saved = process.env.AGENT_VERDICT_JUDGE
+    try {
+      process.env.AGENT_VERDICT_JUDGE = `openai-compatible:${h.fake.baseURL}#from-env`
+      const verdict = await evaluateFaithfulness({ output: 'a', context: 'a' })
+      expect(verdict.judge).toMatchObject({ model: 'from-env' })
+      delete process.env.AGENT_VERDICT_JUDGE
+      await expect(evaluateFaithfulness({ output: 'a', context: 'a' })).rejects.toThrow(/no judge configured/)
+    } finally {
+      if (saved === undefined) delete process.env.AGENT_VERDICT_JUDGE
+      else process.env.AGENT_VERDICT_JUDGE = saved
+    }
+  })
+})
