@@ -4,6 +4,7 @@
 import { callJudge } from '../src/judges/judge-call'
 import { openaiJudge } from '../src/judges/openai'
 import type { FakeJudgeFault } from '../src/testing/schemas'
+import OpenAI from 'openai'
 import { z } from 'zod'
 import type { JudgeRequest } from '../src/judges/types'
 import type { Emit } from './emit'
@@ -61,6 +62,23 @@ async function round(fake: RemoteFakeJudge, faults: FakeJudgeFault[]): Promise<R
 
 const ROUNDS = 3
 
+/** Median wall time of N bare `chat.completions.create` calls from C workers. */
+async function clientFloor(fake: RemoteFakeJudge): Promise<number> {
+  const client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'bench', maxRetries: 0 })
+  const request = spanRequest(0)
+  const body = { model: 'fake-judge', messages: [{ role: 'user' as const, content: (request.content[0] as { text: string }).text }], response_format: { type: 'json_object' as const } }
+  const walls: number[] = []
+  for (let i = 0; i < ROUNDS; i++) {
+    let next = 0
+    const started = performance.now()
+    await Promise.all(Array.from({ length: C }, async () => {
+      while (next++ < N) await client.chat.completions.create(body)
+    }))
+    walls.push(performance.now() - started)
+  }
+  return walls.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]
+}
+
 /** Median-wall round of several, so one stall on a shared machine does not decide the figure. */
 async function medianRound(fake: RemoteFakeJudge, faults: FakeJudgeFault[]): Promise<{ median: Round; walls: number[]; lost: number }> {
   const rounds: Round[] = []
@@ -84,6 +102,9 @@ export async function run(emit: Emit): Promise<void> {
 
     const plain = await medianRound(fake, [])
     emit('judge.scheduling.ratio', plain.median.wallMs / ideal, detail(plain, ideal, '<=1.10'))
+    // The bare SDK at the same N, C, L (C workers, no judge): the floor this machine allows right now.
+    const floor = await clientFloor(fake)
+    emit('judge.scheduling.sdk_floor_ratio', floor / ideal, `wall=${Math.round(floor)}ms bare openai client, ${C} workers`)
 
     const sporadic = await medianRound(fake, [{ type: 'rate-limit', rate: 0.1, seed: 42, retryAfter: '0.2' }])
     emit('judge.scheduling_429.ratio', sporadic.median.wallMs / ideal, detail(sporadic, ideal, '<=1.30'))
