@@ -44,6 +44,8 @@ export interface DiagnoseIO {
 
 /** Files at or above this count get a progress line on a terminal's stderr. */
 const PROGRESS_MIN_FILES = 6
+/** Input errors printed one by one; the rest are counted. */
+const MAX_ERRORS_SHOWN = 10
 
 class UsageError extends Error {}
 
@@ -136,7 +138,11 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     },
   })
 
-  for (const e of inputErrors) stderr.write(`agent-verdict diagnose: ${e.message}\n`)
+  // A folder full of other JSON (annotations, configs) must not flood the terminal: name the first few.
+  for (const e of inputErrors.slice(0, MAX_ERRORS_SHOWN)) stderr.write(`agent-verdict diagnose: ${e.message}\n`)
+  if (inputErrors.length > MAX_ERRORS_SHOWN) {
+    stderr.write(`agent-verdict diagnose: … ${inputErrors.length - MAX_ERRORS_SHOWN} more files could not be read as traces (all are listed in inputErrors of --format json)\n`)
+  }
   if (args.json) {
     await mkdir(dirname(args.json), { recursive: true })
     await writeFile(args.json, `${JSON.stringify(report, null, 2)}\n`)

@@ -152,6 +152,17 @@ describe('agent-verdict diagnose exit codes and bad input', () => {
     expect(stderr).toContain(bad)
   })
 
+  it('names the first 10 unreadable files and counts the rest, so a folder of other JSON does not flood the terminal', async () => {
+    const dir = join(tmp, 'annotations')
+    mkdirSync(dir, { recursive: true })
+    for (let i = 0; i < 12; i++) writeFileSync(join(dir, `gold-${String(i).padStart(2, '0')}.json`), '{"errors": [], "scores": []}')
+    const { code, stderr, stdout } = await run('diagnose', dir, '--format', 'json')
+    expect(code).toBe(2)
+    expect(stderr.split('\n').filter((l) => l.includes('not a trace'))).toHaveLength(10)
+    expect(stderr).toContain('… 2 more files could not be read as traces')
+    expect(DiagnoseReportSchema.parse(JSON.parse(stdout)).inputErrors).toHaveLength(12)
+  })
+
   it('exits 2 on usage errors and 0 for --help', async () => {
     expect((await run('diagnose')).code).toBe(2)
     const bad = await run('diagnose', cleanFile, '--format', 'xml')
