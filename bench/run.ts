@@ -6,6 +6,7 @@ import type { BenchModule, Emit } from './emit'
 const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'ingest', load: () => import('./ingest') },
   { name: 'judge-scheduling', load: () => import('./judge-scheduling') },
+  { name: 'trail', load: () => import('./trail') },
 ]
 
 function formatValue(value: number | string): string {

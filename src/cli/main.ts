@@ -13,6 +13,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'run or score the TRAIL benchmark',
     load: async () => (await import('./bench')).benchCommand,
   },
+  report: {
+    summary: 'merge CI shards\u2019 report artifacts, or render one as HTML',
+    load: async () => (await import('./report')).reportCommand,
+  },
   'fake-judge': {
     summary: 'run a local OpenAI-compatible fake judge server (for tests and benches)',
     load: async () => (await import('./fake-judge')).fakeJudgeCommand,
