@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { diagnoseCommand } from '../../src/cli/diagnose'
 import { DiagnoseReportSchema } from '../../src/cli/diagnose-report'
 import { main } from '../../src/cli/main'
 import { agentRun, createRecorder } from '../helpers/otel'
@@ -161,6 +162,26 @@ describe('agent-verdict diagnose exit codes and bad input', () => {
     expect(stderr.split('\n').filter((l) => l.includes('not a trace'))).toHaveLength(10)
     expect(stderr).toContain('… 2 more files could not be read as traces')
     expect(DiagnoseReportSchema.parse(JSON.parse(stdout)).inputErrors).toHaveLength(12)
+  })
+
+  it('shows progress for many files as one updating stderr line on a terminal, and nothing in CI logs', async () => {
+    const dir = join(tmp, 'many')
+    mkdirSync(dir, { recursive: true })
+    for (let i = 0; i < 6; i++) copyFileSync(cleanFile, join(dir, `run-${i}.json`))
+    const capture = (isTTY: boolean) => {
+      const io = { out: '', err: '' }
+      return { io, streams: { stdout: { write: (s: string) => (io.out += s) }, stderr: { write: (s: string) => (io.err += s), isTTY } } }
+    }
+    const tty = capture(true)
+    expect(await diagnoseCommand([dir], tty.streams)).toBe(0)
+    expect(tty.io.err).toContain('\r\u001b[2Kdiagnosing 1/6 ')
+    expect(tty.io.err).toContain('\r\u001b[2Kdiagnosing 6/6 ')
+    expect(tty.io.err.endsWith('\r\u001b[2K')).toBe(true)
+    expect(tty.io.err).not.toContain('\n')
+    expect(tty.io.out).toContain('diagnosed 6 traces')
+    const ci = capture(false)
+    expect(await diagnoseCommand([dir], ci.streams)).toBe(0)
+    expect(ci.io.err).toBe('')
   })
 
   it('exits 2 on usage errors and 0 for --help', async () => {
