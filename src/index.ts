@@ -11,6 +11,9 @@ export { spanToJSON, type SpanJSON } from './trace/span-json'
 
 // --- taxonomy and diagnosis ---
 export * from './diagnosis/taxonomy'
+export * from './diagnosis/types'
+export { diagnose } from './diagnosis/diagnose'
+export { formatFailingLeaf, metricLabel } from './diagnosis/format'
 
 // --- verdicts and the report artifact ---
 export * from './verdict/verdict'
