@@ -35,51 +35,58 @@ export class Trace {
   readonly warnings: TraceWarning[]
   /** File the trace came from, when loaded from disk. */
   readonly source?: string
-  private readonly byId: Map<string, Span>
-  private readonly childrenOf: Map<string, Span[]>
-  private readonly depthOf: Map<string, number>
+  /** One map for id → span, children and depth: a single lookup per span keeps 100k-span traces linear. */
+  private readonly nodes: Map<string, TraceNode>
 
   constructor(spans: readonly Span[], options: { traceId?: string; warnings?: TraceWarning[]; source?: string } = {}) {
     this.warnings = options.warnings ?? []
     this.source = options.source
-    this.byId = new Map()
+    const nodes = new Map<string, TraceNode>()
+    const unique: TraceNode[] = []
     for (const span of spans) {
-      if (this.byId.has(span.id)) {
+      if (nodes.has(span.id)) {
         this.warnings.push({ code: 'duplicate-span', spanId: span.id, message: `span ${span.id} (${span.name}) appears more than once; kept the first copy` })
         continue
       }
-      this.byId.set(span.id, span)
+      const node: TraceNode = { span, children: undefined, kids: undefined, depth: -1 }
+      nodes.set(span.id, node)
+      unique.push(node)
     }
-    this.childrenOf = new Map()
-    const roots: Span[] = []
-    for (const span of this.byId.values()) {
-      if (span.parentId !== null && this.byId.has(span.parentId)) {
-        let list = this.childrenOf.get(span.parentId)
-        if (!list) this.childrenOf.set(span.parentId, (list = []))
-        list.push(span)
-      } else {
-        roots.push(span)
-      }
+    this.nodes = nodes
+    const roots: TraceNode[] = []
+    for (const node of unique) {
+      const parent = node.span.parentId === null ? undefined : nodes.get(node.span.parentId)
+      if (parent) (parent.kids ??= []).push(node)
+      else roots.push(node)
     }
-    const byStart = (a: Span, b: Span) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0)
-    roots.sort(byStart)
-    for (const list of this.childrenOf.values()) list.sort(byStart)
-    this.roots = roots
+    sortByStart(roots)
+    for (const node of unique) {
+      if (!node.kids) continue
+      sortByStart(node.kids)
+      node.children = node.kids.map((k) => k.span)
+    }
+    this.roots = roots.map((r) => r.span)
 
     // Iterative DFS: real traces can be deep, and a recursive walk would risk the stack on synthetic ones.
     const order: Span[] = []
-    this.depthOf = new Map()
-    const stack: Array<[Span, number]> = []
-    for (let i = roots.length - 1; i >= 0; i--) stack.push([roots[i], 0])
+    const stack: TraceNode[] = []
+    for (let i = roots.length - 1; i >= 0; i--) {
+      roots[i].depth = 0
+      stack.push(roots[i])
+    }
     while (stack.length > 0) {
-      const [span, depth] = stack.pop()!
-      order.push(span)
-      this.depthOf.set(span.id, depth)
-      const kids = this.childrenOf.get(span.id)
-      if (kids) for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1])
+      const node = stack.pop()!
+      order.push(node.span)
+      const kids = node.kids
+      if (!kids) continue
+      for (let i = kids.length - 1; i >= 0; i--) {
+        const kid = kids[i]
+        kid.depth = node.depth + 1
+        stack.push(kid)
+      }
     }
     // Spans in a parent-id cycle are nobody's descendants of a root, so the walk never reaches them.
-    if (order.length < this.byId.size) throw cycleError(this.byId, this.depthOf)
+    if (order.length < unique.length) throw cycleError(nodes)
     this.spans = order
     this.traceId = options.traceId ?? order[0]?.traceId ?? ''
   }
@@ -91,18 +98,18 @@ export class Trace {
 
   /** The span with this id, or undefined. */
   get(id: string): Span | undefined {
-    return this.byId.get(id)
+    return this.nodes.get(id)?.span
   }
 
   /** Direct children of a span, by start time. */
   children(id: string): readonly Span[] {
-    return this.childrenOf.get(id) ?? []
+    return this.nodes.get(id)?.children ?? []
   }
 
   /** The parent span, or undefined for roots and orphans. */
   parent(id: string): Span | undefined {
-    const parentId = this.byId.get(id)?.parentId
-    return parentId == null ? undefined : this.byId.get(parentId)
+    const parentId = this.nodes.get(id)?.span.parentId
+    return parentId == null ? undefined : this.nodes.get(parentId)?.span
   }
 
   /** Ancestors from the parent up to the root (nearest first). */
@@ -114,19 +121,19 @@ export class Trace {
 
   /** Depth below its root (root = 0). */
   depth(id: string): number {
-    return this.depthOf.get(id) ?? 0
+    return Math.max(0, this.nodes.get(id)?.depth ?? 0)
   }
 
   /** Names from the root down to the span, e.g. `['CodeAgent.run', 'Step 4', 'SearchInformationTool']`. */
   path(id: string): string[] {
-    const span = this.byId.get(id)
+    const span = this.get(id)
     if (!span) return []
     return [...this.ancestors(id).reverse().map((s) => s.name), span.name]
   }
 
   /** True if the span has no children. */
   isLeaf(id: string): boolean {
-    return !this.childrenOf.has(id)
+    return this.nodes.get(id)?.children === undefined
   }
 
   /** Spans of one kind, in depth-first order. */
@@ -150,14 +157,42 @@ export class Trace {
   }
 }
 
+const byStart = (a: TraceNode, b: TraceNode) => (a.span.startNs < b.span.startNs ? -1 : a.span.startNs > b.span.startNs ? 1 : 0)
+
+/** Sorts by start time, stable; exporters almost always write siblings in order, so check before sorting. */
+function sortByStart(list: TraceNode[]): void {
+  for (let i = 1; i < list.length; i++) {
+    if (list[i - 1].span.startNs > list[i].span.startNs) {
+      list.sort(byStart)
+      return
+    }
+  }
+}
+
+/** Where a span sits in the tree; children are filled in and sorted once, at construction. */
+interface TraceNode {
+  span: Span
+  /** Child spans by start time (what `children()` returns) … */
+  children: Span[] | undefined
+  /** … and their nodes, for the walk. */
+  kids: TraceNode[] | undefined
+  /** -1 until the depth-first walk reaches the span. */
+  depth: number
+}
+
 /** The cycle that kept spans out of the tree, as a TraceFormatError naming its span ids. */
-function cycleError(byId: Map<string, Span>, reached: Map<string, number>): TraceFormatError {
+function cycleError(nodes: Map<string, TraceNode>): TraceFormatError {
   let start: Span | undefined
-  for (const span of byId.values()) if (!reached.has(span.id)) { start = span; break }
+  for (const node of nodes.values()) {
+    if (node.depth < 0) {
+      start = node.span
+      break
+    }
+  }
   // Walk up from an unreached span: it must run into the cycle (no root is above it).
   const seen = new Map<string, number>()
   const chain: Span[] = []
-  for (let s = start; s && !seen.has(s.id); s = byId.get(s.parentId ?? '')) {
+  for (let s = start; s && !seen.has(s.id); s = nodes.get(s.parentId ?? '')?.span) {
     seen.set(s.id, chain.length)
     chain.push(s)
   }
