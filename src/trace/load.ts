@@ -1,11 +1,11 @@
 import { readFile, stat } from 'node:fs/promises'
 import fg from 'fast-glob'
 import { TraceFormatError } from './errors'
-import { parseTraces, pickTrace, tracesFromValue, type TraceOptions } from './parse'
+import { parseTrace, parseTraces, pickTrace, tracesFromValue, type TraceOptions } from './parse'
 import type { ReadableSpanLike } from './readers/readable-spans'
 import { Trace } from './trace'
 
-/** What {@link loadTrace} accepts: a file path, file bytes, a parsed export, SDK spans, or a Trace. */
+/** What {@link loadTrace} accepts: a file path (or JSON text), file bytes, a parsed export, SDK spans, or a Trace. */
 export type TraceInput = string | Uint8Array | Trace | readonly ReadableSpanLike[] | Record<string, unknown>
 
 async function readTraceText(path: string): Promise<string> {
@@ -53,7 +53,8 @@ export async function loadTrace(input: TraceInput, opts: TraceOptions = {}): Pro
     }
     return input
   }
-  if (typeof input === 'string') return pickTrace(await loadTraceFile(input), opts, input)
+  // No file path starts with `{`; JSON text passed by mistake for a path still loads.
+  if (typeof input === 'string') return /^\s*\{/.test(input) ? parseTrace(input, undefined, opts) : pickTrace(await loadTraceFile(input), opts, input)
   // File bytes, e.g. what the OTel JsonTraceSerializer returns.
   if (input instanceof Uint8Array) return pickTrace(parseTraces(new TextDecoder().decode(input)), opts)
   return pickTrace(tracesFromValue(input), opts)

@@ -150,6 +150,9 @@ export function tracesFromValue(value: unknown, source?: string): Trace[] {
 /**
  * The one trace of an input: the one named by `opts.traceId`, or the only one; otherwise a
  * TraceFormatError listing the trace ids found.
+ *
+ * @example
+ * const trace = pickTrace(parseTraces(text, 'export.jsonl'), { traceId: '5b8efff7…' }, 'export.jsonl')
  */
 export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: string): Trace {
   if (traces.length === 0) throw new TraceFormatError('no spans found: the input holds no spans; check that the exporter ran and flushed', { file: source, jsonPath: '$' })

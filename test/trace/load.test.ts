@@ -44,6 +44,12 @@ describe('loadTrace input kinds', () => {
     await expect(loadTrace(JSON.parse(rec.otlpJson()), { traceId: 'abc' })).rejects.toThrow(`no trace with id abc: found 2 trace(s): ${ids.join(', ')}`)
   })
 
+  it('takes JSON text passed where a path was expected', async () => {
+    const trace = await loadTrace(readFileSync(SMALL, 'utf8'))
+    expect(trace.traceId).toBe('0ebe673d64647ec44c370638b82d3c78')
+    expect(trace.source).toBeUndefined()
+  })
+
   it('ignores a UTF-8 BOM', () => {
     expect(parseTrace(`\uFEFF${readFileSync(SMALL, 'utf8')}`).size).toBe(11)
   })
