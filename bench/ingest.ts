@@ -88,7 +88,7 @@ function perSpan(emit: Emit): void {
   ].map((s) => ({ ...s, text: syntheticOtlpTrace(s.spans), samples: [] as number[], parseSamples: [] as number[] }))
   for (const s of sizes) ingest(s.text)
   // Rounds interleave the sizes, so a busy machine slows all of them alike instead of one.
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < 7; round++) {
     for (const s of sizes) {
       for (let i = 0; i < s.perRound; i++) {
         collectGarbage()
