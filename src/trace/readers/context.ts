@@ -26,7 +26,7 @@ export class ReadContext {
     this.warn(traceId, {
       code: 'unparsed-payload',
       spanId,
-      message: `span ${spanId} (${spanName}): ${what}; kept the raw string (further spans with unparsed payloads in this trace are not reported)`,
+      message: `span ${spanId} (${spanName}): ${what}; kept as the raw string (reported once per trace)`,
     })
   }
 

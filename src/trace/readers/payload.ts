@@ -41,7 +41,7 @@ export function readPayload(
     return value
   }
   if (wrapsPythonRepr(parsed)) {
-    ctx.warnUnparsed(span.traceId, span.id, span.name, 'a payload holds a Python repr (e.g. ActionStep(...)), not JSON')
+    ctx.warnUnparsed(span.traceId, span.id, span.name, 'a payload is a Python repr (e.g. ActionStep(...)), not JSON')
     return value
   }
   return parsed
