@@ -19,17 +19,17 @@ function bigRequest(n: number, shape: 'chain' | 'fan'): string {
 }
 
 describe('large traces', () => {
-  it('reads a 100k-span chain (depth 100k) without recursion limits', () => {
-    const trace = parseTrace(bigRequest(100_000, 'chain'))
-    expect(trace.size).toBe(100_000)
+  it('reads a 30k-span chain (depth 30k) without recursion limits', () => {
+    const trace = parseTrace(bigRequest(30_000, 'chain'))
+    expect(trace.size).toBe(30_000)
     expect(trace.roots).toHaveLength(1)
-    expect(trace.depth((100_000).toString(16).padStart(16, '0'))).toBe(99_999)
+    expect(trace.depth((30_000).toString(16).padStart(16, '0'))).toBe(29_999)
     expect(trace.spans.every((s) => s.kind === 'llm')).toBe(true)
   })
 
-  it('reads a 100k-span fan-out with every child under one root', () => {
-    const trace = parseTrace(bigRequest(100_000, 'fan'))
-    expect(trace.children(trace.roots[0].id)).toHaveLength(99_999)
+  it('reads a 30k-span fan-out with every child under one root', () => {
+    const trace = parseTrace(bigRequest(30_000, 'fan'))
+    expect(trace.children(trace.roots[0].id)).toHaveLength(29_999)
   })
 
   it('Trace reports a cycle instead of silently dropping spans', () => {
