@@ -6,8 +6,15 @@ import { toBeFaithfulToImage } from './to-be-faithful-to-image'
 import { toFollowInstructions } from './to-follow-instructions'
 import { toHaveQuality } from './to-have-quality'
 import { toSatisfyRubric } from './to-satisfy-rubric'
+import { toCallTool } from './to-call-tool'
+import { toCompleteTask } from './to-complete-task'
+import { toFollowPlan } from './to-follow-plan'
+import { toHaveNoFailingSpans } from './to-have-no-failing-spans'
+import { toStayWithinBudget } from './to-stay-within-budget'
+import { toUseToolsEfficiently } from './to-use-tools-efficiently'
 
 export { toBeCorrect, toBeCorrectForImage, toBeFaithfulTo, toBeFaithfulToImage, toFollowInstructions, toHaveQuality, toSatisfyRubric }
+export { toHaveNoFailingSpans, toUseToolsEfficiently, toCompleteTask, toFollowPlan, toCallTool, toStayWithinBudget }
 export type { ToBeCorrectOptions } from './to-be-correct'
 export type { ToBeCorrectForImageOptions } from './to-be-correct-for-image'
 export type { ToBeFaithfulToOptions } from './to-be-faithful-to'
@@ -15,11 +22,17 @@ export type { ToBeFaithfulToImageOptions } from './to-be-faithful-to-image'
 export type { ToHaveQualityOptions } from './to-have-quality'
 export type { ToSatisfyRubricOptions } from './to-satisfy-rubric'
 export type { JudgeCallOptions } from './run-output-matcher'
+export type { ToHaveNoFailingSpansOptions } from './to-have-no-failing-spans'
+export type { AgentMatcherOptions } from './run-agent-matcher'
+export type { ToCompleteTaskOptions } from './to-complete-task'
+export type { ToCallToolOptions } from './to-call-tool'
+export type { ToStayWithinBudgetOptions } from './to-stay-within-budget'
+export { TRACE_RECEIVED_HELP } from './trace-received'
 export type { MatcherContext, MatcherResult } from './context'
 export type { AgentVerdictMatchers } from './types'
 
 /**
- * Every output matcher, keyed by name, for `expect.extend`.
+ * Every matcher (output, multimodal and trace), keyed by name, for `expect.extend`.
  *
  * @example
  * import { expect } from 'vitest'
@@ -34,4 +47,10 @@ export const matchers = {
   toBeCorrectForImage,
   toHaveQuality,
   toSatisfyRubric,
+  toHaveNoFailingSpans,
+  toUseToolsEfficiently,
+  toCompleteTask,
+  toFollowPlan,
+  toCallTool,
+  toStayWithinBudget,
 }

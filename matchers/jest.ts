@@ -32,7 +32,7 @@ afterAll(async () => {
 
 declare module 'expect' {
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  interface Matchers<R extends void | Promise<void>, T = unknown> extends AgentVerdictMatchers<Promise<void>> {}
+  interface Matchers<R extends void | Promise<void>, T = unknown> extends AgentVerdictMatchers<Promise<void>, R> {}
 }
 
 declare global {
@@ -40,7 +40,7 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace jest {
     // eslint-disable-next-line @typescript-eslint/no-unused-vars
-    interface Matchers<R, T = {}> extends AgentVerdictMatchers<Promise<void>> {}
+    interface Matchers<R, T = {}> extends AgentVerdictMatchers<Promise<void>, R> {}
   }
 }
 

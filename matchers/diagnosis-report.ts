@@ -1,0 +1,62 @@
+import type { Diagnosis, FailingLeaf } from '../src/diagnosis/types'
+import { metricLabel } from '../src/diagnosis/format'
+import type { Trace } from '../src/trace/trace'
+import type { ReportTrace } from '../src/verdict/report'
+import type { Verdict } from '../src/verdict/verdict'
+import { describeSpan, excerptLine } from './trace-messages'
+
+/**
+ * The span tree of a diagnosis as the report artifact stores it: every span with its parent, whether
+ * it failed after propagation, and the ids of its own verdicts (which travel in the test's verdicts).
+ *
+ * @example
+ * attachVerdicts(this, verdictsOfDiagnosis(d), [reportTraceOf(d)])
+ */
+export function reportTraceOf(diagnosis: Diagnosis): ReportTrace {
+  return {
+    id: diagnosis.traceId,
+    spans: diagnosis.spans.map((s) => ({
+      id: s.spanId,
+      parentId: s.parentId,
+      name: s.name,
+      kind: s.kind,
+      failed: s.state === 'fail',
+      verdictIds: s.verdicts.flatMap((v) => (v.id === undefined ? [] : [v.id])),
+    })),
+  }
+}
+
+/** Every span verdict of a diagnosis, then its agent-level verdicts. */
+export function verdictsOfDiagnosis(diagnosis: Diagnosis): Verdict[] {
+  return [...diagnosis.spans.flatMap((s) => s.verdicts), ...diagnosis.agent.verdicts]
+}
+
+/**
+ * One failing leaf as the failure message lists it, in the reporter's format:
+ * `tool:search (id 4a1f9c2e…, path agent.run › Step 4 › search) — Tool Output Misinterpretation (reasoning integrity 2/5): reason`.
+ *
+ * @example
+ * leafLine(trace, leaf)
+ */
+export function leafLine(trace: Trace, leaf: FailingLeaf): string {
+  const score = leaf.score === null ? '' : typeof leaf.raw === 'number' ? ` ${leaf.raw}/5` : ` ${leaf.score.toFixed(2)}`
+  const metric = `${metricLabel(leaf.metric)}${score}`
+  const what = leaf.category ? `${leaf.category} (${metric})` : metric
+  return `${describeSpan(trace, { id: leaf.spanId, kind: leaf.kind, name: leaf.name })} — ${what}: ${excerptLine(leaf.reason, 300)}`
+}
+
+/**
+ * The spans a diagnosis wanted a verdict for but could not get one, each with the cause its
+ * unjudgeable verdict gives.
+ *
+ * @example
+ * unjudgeableSpans(d).map((u) => u.cause)
+ */
+export function unjudgeableSpans(diagnosis: Diagnosis): Array<{ spanId: string; kind: string; name: string; cause: string }> {
+  return diagnosis.spans
+    .filter((s) => s.own === 'unjudgeable')
+    .map((s) => {
+      const causes = [...new Set(s.verdicts.filter((v) => v.outcome === 'unjudgeable').map((v) => v.reason))]
+      return { spanId: s.spanId, kind: s.kind, name: s.name, cause: causes.join('; ') || 'no verdict was obtained' }
+    })
+}

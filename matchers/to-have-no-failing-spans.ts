@@ -1,0 +1,113 @@
+import { z } from 'zod'
+import { diagnose } from '../src/diagnosis/diagnose'
+import { DiagnoseOptionsSchema, type Diagnosis, type PropagationPolicy } from '../src/diagnosis/types'
+import type { Trace } from '../src/trace/trace'
+import type { MatcherContext, MatcherResult } from './context'
+import { matcherHint } from './messages'
+import { leafLine, reportTraceOf, unjudgeableSpans, verdictsOfDiagnosis } from './diagnosis-report'
+import { attachVerdicts, track } from './runtime'
+import { parseOptions } from './parse-options'
+import { traceJudge, TraceJudgeOptionSchema } from './trace-judge'
+import { describeSpan, excerptLine, plural } from './trace-messages'
+import { resolveTrace } from './trace-received'
+
+/**
+ * Options of {@link toHaveNoFailingSpans}: the diagnosis options (`select`, `policy`, `threshold`,
+ * `budgetTokens`, `judgeDetectorSpans`), `judge` (a Judge, or `false` for the detectors only) and
+ * `allowUnjudgeable` (spans the judge could not judge do not fail the assertion).
+ *
+ * @example
+ * ToHaveNoFailingSpansOptionsSchema.parse({ select: { kind: ['llm', 'tool'] }, policy: { type: 'threshold', threshold: 0.3 } })
+ */
+export const ToHaveNoFailingSpansOptionsSchema = DiagnoseOptionsSchema.pick({ select: true, policy: true, threshold: true, budgetTokens: true, judgeDetectorSpans: true }).extend({
+  judge: TraceJudgeOptionSchema.optional(),
+  allowUnjudgeable: z.boolean().optional(),
+})
+export type ToHaveNoFailingSpansOptions = z.input<typeof ToHaveNoFailingSpansOptionsSchema>
+
+const NAME = 'toHaveNoFailingSpans'
+const ALLOWED = '{ judge?: Judge | false, select?, policy?, threshold?, budgetTokens?, judgeDetectorSpans?, allowUnjudgeable? }'
+/** Failing leaves and unjudgeable spans listed before "… and N more". */
+const MAX_LISTED = 25
+
+/**
+ * Diagnoses the run span by span and passes when no span fails: deterministic detectors first, then
+ * (with a judge) one multi-aspect judge call per selected leaf through the test file's cassette, and
+ * failures propagated up the tree by `policy`. The message lists each failing leaf — where, category,
+ * metric and score, reason. Spans the judge could not judge fail the assertion (under `.not` too)
+ * unless `allowUnjudgeable: true`. With no judge configured it fails naming `AGENT_VERDICT_JUDGE`;
+ * `{ judge: false }` runs the detectors only. Every span verdict and the span tree go to the report.
+ *
+ * @example
+ * await expect(trace).toHaveNoFailingSpans({ select: { kind: ['llm', 'tool'] }, policy: 'existential' })
+ * await expect('traces/run.json').toHaveNoFailingSpans({ judge: false })
+ */
+export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, options?: ToHaveNoFailingSpansOptions): Promise<MatcherResult> {
+  const ctx = this
+  const args = options === undefined ? '' : 'options'
+  return track(ctx, NAME, async () => {
+    const { judge: judgeOption, allowUnjudgeable, ...rest } = parseOptions(ToHaveNoFailingSpansOptionsSchema, options, { name: NAME, args, isNot: ctx.isNot, allowed: ALLOWED })
+    const trace = resolveTrace(received, { name: NAME, args, isNot: ctx.isNot })
+    const judge = traceJudge(ctx, judgeOption, { name: NAME, args, withoutJudge: 'To check the trace with the deterministic detectors only, pass { judge: false }.' })
+    const diagnosis = await diagnose(trace, { ...rest, judge, agent: false })
+    attachVerdicts(ctx, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)])
+    const outcome = diagnosis.verdict.outcome
+    const unjudgeableFails = outcome === 'unjudgeable' && allowUnjudgeable !== true
+    // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
+    const pass = unjudgeableFails ? ctx.isNot === true : outcome === 'fail' ? false : true
+    const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails })
+    return { pass, message, actual: outcome, expected: 'pass', meta: { diagnosis: summaryOf(diagnosis) } }
+  })
+}
+
+function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args: string; unjudgeableFails: boolean }): string {
+  const lines = [matcherHint(NAME, opts.isNot, opts.args), '']
+  const policy = policyLabel(d.policy)
+  const judged = d.spans.filter((s) => s.own !== 'unjudged').length
+  const scope = d.mode === 'judge' ? `${judged} judged ${judged === 1 ? 'span' : 'spans'}` : `${trace.size} spans checked by the deterministic detectors`
+  const propagated = d.failingLeaves.filter((l) => l.propagates)
+  const contained = d.failingLeaves.filter((l) => !l.propagates)
+
+  if (opts.unjudgeableFails) {
+    lines.push(`Unjudgeable: the trace has no verdict for every span it wanted one for, so this fails${opts.isNot ? ' under .not too' : ''} — pass { allowUnjudgeable: true } to accept that.`)
+  } else if (opts.isNot) {
+    lines.push(`Expected some span to fail, but none of the ${scope} failed the trace (policy ${policy}).`)
+  } else {
+    lines.push(`${d.failingLeaves.length} of ${scope} failed (policy ${policy}):`)
+  }
+  lines.push(...listed(propagated.map((l) => `  ✗ ${leafLine(trace, l)}`)))
+  if (contained.length > 0) {
+    lines.push(`${contained.length} failing ${contained.length === 1 ? 'leaf' : 'leaves'} did not fail the trace under policy ${policy}:`)
+    lines.push(...listed(contained.map((l) => `  · ${leafLine(trace, l)}`)))
+  }
+  const unjudgeable = unjudgeableSpans(d)
+  if (unjudgeable.length > 0) {
+    lines.push(`${plural(unjudgeable.length, 'span')} unjudgeable${opts.unjudgeableFails ? '' : ' (allowed)'}:`)
+    lines.push(...listed(unjudgeable.map((u) => `  ? ${describeSpan(trace, { id: u.spanId, kind: u.kind, name: u.name })} — ${excerptLine(u.cause, 300)}`)))
+  }
+  lines.push(`Trace: ${d.verdict.outcome} — ${excerptLine(d.verdict.reason, 400)}`)
+  lines.push(statsLine(d))
+  return lines.join('\n')
+}
+
+function listed(lines: string[]): string[] {
+  return lines.length <= MAX_LISTED ? lines : [...lines.slice(0, MAX_LISTED), `    … and ${lines.length - MAX_LISTED} more (all are in the report)`]
+}
+
+function policyLabel(policy: PropagationPolicy): string {
+  if (policy === 'existential' || policy.type === 'existential') return 'existential'
+  if (policy.type === 'threshold') return `threshold ${policy.threshold}`
+  return `category: ${policy.categories.join(', ')}`
+}
+
+function statsLine(d: Diagnosis): string {
+  if (d.mode === 'deterministic') return `Mode: deterministic — detectors only, no judge was asked (judge: false)${d.skipped.length > 0 ? `; skipped ${d.skipped.join(', ')}` : ''}`
+  const s = d.stats
+  const replayed = s.cachedCalls > 0 ? ` (${s.cachedCalls} replayed from cassette)` : ''
+  return `Judge: ${d.judge ?? 'unknown'} · ${plural(s.judgeCalls, 'call')}${replayed} · max prompt ${s.maxPromptTokens.toLocaleString('en-US')} of ${s.budgetTokens.toLocaleString('en-US')} tokens`
+}
+
+/** What travels in the result's `meta`: small and JSON-safe, for custom reporters. */
+function summaryOf(d: Diagnosis) {
+  return { traceId: d.traceId, mode: d.mode, verdict: d.verdict, failingLeaves: d.failingLeaves.length, stats: d.stats }
+}
