@@ -1,0 +1,151 @@
+// The user message of a span judgement: the task, the enclosing step, the previous steps and the
+// span's input/output, each cut head+tail so the whole request stays within the per-call budget.
+import type { z } from 'zod'
+import { section, sections } from '../metrics/prompts/shared'
+import type { Span } from '../trace/span'
+import type { Trace } from '../trace/trace'
+import { errorText, fitPayload, payloadText, payloadTokens } from './render'
+import { agentName, stepLine, taskOf, type CompactStep } from './steps'
+import { estimateTokens, requestTokens } from './tokens'
+import { allocate, headTail, type BudgetClaim } from './truncate'
+
+/** What a span prompt is built from. */
+export interface SpanPromptOptions {
+  system: string
+  schema: z.ZodType
+  /** Whole request, prompt side (system + user + schema), in estimated tokens. */
+  budgetTokens: number
+  /** Compact steps of the whole trace (computed once per trace). */
+  steps: readonly CompactStep[]
+  /** How many previous steps to show. */
+  contextSteps: number
+}
+
+/** A built prompt and its estimated size (system + user + schema). */
+export interface SpanPrompt {
+  text: string
+  tokens: number
+}
+
+/** Slack for estimator rounding per part and tag framing, on top of the measured frame. */
+const SAFETY_TOKENS = 64
+
+/**
+ * The user text judging `span`, guaranteed (by construction, then checked) to keep the whole request
+ * within `budgetTokens` however large the span or the trace.
+ *
+ * @example
+ * const { text, tokens } = spanPrompt(trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: 16_000, steps, contextSteps: 4 })
+ */
+export function spanPrompt(trace: Trace, span: Span, options: SpanPromptOptions): SpanPrompt {
+  const parts = promptParts(trace, span, options)
+  const fixed = requestTokens(options.system, '', options.schema) + estimateTokens(assemble(parts.map(() => ''))) + SAFETY_TOKENS
+  let available = options.budgetTokens - fixed
+  if (available < 200) {
+    throw new RangeError(`budgetTokens ${options.budgetTokens} leaves no room for the span after the ${fixed}-token system prompt and schema; raise the budget`)
+  }
+  const claims: BudgetClaim[] = parts.map((p) => ({ wants: p.wants, weight: p.weight }))
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const grants = allocate(available, claims)
+    const text = assemble(parts.map((p, i) => p.render(grants[i])))
+    const tokens = requestTokens(options.system, text, options.schema)
+    if (tokens <= options.budgetTokens) return { text, tokens }
+    // Rounding in the parts' estimates went over: take the overflow off and share again.
+    available -= tokens - options.budgetTokens + 16
+  }
+  // Unreachable in practice; the hard cut keeps the guarantee whatever happened above.
+  const text = headTail(assemble(parts.map((p) => p.render(0))), Math.max(0, options.budgetTokens - fixed))
+  return { text, tokens: requestTokens(options.system, text, options.schema) }
+}
+
+interface Part {
+  tag: string
+  wants: number
+  weight: number
+  render: (tokens: number) => string
+}
+
+const TAGS = ['task', 'enclosing_step', 'previous_steps', 'span', 'span_input', 'span_output'] as const
+
+function assemble(texts: string[]): string {
+  return sections(...TAGS.map((tag, i) => section(tag, texts[i] === '' ? '-' : texts[i])))
+}
+
+function textPart(tag: string, text: string, weight: number): Part {
+  return { tag, wants: estimateTokens(text), weight, render: (n) => headTail(text, n) }
+}
+
+function promptParts(trace: Trace, span: Span, options: SpanPromptOptions): Part[] {
+  const root = trace.spans.find((s) => s.kind === 'agent')
+  const task = root ? taskOf(root) : payloadText(trace.roots[0]?.input)
+  const previous = previousSteps(span, options.steps, options.contextSteps)
+  return [
+    textPart('task', task, 1.5),
+    textPart('enclosing_step', enclosingStep(trace, span, root), 1),
+    linesPart(previous),
+    textPart('span', spanHeader(span), 1),
+    payloadPart('span_input', span.input, 4),
+    payloadPart('span_output', span.output, 3),
+  ]
+}
+
+function payloadPart(tag: string, value: unknown, weight: number): Part {
+  if (value === undefined) return { tag, wants: 3, weight, render: () => '(not recorded)' }
+  return { tag, wants: payloadTokens(value), weight, render: (n) => fitPayload(value, n) }
+}
+
+/** The newest lines that fit; older ones are dropped first (the newest line is cut if it alone is too long). */
+function linesPart(lines: string[]): Part {
+  const text = lines.join('\n')
+  return {
+    tag: 'previous_steps',
+    wants: estimateTokens(text),
+    weight: 1,
+    render: (n) => {
+      if (estimateTokens(text) <= n) return text
+      const kept: string[] = []
+      let room = n * 4
+      for (let i = lines.length - 1; i >= 0; i--) {
+        if (lines[i].length + 1 > room) break
+        kept.unshift(lines[i])
+        room -= lines[i].length + 1
+      }
+      if (kept.length === 0) return headTail(lines[lines.length - 1] ?? '', n)
+      return [`(${lines.length - kept.length} earlier steps not shown)`, ...kept].join('\n').slice(0, n * 4)
+    },
+  }
+}
+
+/** Steps that ended before the span started (its own actions excluded), newest last. */
+function previousSteps(span: Span, steps: readonly CompactStep[], count: number): string[] {
+  if (count <= 0) return []
+  const before = steps.filter((s) => s.spanId !== span.id && s.endNs <= span.startNs)
+  return before.slice(-count).map(stepLine)
+}
+
+/** Where the span sits: its path, the sub-agent's task when it is not the root agent's, and what its step produced. */
+function enclosingStep(trace: Trace, span: Span, root: Span | undefined): string {
+  const lines = [`path: ${trace.path(span.id).join(' › ')}`]
+  const agent = trace.ancestors(span.id).find((a) => a.kind === 'agent')
+  if (agent && root && agent.id !== root.id) lines.push(`agent: ${agentName(agent)} — its task: ${taskOf(agent)}`)
+  const step = trace.ancestors(span.id).find((a) => a.kind === 'chain')
+  if (step) {
+    const error = errorText(step)
+    lines.push(`step: ${step.name} (status ${step.status})`)
+    if (error) lines.push(`step error: ${error}`)
+    const out = payloadText(step.output)
+    if (out) lines.push(`step result: ${out}`)
+  }
+  return lines.join('\n')
+}
+
+/** Kind, name, id, tool, model, status and the span's own error. */
+function spanHeader(span: Span): string {
+  const lines = [`id: ${span.id}`, `kind: ${span.kind}`, `name: ${span.name}`]
+  if (span.toolName) lines.push(`tool: ${span.toolName}`)
+  if (span.model) lines.push(`model: ${span.model}`)
+  lines.push(`status: ${span.status}`)
+  const error = errorText(span)
+  if (error) lines.push(`error: ${error}`)
+  return lines.join('\n')
+}

@@ -1,0 +1,154 @@
+// One multi-aspect judge call per span, and its reply turned into span verdicts.
+import { JudgeOutputError } from '../judges/errors'
+import { callJudge } from '../judges/judge-call'
+import type { Judge, JudgeResponse } from '../judges/types'
+import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/span-diagnosis'
+import type { Span } from '../trace/span'
+import type { Trace } from '../trace/trace'
+import type { JudgeInfo, Verdict } from '../verdict/verdict'
+import { errorText, oneLine, plainText } from './render'
+import { spanPrompt } from './span-context'
+import { SPAN_ASPECTS, SpanJudgementSchema, type SpanJudgement } from './span-judgement'
+import type { CompactStep } from './steps'
+import { SPAN_CATEGORY_METRIC } from './types'
+
+/** What judging one span needs besides the span. */
+export interface SpanJudgeContext {
+  trace: Trace
+  judge: Judge
+  budgetTokens: number
+  threshold: number
+  steps: readonly CompactStep[]
+  contextSteps: number
+  signal?: AbortSignal
+}
+
+/** The verdicts of one span and what the call cost. */
+export interface SpanJudgeResult {
+  verdicts: Verdict[]
+  /** Estimated prompt tokens of the request sent (system + user + schema). */
+  promptTokens: number
+  /** Judge calls made (an unjudgeable one included) and replayed from a cassette. */
+  calls: { made: number; cached: number }
+  unjudgeable: boolean
+}
+
+/** Room for the reply: reasoning, three reasons, a quote. */
+const MAX_OUTPUT_TOKENS = 1500
+const SUBJECT_CHARS = 300
+
+/**
+ * Judges one span with one call: the prompt is built within the budget, the reply becomes one verdict
+ * per aspect plus the category verdict (which carries the judge info, so reports count one call). A
+ * judge failure makes every verdict of this span `unjudgeable` and never throws (config errors and
+ * aborts do).
+ *
+ * @example
+ * const { verdicts } = await judgeSpan(span, { trace, judge, budgetTokens: 16_000, threshold: 0.5, steps, contextSteps: 4 })
+ */
+export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<SpanJudgeResult> {
+  const prompt = spanPrompt(ctx.trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: ctx.budgetTokens, steps: ctx.steps, contextSteps: ctx.contextSteps })
+  const started = performance.now()
+  const result = await callJudge(
+    ctx.judge,
+    {
+      metric: 'span-diagnosis',
+      promptVersion: PROMPT_VERSION,
+      system: SYSTEM,
+      content: [{ type: 'text', text: prompt.text }],
+      schema: SpanJudgementSchema,
+      schemaName: 'span_diagnosis',
+      maxOutputTokens: MAX_OUTPUT_TOKENS,
+    },
+    { scoreOf: (o) => Math.min(o.instruction_following.score, o.reasoning_integrity.score, o.tool_completeness.score), signal: ctx.signal },
+  )
+  const subject = oneLine(plainText(span.output) || plainText(span.input), SUBJECT_CHARS)
+  if (result.status === 'unjudgeable') {
+    const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
+    const info: JudgeInfo = {
+      provider: ctx.judge.provider,
+      model: ctx.judge.model,
+      promptVersion: PROMPT_VERSION,
+      tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
+      latencyMs: Math.round(performance.now() - started),
+      cached: false,
+    }
+    const reason = `unjudgeable: ${result.cause}`
+    const verdicts: Verdict[] = [
+      ...SPAN_ASPECTS.map((a) => unjudgeable(span.id, a.metric, 'likert5', ctx.threshold, reason)),
+      { ...unjudgeable(span.id, SPAN_CATEGORY_METRIC, 'binary', 1, reason), subject, judge: info },
+    ]
+    return { verdicts, promptTokens: prompt.tokens, calls: { made: 1, cached: 0 }, unjudgeable: true }
+  }
+  const verdicts = judgementVerdicts(span, result.output, ctx.threshold, judgeInfo(result.responses))
+  verdicts[verdicts.length - 1].subject = subject
+  return { verdicts, promptTokens: prompt.tokens, calls: countCalls(result.responses), unjudgeable: false }
+}
+
+function unjudgeable(spanId: string, metric: string, scale: 'likert5' | 'binary', threshold: number, reason: string): Verdict {
+  return { id: `${spanId}:${metric}`, metric, level: 'span', spanId, scale, raw: null, score: null, threshold, pass: false, outcome: 'unjudgeable', reason }
+}
+
+/**
+ * A span judgement as verdicts: one per aspect (likert5, normalized (raw − 1) / 4, pass at or above
+ * `threshold`) and `span.error_category` (binary: pass only for "none"; carries category, evidence and
+ * the judge info). A span fails when its category is not "none" or any aspect is below the threshold.
+ *
+ * @example
+ * judgementVerdicts(span, reply, 0.5, info).filter((v) => !v.pass)
+ */
+export function judgementVerdicts(span: Span, reply: SpanJudgement, threshold: number, judge?: JudgeInfo): Verdict[] {
+  const verdicts: Verdict[] = SPAN_ASPECTS.map(({ key, metric }) => {
+    const raw = reply[key].score
+    const score = (raw - 1) / 4
+    const pass = score >= threshold
+    return { id: `${span.id}:${metric}`, metric, level: 'span', spanId: span.id, scale: 'likert5', raw, score, threshold, pass, outcome: pass ? 'pass' : 'fail', reason: reply[key].reason.trim() }
+  })
+  const none = reply.error_category === 'none'
+  const evidence = reply.evidence.trim()
+  const grounded = evidence === '' || quotedFrom(span, evidence)
+  verdicts.push({
+    id: `${span.id}:${SPAN_CATEGORY_METRIC}`,
+    metric: SPAN_CATEGORY_METRIC,
+    level: 'span',
+    spanId: span.id,
+    scale: 'binary',
+    raw: reply.error_category,
+    score: none ? 1 : 0,
+    threshold: 1,
+    pass: none,
+    outcome: none ? 'pass' : 'fail',
+    reason: `${reply.reasoning.trim()}${grounded ? '' : ' (the evidence is not a verbatim quote of this span)'}`,
+    ...(none ? {} : { category: reply.error_category }),
+    ...(evidence ? { evidence } : {}),
+    ...(judge ? { judge } : {}),
+  })
+  return verdicts
+}
+
+/** Whether the quote occurs in the span (whitespace-insensitive): judges paraphrase, reports should say so. */
+function quotedFrom(span: Span, quote: string): boolean {
+  const flat = (s: string) => s.replace(/\s+/g, ' ').trim()
+  const haystack = flat([plainText(span.input), plainText(span.output), errorText(span)].join(' '))
+  return haystack.includes(flat(quote).replace(/^["'“]|["'”]$/g, ''))
+}
+
+/** Calls a successful judgement took: replayed ones are not calls made. */
+export function countCalls(responses: readonly JudgeResponse<unknown>[]): { made: number; cached: number } {
+  const cached = responses.filter((r) => r.cached).length
+  return { made: responses.length - cached, cached }
+}
+
+function judgeInfo(responses: JudgeResponse<unknown>[]): JudgeInfo {
+  const first = responses[0]
+  const costs = responses.map((r) => r.costUsd)
+  return {
+    provider: first.provider,
+    model: first.model,
+    promptVersion: PROMPT_VERSION,
+    tokens: { input: responses.reduce((n, r) => n + r.usage.inputTokens, 0), output: responses.reduce((n, r) => n + r.usage.outputTokens, 0) },
+    costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
+    latencyMs: Math.max(...responses.map((r) => r.latencyMs)),
+    cached: responses.every((r) => r.cached),
+  }
+}
