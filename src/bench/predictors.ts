@@ -1,11 +1,15 @@
 import { z } from 'zod'
+import type { PropagationPolicy } from '../diagnosis/types'
+import type { Judge } from '../judges/types'
 import { detect } from '../metrics/detectors'
+import { judgePredictor } from './judge-predictor'
+import { monolithicPredictor } from './monolithic-predictor'
 import { findingsToPrediction, type TrailPredictor } from './trail-prediction'
 
 /**
- * How predictions are made: `deterministic` maps detector findings (free, no judge); `judge` will run
- * the span-level judge bottom-up; `monolithic` will hand the whole trace to one judge call, as the
- * TRAIL paper's baselines do.
+ * How predictions are made: `deterministic` maps detector findings (free, no judge); `judge` runs the
+ * span-level diagnosis bottom-up (`diagnose`); `monolithic` hands the whole trace file to one judge
+ * call, as the TRAIL paper's baselines do.
  */
 export const TrailModeSchema = z.enum(['deterministic', 'judge', 'monolithic'])
 export type TrailMode = z.infer<typeof TrailModeSchema>
@@ -23,21 +27,32 @@ export class TrailBenchConfigError extends Error {
  */
 export const deterministicPredictor: TrailPredictor = async (trace) => findingsToPrediction(detect(trace))
 
-const NEEDS_JUDGE: Record<Exclude<TrailMode, 'deterministic'>, string> = {
-  judge: 'the span-level judge predictor is not built into the CLI yet',
-  monolithic: 'the whole-trace judge predictor is not built into the CLI yet',
+/** What the judge-backed modes need. */
+export interface PredictorOptions {
+  judge?: Judge
+  /** Monolithic: the judge's context window in estimated tokens (default 128 000). */
+  contextTokens?: number
+  /** Judge mode: per-call budget (default 16 000). */
+  budgetTokens?: number
+  policy?: PropagationPolicy
 }
 
 /**
- * The predictor a mode runs: the one given, else the built-in one for the mode.
+ * The predictor a mode runs: the one given, else the built-in one for the mode (judge and monolithic
+ * need `options.judge`).
  *
  * @example
  * predictorFor('deterministic') === deterministicPredictor // true
+ * predictorFor('judge', undefined, { judge: judgeFromEnv() })
  */
-export function predictorFor(mode: TrailMode, given?: TrailPredictor): TrailPredictor {
+export function predictorFor(mode: TrailMode, given?: TrailPredictor, options: PredictorOptions = {}): TrailPredictor {
   if (given) return given
   if (mode === 'deterministic') return deterministicPredictor
-  throw new TrailBenchConfigError(
-    `mode ${mode} needs a judge: ${NEEDS_JUDGE[mode]}; run --mode deterministic, or call runTrailBench({ mode: '${mode}', predictor }) with a predictor that calls your judge`,
-  )
+  if (!options.judge) {
+    throw new TrailBenchConfigError(
+      `mode ${mode} needs a judge: pass --judge openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL (or set AGENT_VERDICT_JUDGE), or run --mode deterministic`,
+    )
+  }
+  if (mode === 'judge') return judgePredictor(options.judge, { budgetTokens: options.budgetTokens, policy: options.policy })
+  return monolithicPredictor(options.judge, { contextTokens: options.contextTokens })
 }

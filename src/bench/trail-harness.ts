@@ -3,7 +3,9 @@ import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { z } from 'zod'
+import type { Judge } from '../judges/types'
 import { loadTrace } from '../trace/load'
+import { CONTEXT_EXCEEDED_TEXT, ContextWindowExceededError } from './monolithic-predictor'
 import { TrailBenchConfigError, TrailModeSchema, predictorFor, type TrailMode } from './predictors'
 import { scoreTrailDirs } from './score-dirs'
 import { TRAIL_SPLIT_DIRS, TrailSplitSchema, splitsOf, type SplitOption, type TrailSplit } from './splits'
@@ -22,8 +24,14 @@ export interface RunTrailBenchOptions {
   mode: TrailMode
   /** Where `<split>/<trace_id>.json` predictions go (overwritten); default a new temp folder. */
   outDir?: string
-  /** Required for `judge` and `monolithic`; `deterministic` defaults to the detectors. */
+  /** Overrides the mode's built-in predictor; `deterministic` defaults to the detectors. */
   predictor?: TrailPredictor
+  /** The judge of the built-in `judge` and `monolithic` predictors. */
+  judge?: Judge
+  /** Monolithic: the judge's context window in estimated tokens (default 128 000). */
+  contextTokens?: number
+  /** Judge mode: per-call token budget (default 16 000). */
+  budgetTokens?: number
   /** Only these trace ids (file names without `.json`); default every trace of the split. */
   traces?: readonly string[]
   /** Traces predicted at once (default 4; judge-backed predictors have their own limiter too). */
@@ -40,6 +48,8 @@ export const TrailSplitRunSchema = z.object({
   predicted: z.number().int(),
   /** Traces whose load or prediction failed; their file says so and the scorer skips it. */
   failures: z.array(z.object({ traceId: z.string(), message: z.string() })),
+  /** Monolithic: traces over the context window, written as "Context window exceeded…" (and skipped by the scorer). */
+  contextExceeded: z.array(z.string()).optional(),
   scores: TrailScoresSchema,
 })
 export type TrailSplitRun = z.infer<typeof TrailSplitRunSchema>
@@ -61,7 +71,7 @@ export type TrailBenchResult = z.infer<typeof TrailBenchResultSchema>
  * console.log(run.splits.GAIA?.scores.localization_precision)
  */
 export async function runTrailBench(options: RunTrailBenchOptions): Promise<TrailBenchResult> {
-  const predictor = predictorFor(options.mode, options.predictor)
+  const predictor = predictorFor(options.mode, options.predictor, { judge: options.judge, contextTokens: options.contextTokens, budgetTokens: options.budgetTokens })
   const splits = resolveSplits(options.dir, options.split)
   const outDir = resolve(options.outDir ?? (await mkdtemp(join(tmpdir(), 'agent-verdict-trail-'))))
   const result: TrailBenchResult = { mode: options.mode, outDir, splits: {} }
@@ -74,6 +84,7 @@ export async function runTrailBench(options: RunTrailBenchOptions): Promise<Trai
     let ids = (await readdir(tracesDir)).filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => basename(f, '.json')).sort()
     if (options.traces) ids = ids.filter((id) => options.traces!.includes(id))
     const failures: TrailSplitRun['failures'] = []
+    const contextExceeded: string[] = []
     await eachLimit(ids, options.concurrency ?? 4, async (traceId) => {
       options.signal?.throwIfAborted()
       const file = join(tracesDir, `${traceId}.json`)
@@ -84,14 +95,21 @@ export async function runTrailBench(options: RunTrailBenchOptions): Promise<Trai
         text = `${JSON.stringify(prediction, null, 2)}\n`
       } catch (err) {
         if (options.signal?.aborted) throw err
-        failures.push({ traceId, message: (err as Error).message })
-        text = FAILED_PREDICTION_TEXT
+        if (err instanceof ContextWindowExceededError) {
+          contextExceeded.push(traceId)
+          text = CONTEXT_EXCEEDED_TEXT
+        } else {
+          failures.push({ traceId, message: (err as Error).message })
+          text = FAILED_PREDICTION_TEXT
+        }
       }
       await writeFile(join(predictionsDir, `${traceId}.json`), text)
     })
     failures.sort((a, b) => a.traceId.localeCompare(b.traceId))
+    contextExceeded.sort()
     const scores = await scoreTrailDirs(goldDir, predictionsDir)
-    result.splits[split] = { split, tracesDir, goldDir, predictionsDir, predicted: ids.length - failures.length, failures, scores }
+    const predicted = ids.length - failures.length - contextExceeded.length
+    result.splits[split] = { split, tracesDir, goldDir, predictionsDir, predicted, failures, ...(options.mode === 'monolithic' ? { contextExceeded } : {}), scores }
   }
   return result
 }

@@ -9,13 +9,22 @@ import { SplitOptionSchema, TRAIL_SPLIT_DIRS, splitFromName, splitsOf, type Trai
 import { TrailBenchConfigError, TrailModeSchema } from '../bench/predictors'
 import { runTrailBench, type TrailSplitRun } from '../bench/trail-harness'
 import type { TrailScores } from '../bench/trail-scorer'
+import { DEFAULT_CONTEXT_TOKENS } from '../bench/monolithic-predictor'
+import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
+import { JudgeConfigError } from '../judges/errors'
+import type { Judge } from '../judges/types'
 
 export const BENCH_USAGE = `Usage:
   agent-verdict bench trail <trail-dir> [--split gaia|swe|both] [--mode deterministic|judge|monolithic]
-                            [--out predictions/] [--json out.json]
+                            [--out predictions/] [--json out.json] [--judge <spec>] [--context 128000]
       Predict errors for every trace of the split(s) under <trail-dir> (GAIA/, SWE_Bench/), write
       <out>/<GAIA|SWE_Bench>/<trace_id>.json, and score them against annotations_gaia/ and
       annotations_swe_bench/ with the TypeScript port of the official TRAIL scorer.
+      --mode judge: the span-level diagnosis (one judge call per LLM/TOOL span + detectors).
+      --mode monolithic: the whole trace file in one judge prompt (the papers' baseline); traces whose
+      prompt exceeds --context tokens (estimated, default 128000) are written as "Context window
+      exceeded. No output generated." and skipped by the scorer, as in the official pipeline.
+      Both need --judge openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL (or AGENT_VERDICT_JUDGE).
   agent-verdict bench trail score <gold-dir> <predictions-dir> [--split gaia|swe] [--json out.json]
       Score existing predictions. <gold-dir> is a TRAIL folder (with annotations_gaia/ …) or one gold
       folder; <predictions-dir> holds GAIA/ and/or SWE_Bench/, or is itself one split's folder.
@@ -58,6 +67,8 @@ const OPTIONS = {
   mode: { type: 'string' },
   out: { type: 'string' },
   json: { type: 'string' },
+  judge: { type: 'string' },
+  context: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -98,12 +109,22 @@ async function scoreCommand(argv: string[]): Promise<number> {
 }
 
 async function runCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, ['split', 'mode', 'out', 'json'])
+  const { values, positionals } = parse(argv, ['split', 'mode', 'out', 'json', 'judge', 'context'])
   if (values.help) return help()
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`)
   const dir = requireDir(positionals[0], 'TRAIL folder')
   const mode = TrailModeSchema.safeParse(values.mode ?? 'deterministic')
   if (!mode.success) throw new UsageError(`--mode must be deterministic, judge or monolithic, not "${values.mode}"`)
+  const contextTokens = values.context === undefined ? DEFAULT_CONTEXT_TOKENS : Number(values.context)
+  if (!Number.isInteger(contextTokens) || contextTokens <= 0) throw new UsageError(`--context must be a positive whole number of tokens, not "${values.context}"`)
+  if (values.context !== undefined && mode.data !== 'monolithic') throw new UsageError('--context applies to --mode monolithic only')
+  let judge: Judge | undefined
+  try {
+    judge = mode.data === 'deterministic' ? undefined : values.judge !== undefined ? defineJudge(parseJudgeSpec(values.judge)) : judgeFromEnv()
+  } catch (err) {
+    if (err instanceof JudgeConfigError) throw new UsageError(err.message)
+    throw err
+  }
   let run
   try {
     run = await runTrailBench({
@@ -111,6 +132,8 @@ async function runCommand(argv: string[]): Promise<number> {
       split: values.split === undefined ? undefined : parseSplit(values.split),
       mode: mode.data,
       outDir: values.out ?? 'predictions',
+      judge,
+      contextTokens,
     })
   } catch (err) {
     if (err instanceof TrailBenchConfigError) throw new UsageError(err.message)
@@ -120,6 +143,9 @@ async function runCommand(argv: string[]): Promise<number> {
   for (const [split, r] of Object.entries(run.splits) as Array<[TrailSplit, TrailSplitRun]>) {
     results[split] = r.scores
     process.stdout.write(`${formatTrailScores(split, r.scores)}  predictions              ${r.predicted} written to ${r.predictionsDir}\n`)
+    if (r.contextExceeded) {
+      process.stdout.write(`  context window exceeded  ${r.contextExceeded.length} of ${r.predicted + r.failures.length + r.contextExceeded.length} traces over ${contextTokens.toLocaleString('en-US')} tokens (written as "Context window exceeded…", skipped by the scorer)\n`)
+    }
     for (const f of r.failures) process.stderr.write(`agent-verdict bench: ${split} ${f.traceId}: ${f.message}\n`)
   }
   await writeJson(values.json, results)

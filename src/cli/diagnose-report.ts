@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { TRAIL_CATEGORIES } from '../diagnosis/taxonomy'
+import { DiagnosisSchema } from '../diagnosis/types'
 import { FindingSchema, type Finding } from '../metrics/detectors/finding'
 import { SpanKindSchema, SpanStatusSchema, TokenCountsSchema, type Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
@@ -49,6 +50,8 @@ export const DiagnoseTraceSchema = z.object({
   spans: z.array(DiagnoseSpanSchema),
   findings: z.array(FindingSchema),
   warnings: z.array(DiagnoseWarningSchema),
+  /** The judge-based diagnosis, when a judge was configured (optional: schema version 1 still holds). */
+  diagnosis: DiagnosisSchema.optional(),
 })
 export type DiagnoseTrace = z.infer<typeof DiagnoseTraceSchema>
 

@@ -1,7 +1,12 @@
-// `agent-verdict diagnose`: load traces, run the deterministic detectors, print the span tree with findings.
+// `agent-verdict diagnose`: load traces, run the deterministic detectors (and, with a judge, the span-level
+// and agent-level judge passes), print the span tree with findings.
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import type { Diagnosis } from '../diagnosis/types'
+import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
+import { JudgeConfigError } from '../judges/errors'
+import type { Judge } from '../judges/types'
 import { detect } from '../metrics/detectors/index'
 import type { Finding } from '../metrics/detectors/finding'
 import { TraceFormatError } from '../trace/errors'
@@ -17,23 +22,35 @@ import {
   type DiagnoseReport,
   type DiagnoseTrace,
 } from './diagnose-report'
+import { costLine, diagnoseWithProgress, judgeMarks, renderJudgeSummary } from './diagnose-judge'
+import { OptionError, parseBudget, parsePolicy, parseSelect } from './diagnose-options'
 import { renderTraceTree } from './render-tree'
 import { expandTraceArgs } from './trace-files'
 
 export const DIAGNOSE_USAGE = `Usage: agent-verdict diagnose <files|dirs|globs…> [--format text|json] [--json out.json] [--full]
+                               [--judge <spec>] [--select llm,tool] [--policy <policy>] [--budget 16000] [--no-agent]
 
 Loads agent traces (OTLP JSON/JSONL, OpenInference/TRAIL JSON; directories are searched for
 **/*.{json,jsonl}), runs the deterministic detectors (errors mapped to TRAIL categories, tools that
 returned error pages, repeated identical tool calls) and prints each trace's span tree with the
-findings marked ✗.
+findings marked ✗. With a judge configured (--judge or AGENT_VERDICT_JUDGE) it also judges every
+selected leaf span (one call each, within the token budget), propagates failures up the tree and
+runs the agent-level metrics (plan efficiency, tool coverage, tool abuse, completeness).
 
 Options:
   --format text|json  text (default) or the JSON report on stdout
   --json <file>       also write the JSON report to <file>
   --full              print every span of long traces (default: fold clean subtrees)
+  --judge <spec>      openai:MODEL | bedrock:MODEL_ID | openai-compatible:BASE_URL#MODEL
+                      (default: AGENT_VERDICT_JUDGE; none → deterministic detectors only)
+  --select <kinds>    span kinds to judge, comma-separated (default llm,tool)
+  --policy <policy>   existential (default) | threshold:0.3 | category:Rate Limiting,Service Errors
+  --budget <tokens>   prompt tokens per judge call (default 16000); no call exceeds it
+  --no-agent          skip the agent-level metrics
   -h, --help          show this help
 
-Exit codes: 0 no findings, 1 findings, 2 bad input or usage.
+Progress goes to stderr; with a judge the last line is the cost (calls, replayed, tokens, cost).
+Exit codes: 0 no findings, 1 findings or a failing/unjudgeable trace verdict, 2 bad input or usage.
 `
 
 /** Where the command writes; defaults to the process streams (tests pass their own). */
@@ -58,14 +75,26 @@ function parse(argv: string[]) {
         format: { type: 'string', default: 'text' },
         json: { type: 'string' },
         full: { type: 'boolean', default: false },
+        judge: { type: 'string' },
+        select: { type: 'string' },
+        policy: { type: 'string' },
+        budget: { type: 'string' },
+        'no-agent': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
     if (values.format !== 'text' && values.format !== 'json') throw new UsageError(`--format must be text or json, not "${values.format}"`)
     if (!values.help && positionals.length === 0) throw new UsageError('give at least one trace file, directory or glob')
-    return { ...values, format: values.format as 'text' | 'json', paths: positionals }
+    const judgeOptions = {
+      ...(values.select !== undefined ? { select: parseSelect(values.select) } : {}),
+      ...(values.policy !== undefined ? { policy: parsePolicy(values.policy) } : {}),
+      ...(values.budget !== undefined ? { budgetTokens: parseBudget(values.budget) } : {}),
+      agent: !values['no-agent'],
+    }
+    return { ...values, format: values.format as 'text' | 'json', paths: positionals, judgeOptions }
   } catch (error) {
     if (error instanceof UsageError) throw error
+    if (error instanceof OptionError) throw new UsageError(error.message)
     // parseArgs throws TypeError-like errors for unknown options; their message says which.
     throw new UsageError((error as Error).message)
   }
@@ -92,6 +121,14 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     stdout.write(DIAGNOSE_USAGE)
     return 0
   }
+  let judge: Judge | undefined
+  try {
+    judge = args.judge !== undefined ? defineJudge(parseJudgeSpec(args.judge)) : judgeFromEnv()
+  } catch (error) {
+    if (!(error instanceof JudgeConfigError)) throw error
+    stderr.write(`agent-verdict diagnose: ${error.message.replace('AGENT_VERDICT_JUDGE=', args.judge !== undefined ? '--judge ' : 'AGENT_VERDICT_JUDGE=')}\n`)
+    return 2
+  }
 
   const inputErrors: Array<{ source: string; message: string }> = []
   const files: string[] = []
@@ -103,7 +140,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   }
 
   const progress = files.length >= PROGRESS_MIN_FILES && stderr.isTTY === true
-  const entries: Array<{ entry: DiagnoseTrace; trace: Trace; findings: Finding[] }> = []
+  const entries: Array<{ entry: DiagnoseTrace; trace: Trace; findings: Finding[]; diagnosis?: Diagnosis }> = []
   for (let i = 0; i < files.length; i++) {
     if (progress) stderr.write(`\r\u001b[2Kdiagnosing ${i + 1}/${files.length} ${files[i]}`)
     let traces: Trace[]
@@ -117,12 +154,19 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     }
     for (const trace of traces) {
       const findings = detect(trace)
-      entries.push({ entry: traceEntry(trace, findings, files[i]), trace, findings })
+      const entry = traceEntry(trace, findings, files[i])
+      if (!judge) {
+        entries.push({ entry, trace, findings })
+        continue
+      }
+      const diagnosis = await diagnoseWithProgress(trace, { judge, ...args.judgeOptions }, stderr, files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '')
+      entries.push({ entry: { ...entry, diagnosis }, trace, findings, diagnosis })
     }
   }
   if (progress) stderr.write('\r\u001b[2K')
 
-  const judgeConfigured = Boolean(process.env.AGENT_VERDICT_JUDGE)
+  const diagnoses = entries.flatMap((e) => (e.diagnosis ? [e.diagnosis] : []))
+  const judgeConfigured = judge !== undefined
   const report: DiagnoseReport = DiagnoseReportSchema.parse({
     schemaVersion: DIAGNOSE_SCHEMA_VERSION,
     traces: entries.map((e) => e.entry),
@@ -131,11 +175,9 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
       entries.map((e) => e.entry),
       inputErrors.length,
     ),
-    judge: {
-      configured: judgeConfigured,
-      skipped: [...JUDGE_METRICS],
-      message: judgeConfigured ? 'Judge-based metrics skipped: this command runs the deterministic detectors only' : NO_JUDGE_MESSAGE,
-    },
+    judge: judgeConfigured
+      ? { configured: true, skipped: args.judgeOptions.agent ? [] : JUDGE_METRICS.filter((m) => m.startsWith('agent.')), message: costLine(diagnoses) }
+      : { configured: false, skipped: [...JUDGE_METRICS], message: NO_JUDGE_MESSAGE },
   })
 
   // A folder full of other JSON (annotations, configs) must not flood the terminal: name the first few.
@@ -147,12 +189,15 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     await mkdir(dirname(args.json), { recursive: true })
     await writeFile(args.json, `${JSON.stringify(report, null, 2)}\n`)
   }
-  if (args.format === 'json') stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+  if (args.format === 'json') {
+    stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+    if (judgeConfigured) stderr.write(`${report.judge.message}\n`)
+  }
   else stdout.write(renderText(report, entries, { full: args.full, color: stdout.isTTY === true && !process.env.NO_COLOR }))
   if (args.json && args.format === 'text') stdout.write(`wrote ${args.json}\n`)
 
   if (inputErrors.length > 0) return 2
-  return report.summary.findings > 0 ? 1 : 0
+  return report.summary.findings > 0 || diagnoses.some((d) => !d.verdict.pass) ? 1 : 0
 }
 
 function countsByCategory(findings: readonly Finding[]): string {
@@ -161,11 +206,12 @@ function countsByCategory(findings: readonly Finding[]): string {
   return [...counts].map(([c, n]) => `${c} ${n}`).join(', ')
 }
 
-function renderText(report: DiagnoseReport, entries: Array<{ entry: DiagnoseTrace; trace: Trace; findings: Finding[] }>, options: { full: boolean; color: boolean }): string {
+function renderText(report: DiagnoseReport, entries: Array<{ entry: DiagnoseTrace; trace: Trace; findings: Finding[]; diagnosis?: Diagnosis }>, options: { full: boolean; color: boolean }): string {
   const out: string[] = []
-  for (const { entry, trace, findings } of entries) {
+  for (const { entry, trace, findings, diagnosis } of entries) {
     out.push(`${entry.source}  trace ${entry.traceId}  (${trace.size} spans)`)
-    out.push(renderTraceTree(trace, findings, options).trimEnd())
+    out.push(renderTraceTree(trace, diagnosis ? [...findings, ...judgeMarks(diagnosis)] : findings, options).trimEnd())
+    if (diagnosis) out.push(renderJudgeSummary(diagnosis).trimEnd())
     for (const w of entry.warnings.slice(0, 5)) out.push(`  warning: ${w.message}`)
     if (entry.warnings.length > 5) out.push(`  … ${entry.warnings.length - 5} more warnings (see --format json)`)
     const spansHit = new Set(findings.map((f) => f.spanId)).size
