@@ -4,7 +4,7 @@ import { metricLabel } from '../src/diagnosis/format'
 import { DiagnoseOptionsSchema, type AgentMetric } from '../src/diagnosis/types'
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
-import { judgeLine, matcherHint, verdictLines } from './messages'
+import { judgeLine, matcherHint, usageMessage, verdictLines } from './messages'
 import { attachVerdicts, track } from './runtime'
 import { parseOptions } from './parse-options'
 import { traceJudge, TraceJudgeOptionSchema } from './trace-judge'
@@ -33,11 +33,15 @@ export interface AgentMatcherSpec {
   goal?: string
 }
 
+/** Agent metrics with a deterministic part, which `{ judge: false }` can still check. */
+const DETERMINISTIC: readonly AgentMetric[] = ['agent.tool_abuse']
+
 /**
  * The body shared by the agent-level matchers: resolve the trace, run the top-down pass of
  * `diagnose` for the wanted metrics only (no span judging) through the file's cassette, attach the
- * agent verdicts, and pass when every wanted metric passes. A metric without a verdict (unjudgeable,
- * or no judge for a judge-only metric) fails both ways.
+ * agent verdicts, and pass when every wanted metric passes. An unjudgeable metric fails both ways.
+ * With `{ judge: false }` only metrics with a deterministic part are checked (the others are named
+ * as skipped); a matcher with none of those rejects the option.
  *
  * @example
  * return runAgentMatcher(this, received, { name: 'toFollowPlan', metrics: ['agent.plan_efficiency'], options })
@@ -47,18 +51,28 @@ export function runAgentMatcher(ctx: MatcherContext, received: unknown, spec: Ag
   return track(ctx, spec.name, async () => {
     const allowed = '{ judge?: Judge | false, threshold?: 0..1, budgetTokens? }'
     const { judge: judgeOption, threshold, budgetTokens } = parseOptions(AgentMatcherOptionsSchema, spec.options, { name: spec.name, args, isNot: ctx.isNot, allowed })
+    const checked = judgeOption === false ? spec.metrics.filter((m) => DETERMINISTIC.includes(m)) : spec.metrics
+    if (checked.length === 0) {
+      const problem = `${spec.metrics.map((m) => metricLabel(m)).join(' and ')} ${spec.metrics.length === 1 ? 'is' : 'are'} judged and ${spec.metrics.length === 1 ? 'has' : 'have'} no deterministic check, so { judge: false } leaves nothing to check — pass { judge } or set AGENT_VERDICT_JUDGE`
+      throw new TypeError(usageMessage(spec.name, ctx.isNot, args, problem))
+    }
+    const skipped = spec.metrics.filter((m) => !checked.includes(m))
     const trace = resolveTrace(received, { name: spec.name, args, isNot: ctx.isNot })
-    const judge = traceJudge(ctx, judgeOption, { name: spec.name, args, withoutJudge: 'Agent-level metrics are judged; pass { judge } or configure one.' })
+    const judge = traceJudge(ctx, judgeOption, { name: spec.name, args, withoutJudge: 'Agent-level metrics are judged: pass { judge } in code or configure one.' })
     // An empty selection skips the span-level pass: these matchers only need the top-down view.
-    const diagnosis = await diagnose(trace, { judge, agent: spec.metrics, goal: spec.goal, budgetTokens, select: { kind: [] } })
-    const verdicts = spec.metrics.map((metric) => atThreshold(diagnosis.agent.verdicts.find((v) => v.metric === metric) ?? missing(metric, judge === undefined), threshold))
+    const diagnosis = await diagnose(trace, { judge, agent: checked, goal: spec.goal, budgetTokens, select: { kind: [] } })
+    const verdicts = checked.map((metric) => atThreshold(diagnosis.agent.verdicts.find((v) => v.metric === metric) ?? missing(metric), threshold))
     attachVerdicts(ctx, verdicts)
     const unjudgeable = verdicts.some((v) => v.outcome === 'unjudgeable')
+    // No verdict is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeable ? ctx.isNot === true : verdicts.every((v) => v.pass)
     const message = () => {
-      const body = verdicts.flatMap((v) => verdictLines({ ...v, judge: undefined }, titleOf(v.metric), ctx.isNot))
+      // What failed leads; under .not every metric passed, so the order stays.
+      const ordered = [...verdicts.filter((v) => !v.pass), ...verdicts.filter((v) => v.pass)]
+      const body = ordered.flatMap((v) => verdictLines(forDisplay(v), titleOf(v.metric), ctx.isNot))
+      const notes = skipped.map((m) => `${titleOf(m)}: skipped — judged only, and { judge: false } was given`)
       const judged = verdicts.find((v) => v.judge)
-      return [matcherHint(spec.name, ctx.isNot, args), '', ...body, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')
+      return [matcherHint(spec.name, ctx.isNot, args), '', ...body, ...notes, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')
     }
     return { pass, message, meta: { verdicts } }
   })
@@ -77,9 +91,12 @@ function atThreshold(v: Verdict, threshold: number | undefined): Verdict {
   return { ...v, threshold, pass, outcome: pass ? 'pass' : 'fail' }
 }
 
-function missing(metric: AgentMetric, deterministic: boolean): Verdict {
-  const reason = deterministic
-    ? `${metric} needs a judge: with { judge: false } only deterministic checks run, and this metric has none — pass { judge } or set AGENT_VERDICT_JUDGE`
-    : `the diagnosis returned no ${metric} verdict`
-  return { metric, level: 'agent', scale: 'likert5', raw: null, score: null, threshold: 0.5, pass: false, outcome: 'unjudgeable', reason }
+/** A ratio verdict shows its normalized score (its raw value is a count); the judge goes on the last line once. */
+function forDisplay(v: Verdict): Verdict {
+  const shown = { ...v, judge: undefined }
+  return v.scale === 'ratio' && v.score !== null ? { ...shown, raw: Number(v.score.toFixed(2)) } : shown
+}
+
+function missing(metric: AgentMetric): Verdict {
+  return { metric, level: 'agent', scale: 'likert5', raw: null, score: null, threshold: 0.5, pass: false, outcome: 'unjudgeable', reason: `the diagnosis returned no ${metric} verdict` }
 }

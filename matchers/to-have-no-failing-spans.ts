@@ -55,12 +55,12 @@ export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, op
     const unjudgeableFails = outcome === 'unjudgeable' && allowUnjudgeable !== true
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeableFails ? ctx.isNot === true : outcome === 'fail' ? false : true
-    const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails })
+    const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true })
     return { pass, message, actual: outcome, expected: 'pass', meta: { diagnosis: summaryOf(diagnosis) } }
   })
 }
 
-function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args: string; unjudgeableFails: boolean }): string {
+function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args: string; unjudgeableFails: boolean; allowUnjudgeable: boolean }): string {
   const lines = [matcherHint(NAME, opts.isNot, opts.args), '']
   const policy = policyLabel(d.policy)
   const judged = d.spans.filter((s) => s.own !== 'unjudged').length
@@ -71,7 +71,7 @@ function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args
   if (opts.unjudgeableFails) {
     lines.push(`Unjudgeable: the trace has no verdict for every span it wanted one for, so this fails${opts.isNot ? ' under .not too' : ''} — pass { allowUnjudgeable: true } to accept that.`)
   } else if (opts.isNot) {
-    lines.push(`Expected some span to fail, but none of the ${scope} failed the trace (policy ${policy}).`)
+    lines.push(`Expected some span to fail, but no span failed the trace (${scope}, policy ${policy}).`)
   } else {
     lines.push(`${d.failingLeaves.length} of ${scope} failed (policy ${policy}):`)
   }
@@ -82,10 +82,9 @@ function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args
   }
   const unjudgeable = unjudgeableSpans(d)
   if (unjudgeable.length > 0) {
-    lines.push(`${plural(unjudgeable.length, 'span')} unjudgeable${opts.unjudgeableFails ? '' : ' (allowed)'}:`)
+    lines.push(`${plural(unjudgeable.length, 'span')} unjudgeable${opts.allowUnjudgeable ? ' (allowed by allowUnjudgeable)' : ''}:`)
     lines.push(...listed(unjudgeable.map((u) => `  ? ${describeSpan(trace, { id: u.spanId, kind: u.kind, name: u.name })} — ${excerptLine(u.cause, 300)}`)))
   }
-  lines.push(`Trace: ${d.verdict.outcome} — ${excerptLine(d.verdict.reason, 400)}`)
   lines.push(statsLine(d))
   return lines.join('\n')
 }
@@ -101,7 +100,7 @@ function policyLabel(policy: PropagationPolicy): string {
 }
 
 function statsLine(d: Diagnosis): string {
-  if (d.mode === 'deterministic') return `Mode: deterministic — detectors only, no judge was asked (judge: false)${d.skipped.length > 0 ? `; skipped ${d.skipped.join(', ')}` : ''}`
+  if (d.mode === 'deterministic') return 'Mode: deterministic — detectors only, no judge was asked (judge: false)'
   const s = d.stats
   const replayed = s.cachedCalls > 0 ? ` (${s.cachedCalls} replayed from cassette)` : ''
   return `Judge: ${d.judge ?? 'unknown'} · ${plural(s.judgeCalls, 'call')}${replayed} · max prompt ${s.maxPromptTokens.toLocaleString('en-US')} of ${s.budgetTokens.toLocaleString('en-US')} tokens`

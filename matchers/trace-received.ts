@@ -32,7 +32,9 @@ export function resolveTrace(received: unknown, hint: { name: string; args?: str
     if (trace) return trace
   } catch (error) {
     if (error instanceof TraceFormatError) {
-      error.message = fail(`received is not a readable trace: ${error.message}`)
+      // A matcher takes no traceId: say how to pick one before the assertion.
+      const pick = /^holds \d+ traces/.test(error.problem) ? '\nA matcher checks one run: pick it first, e.g. expect(await loadTrace(received, { traceId }))' : ''
+      error.message = fail(`received is not a readable trace: ${error.message}${pick}`)
     }
     throw error
   }
