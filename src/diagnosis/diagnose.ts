@@ -54,7 +54,7 @@ export async function diagnose(trace: Trace, options: DiagnoseOptions = {}): Pro
   const policy = opts.policy ?? 'existential'
   const agentMetrics: AgentMetric[] = opts.agent === false ? [] : opts.agent === true || opts.agent === undefined ? [...AGENT_METRICS] : opts.agent
 
-  const findings = detect(trace)
+  const findings = opts.detectors === false ? [] : detect(trace, opts.detectors === true || opts.detectors === undefined ? {} : opts.detectors)
   const verdictsBySpan = new Map<string, Verdict[]>()
   const add = (v: Verdict) => {
     const list = verdictsBySpan.get(v.spanId!)

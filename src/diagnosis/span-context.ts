@@ -81,7 +81,7 @@ function promptParts(trace: Trace, span: Span, options: SpanPromptOptions): Part
   const previous = previousSteps(span, options.steps, options.contextSteps)
   return [
     textPart('task', task, 1.5),
-    textPart('enclosing_step', enclosingStep(trace, span, root), 1),
+    enclosingPart(trace, span, root),
     linesPart(previous),
     textPart('span', spanHeader(span), 1),
     payloadPart('span_input', span.input, 4),
@@ -123,20 +123,34 @@ function previousSteps(span: Span, steps: readonly CompactStep[], count: number)
   return before.slice(-count).map(stepLine)
 }
 
-/** Where the span sits: its path, the sub-agent's task when it is not the root agent's, and what its step produced. */
-function enclosingStep(trace: Trace, span: Span, root: Span | undefined): string {
-  const lines = [`path: ${trace.path(span.id).join(' › ')}`]
+/**
+ * Where the span sits: its path (never cut), the sub-agent's task when it is not the root agent's, and
+ * what its step produced (error, result) — each line cut on its own, so a huge error cannot push the
+ * result out.
+ */
+function enclosingPart(trace: Trace, span: Span, root: Span | undefined): Part {
+  const fixed = `path: ${trace.path(span.id).join(' › ')}`
+  const lines: Array<{ label: string; text: string }> = []
   const agent = trace.ancestors(span.id).find((a) => a.kind === 'agent')
-  if (agent && root && agent.id !== root.id) lines.push(`agent: ${agentName(agent)} — its task: ${taskOf(agent)}`)
+  if (agent && root && agent.id !== root.id) lines.push({ label: `agent: ${agentName(agent)} — its task: `, text: taskOf(agent) })
   const step = trace.ancestors(span.id).find((a) => a.kind === 'chain')
   if (step) {
+    lines.push({ label: `step: ${step.name} (status ${step.status})`, text: '' })
     const error = errorText(step)
-    lines.push(`step: ${step.name} (status ${step.status})`)
-    if (error) lines.push(`step error: ${error}`)
+    if (error) lines.push({ label: 'step error: ', text: error })
     const out = payloadText(step.output)
-    if (out) lines.push(`step result: ${out}`)
+    if (out) lines.push({ label: 'step result: ', text: out })
   }
-  return lines.join('\n')
+  const framing = estimateTokens([fixed, ...lines.map((l) => l.label)].join('\n')) + lines.length + 1
+  return {
+    tag: 'enclosing_step',
+    wants: framing + lines.reduce((n, l) => n + estimateTokens(l.text), 0),
+    weight: 1,
+    render: (n) => {
+      const grants = allocate(Math.max(0, n - framing), lines.map((l) => ({ wants: estimateTokens(l.text), weight: 1 })))
+      return [fixed, ...lines.map((l, i) => `${l.label}${headTail(l.text, grants[i])}`)].join('\n')
+    },
+  }
 }
 
 /** Kind, name, id, tool, model, status and the span's own error. */

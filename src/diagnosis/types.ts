@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import type { Judge } from '../judges/types'
 import { FindingSchema } from '../metrics/detectors/finding'
+import { DetectorOptionsSchema } from '../metrics/detectors/index'
 import { SpanKindSchema } from '../trace/span'
 import type { SpanQuery } from '../trace/trace'
 import { VerdictSchema } from '../verdict/verdict'
@@ -89,6 +90,7 @@ export type DiagnoseProgress = z.infer<typeof DiagnoseProgressSchema>
  * - `threshold`: normalized pass threshold of each span aspect (default 0.5 = 3/5).
  * - `judgeDetectorSpans`: also judge spans a detector already explains (default false).
  * - `contextSteps`: previous steps shown to the span judge (default 4).
+ * - `detectors`: options of the deterministic detectors, or `false` to leave them out (default: all).
  *
  * @example
  * const options = DiagnoseOptionsSchema.parse({ policy: { type: 'threshold', threshold: 0.3 }, budgetTokens: 8000 })
@@ -103,6 +105,7 @@ export const DiagnoseOptionsSchema = z.strictObject({
   threshold: z.number().min(0).max(1).optional(),
   judgeDetectorSpans: z.boolean().optional(),
   contextSteps: z.number().int().nonnegative().optional(),
+  detectors: z.union([z.boolean(), DetectorOptionsSchema]).optional(),
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'signal must be an AbortSignal' }).optional(),
   onProgress: z.custom<(progress: DiagnoseProgress) => void>((v) => typeof v === 'function', { error: 'onProgress must be a function' }).optional(),
 })

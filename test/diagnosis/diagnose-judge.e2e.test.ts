@@ -1,0 +1,209 @@
+// Judge mode end to end: diagnose() on real TRAIL traces through the real OpenAI client and the fake
+// judge server. The fake judge's replies are scripted, so nothing here measures judge accuracy.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { withCassette } from '../../src/cassette/cassette-judge'
+import { diagnose } from '../../src/diagnosis/diagnose'
+import { formatFailingLeaf } from '../../src/diagnosis/format'
+import { SPAN_CATEGORY_METRIC, SPAN_METRICS, type PropagationPolicy } from '../../src/diagnosis/types'
+import { JudgeAbortError } from '../../src/judges/errors'
+import { detect } from '../../src/metrics/detectors/index'
+import { loadTrace } from '../../src/trace/load'
+import type { Trace } from '../../src/trace/trace'
+import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
+import { FIXTURE_DIR, HAS_TRAIL, TRAIL_DIR, traceFiles } from '../helpers/trail'
+import { fakeJudgeClient, maxPromptTokens } from './helpers'
+
+// GAIA run: main › answer_single_question › CodeAgent.run › {planning LLM ×2, Step 1 › {LLM 9dfa…, FinalAnswerTool}}, closing LLM.
+const GAIA = `${FIXTURE_DIR}/0ebe673d64647ec44c370638b82d3c78.json`
+const TARGET = '9dfa48b84b860b85'
+// Only that span's own prompt has this text at the start of <span_output> (later spans see it as input).
+const TARGET_OUTPUT = '<span_output>\\n\\[assistant\\]\\nThought: First, I will reverse the provided text'
+
+let fake: FakeJudge
+beforeAll(async () => {
+  fake = await startFakeJudge({})
+})
+afterAll(() => fake.close())
+beforeEach(() => {
+  fake.reset()
+  fake.setRules([])
+  fake.setFaults([])
+})
+
+describe('every prompt stays within the per-call budget', () => {
+  test.each([16_000, 6_000])('repo TRAIL fixtures at %i tokens: the max over every call the fake judge counted', async (budget) => {
+    let calls = 0
+    for (const file of traceFiles(FIXTURE_DIR)) {
+      const trace = await loadTrace(file)
+      const d = await diagnose(trace, { judge: fakeJudgeClient(fake), budgetTokens: budget, judgeDetectorSpans: true })
+      calls += d.stats.judgeCalls
+      expect(d.stats.maxPromptTokens).toBeLessThanOrEqual(budget)
+      expect(d.stats.spansJudged).toBe(trace.find({ kind: ['llm', 'tool'] }).length)
+      expect(d.stats.judgeCalls).toBe(d.stats.spansJudged + d.agent.chunks)
+    }
+    expect(fake.calls.length).toBe(calls)
+    expect(maxPromptTokens(fake)).toBeGreaterThan(budget / 2)
+    expect(maxPromptTokens(fake)).toBeLessThanOrEqual(budget)
+  })
+
+  test.skipIf(!HAS_TRAIL)('shared TRAIL traces, the largest SWE trace included', async () => {
+    const files = [join(TRAIL_DIR, 'SWE_Bench/567b83e63b59748d46419aa05ee50256.json'), ...traceFiles(join(TRAIL_DIR, 'GAIA')).slice(0, 3)]
+    for (const file of files) await diagnose(await loadTrace(file), { judge: fakeJudgeClient(fake), budgetTokens: 8_000 })
+    expect(fake.calls.length).toBeGreaterThan(10)
+    expect(maxPromptTokens(fake)).toBeLessThanOrEqual(8_000)
+  })
+})
+
+describe('localization', () => {
+  test('verdicts sit on real span ids; one verdict per aspect plus the category on every judged span', async () => {
+    const trace = await loadTrace(`${FIXTURE_DIR}/41bbc898aa7de0f31d2382ff57700a76.json`)
+    const d = await diagnose(trace, { judge: fakeJudgeClient(fake) })
+    const explained = new Set(detect(trace).map((f) => f.spanId))
+    const judged = trace.find({ kind: ['llm', 'tool'] }).filter((s) => !explained.has(s.id))
+    expect(d.stats).toMatchObject({ spansSelected: judged.length + explained.size, spansJudged: judged.length, spansSkipped: explained.size })
+    for (const span of judged) {
+      const metrics = d.spans.find((s) => s.spanId === span.id)!.verdicts.map((v) => v.metric)
+      expect(metrics).toEqual([...SPAN_METRICS, SPAN_CATEGORY_METRIC])
+    }
+    for (const s of d.spans) for (const v of s.verdicts) expect(trace.get(v.spanId!)).toBeDefined()
+    expect(d.spans.map((s) => s.spanId)).toEqual(trace.spans.map((s) => s.id))
+    expect(d.failingLeaves.every((l) => trace.get(l.spanId) && l.path.at(-1) === trace.get(l.spanId)!.name)).toBe(true)
+    expect(d.agent.verdicts.map((v) => [v.metric, v.level, v.spanId])).toEqual([
+      ['agent.plan_efficiency', 'agent', '5e4309f04577d219'],
+      ['agent.tool_coverage', 'agent', '5e4309f04577d219'],
+      ['agent.tool_abuse', 'agent', '5e4309f04577d219'],
+      ['agent.completeness', 'agent', '5e4309f04577d219'],
+    ])
+  })
+
+  test('a span the judge fails is named with its path, category, aspect score, reason and evidence', async () => {
+    fake.setRules([
+      { when: { regex: TARGET_OUTPUT }, respond: { verdict: 'fail', reason: 'it answers without reading the reversed sentence', fields: { error_category: 'Language-only', evidence: 'First, I will reverse the provided text', reasoning_integrity: { score: 2, reason: 'the claim is not checked' } } } },
+    ])
+    const d = await diagnose(await loadTrace(GAIA), { judge: fakeJudgeClient(fake), detectors: false })
+    expect(d.failingLeaves).toHaveLength(1)
+    const leaf = d.failingLeaves[0]
+    expect(leaf).toMatchObject({ spanId: TARGET, kind: 'llm', category: 'Language-only', evidence: 'First, I will reverse the provided text', position: 9, of: 11 })
+    expect(formatFailingLeaf(leaf)).toMatch(
+      /^span 9\/11 llm:LiteLLMModel\.__call__ \(id 9dfa48b84b860b85, path main › answer_single_question › CodeAgent\.run › Step 1 › LiteLLMModel\.__call__\) — Language-only \(instruction following 1\/5\): it answers without reading the reversed sentence$/,
+    )
+    expect(d.categories).toEqual({ 'Language-only': 1 })
+  })
+})
+
+describe('propagation policies on a real trace give the documented trace verdicts', () => {
+  // One failing leaf (Step 1's LLM); its siblings and the other judged spans pass. Detectors off, so
+  // only the scripted judge decides. Shares: Step 1 has 1 of 2 judged children failing, CodeAgent.run
+  // 1 of 3, answer_single_question 1 of 2, main 1 of 1.
+  const cases: Array<[string, PropagationPolicy | undefined, 'pass' | 'fail']> = [
+    ['existential (default)', undefined, 'fail'],
+    ['threshold 0.3: CodeAgent.run (1/3) and everything above fail', { type: 'threshold', threshold: 0.3 }, 'fail'],
+    ['threshold 0.4: Step 1 (1/2) fails, CodeAgent.run (1/3) does not', { type: 'threshold', threshold: 0.4 }, 'pass'],
+    ['category listing the failure', { type: 'category', categories: ['Formatting Errors'] }, 'fail'],
+    ['category not listing it', { type: 'category', categories: ['Rate Limiting', 'Service Errors'] }, 'pass'],
+  ]
+  let trace: Trace
+  beforeAll(async () => {
+    trace = await loadTrace(GAIA)
+  })
+
+  test.each(cases)('%s → %s', async (_, policy, outcome) => {
+    fake.setRules([{ when: { regex: TARGET_OUTPUT }, respond: { verdict: 'fail', reason: 'no code block', fields: { error_category: 'Formatting Errors', evidence: '' } } }])
+    const d = await diagnose(trace, { judge: fakeJudgeClient(fake), detectors: false, policy, agent: false })
+    expect(d.verdict.outcome).toBe(outcome)
+    expect(d.failingLeaves.map((l) => l.spanId)).toEqual([TARGET])
+    expect(d.failingLeaves[0].propagates).toBe(outcome === 'fail')
+    const state = (name: string) => d.spans.find((s) => s.name === name)!.state
+    expect(state('Step 1')).toBe(policy && 'threshold' in policy ? 'fail' : outcome)
+    expect(d.verdict.reason).toContain(`(id ${TARGET})`)
+  })
+})
+
+describe('judge failures', () => {
+  test('a fault on one span makes that span unjudgeable and keeps every other verdict', async () => {
+    fake.setFaults([{ type: 'server-error', status: 503, when: { regex: TARGET_OUTPUT } }])
+    const trace = await loadTrace(GAIA)
+    const d = await diagnose(trace, { judge: fakeJudgeClient(fake), detectors: false })
+    const target = d.spans.find((s) => s.spanId === TARGET)!
+    expect(target.own).toBe('unjudgeable')
+    expect(target.verdicts.every((v) => v.outcome === 'unjudgeable' && v.reason.startsWith('unjudgeable: '))).toBe(true)
+    const others = d.spans.filter((s) => (s.kind === 'llm' || s.kind === 'tool') && s.spanId !== TARGET)
+    expect(others).toHaveLength(4)
+    for (const s of others) expect(s.verdicts.map((v) => v.outcome)).toEqual(['pass', 'pass', 'pass', 'pass'])
+    expect(d.stats.unjudgeable).toBe(1)
+    expect(d.verdict.outcome).toBe('unjudgeable')
+    expect(d.verdict.reason).toContain(`id ${TARGET}`)
+    expect(fake.calls.filter((c) => c.fault === 'server-error').length).toBeGreaterThan(1) // it was retried first
+  })
+
+  test('aborting rejects the diagnosis instead of returning half-judged spans', async () => {
+    fake.setLatency(200)
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 20)
+    await expect(diagnose(await loadTrace(GAIA), { judge: fakeJudgeClient(fake), signal: controller.signal })).rejects.toBeInstanceOf(JudgeAbortError)
+    fake.setLatency(0)
+  })
+})
+
+describe('options', () => {
+  test('select picks the leaves judged; detector-explained spans are skipped unless asked', async () => {
+    const trace = await loadTrace(`${FIXTURE_DIR}/41bbc898aa7de0f31d2382ff57700a76.json`)
+    const tools = await diagnose(trace, { judge: fakeJudgeClient(fake), select: { kind: 'tool' }, agent: false })
+    const judgedTools = tools.spans.filter((s) => s.verdicts.some((v) => v.metric === SPAN_CATEGORY_METRIC)).map((s) => s.kind)
+    expect(new Set(judgedTools)).toEqual(new Set(['tool']))
+    expect(fake.calls).toHaveLength(tools.stats.spansJudged)
+
+    const all = await diagnose(trace, { judge: fakeJudgeClient(fake), judgeDetectorSpans: true, agent: false })
+    expect(all.stats.spansSkipped).toBe(0)
+    expect(all.stats.spansJudged).toBe(trace.find({ kind: ['llm', 'tool'] }).length)
+  })
+
+  test('invalid options fail with what was wrong', async () => {
+    const trace = await loadTrace(GAIA)
+    await expect(diagnose(trace, { budgetTokens: 100 })).rejects.toThrow(/invalid option budgetTokens/)
+    await expect(diagnose(trace, { policy: { type: 'threshold', threshold: 1.5 } })).rejects.toThrow(/invalid option policy/)
+  })
+})
+
+describe('without a judge', () => {
+  test('deterministic only, clearly flagged: detector verdicts, propagation, deterministic tool abuse', async () => {
+    const trace = await loadTrace(`${FIXTURE_DIR}/41bbc898aa7de0f31d2382ff57700a76.json`)
+    const d = await diagnose(trace)
+    const findings = detect(trace)
+    expect(d).toMatchObject({ mode: 'deterministic', judge: null, stats: { judgeCalls: 0, spansJudged: 0 } })
+    expect(d.skipped).toEqual([...SPAN_METRICS, SPAN_CATEGORY_METRIC, 'agent.plan_efficiency', 'agent.tool_coverage', 'agent.completeness'])
+    expect(d.findings).toEqual(findings)
+    const verdicts = d.spans.flatMap((s) => s.verdicts)
+    expect(verdicts.map((v) => [v.spanId, v.metric, v.category])).toEqual(findings.map((f) => [f.spanId, `detector:${f.detector}`, f.category]))
+    expect(d.verdict.outcome).toBe(findings.length > 0 ? 'fail' : 'pass')
+    expect(d.verdict.reason).toContain('the deterministic detectors (no judge configured)')
+    expect(d.agent.verdicts.map((v) => [v.metric, v.scale])).toEqual([['agent.tool_abuse', 'ratio']])
+  })
+})
+
+describe('cassettes', () => {
+  test('a recorded diagnosis replays with zero judge calls and the same verdicts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'diagnose-cassette-'))
+    try {
+      const file = join(dir, 'run.json')
+      const trace = await loadTrace(GAIA)
+      fake.setRules([{ when: { regex: TARGET_OUTPUT }, respond: { verdict: 'fail', reason: 'no code block', fields: { error_category: 'Formatting Errors' } } }])
+      const recorder = withCassette(fakeJudgeClient(fake), { file, mode: 'record' })
+      const recorded = await diagnose(trace, { judge: recorder })
+      await recorder.flush()
+      const made = fake.calls.length
+      expect(made).toBe(recorded.stats.judgeCalls)
+
+      const replayed = await diagnose(trace, { judge: withCassette(fakeJudgeClient(fake), { file, mode: 'replay' }) })
+      expect(fake.calls.length).toBe(made)
+      expect(replayed.stats).toMatchObject({ judgeCalls: 0, cachedCalls: made })
+      expect(replayed.verdict).toEqual(recorded.verdict)
+      expect(replayed.failingLeaves).toEqual(recorded.failingLeaves)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
