@@ -7,6 +7,8 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'ingest', load: () => import('./ingest') },
   { name: 'judge-scheduling', load: () => import('./judge-scheduling') },
   { name: 'trail', load: () => import('./trail') },
+  { name: 'tokens', load: () => import('./tokens') },
+  { name: 'replay', load: () => import('./replay') },
 ]
 
 function formatValue(value: number | string): string {
