@@ -14,6 +14,8 @@ export * from './diagnosis/taxonomy'
 export * from './diagnosis/types'
 export { diagnose } from './diagnosis/diagnose'
 export { formatFailingLeaf, metricLabel } from './diagnosis/format'
+export { describePolicy, normalizePolicy } from './diagnosis/propagate'
+export { estimateTokens, CHARS_PER_TOKEN } from './diagnosis/tokens'
 
 // --- verdicts and the report artifact ---
 export * from './verdict/verdict'

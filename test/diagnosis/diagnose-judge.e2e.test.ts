@@ -117,7 +117,7 @@ describe('propagation policies on a real trace give the documented trace verdict
     expect(d.failingLeaves.map((l) => l.spanId)).toEqual([TARGET])
     expect(d.failingLeaves[0].propagates).toBe(outcome === 'fail')
     const state = (name: string) => d.spans.find((s) => s.name === name)!.state
-    expect(state('Step 1')).toBe(policy && 'threshold' in policy ? 'fail' : outcome)
+    expect(state('Step 1')).toBe(typeof policy === 'object' && policy.type === 'threshold' ? 'fail' : outcome)
     expect(d.verdict.reason).toContain(`(id ${TARGET})`)
   })
 })
