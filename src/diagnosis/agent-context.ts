@@ -3,8 +3,7 @@
 import type { z } from 'zod'
 import { section, sections } from '../metrics/prompts/shared'
 import type { Trace } from '../trace/trace'
-import { payloadText } from './render'
-import { stepLine, taskOf, type CompactStep } from './steps'
+import { finalAnswer, runTask, stepLine, type CompactStep } from './steps'
 import { describeToolAbuse, type ToolAbuseFacts } from './tool-abuse'
 import { CHARS_PER_TOKEN, estimateTokens, requestTokens } from './tokens'
 import { allocate, headTail } from './truncate'
@@ -65,8 +64,7 @@ function assemble(header: string[], steps: string): string {
 }
 
 function headerTexts(trace: Trace, steps: readonly CompactStep[], facts: ToolAbuseFacts, goal: string | undefined): Array<{ text: string; weight: number }> {
-  const root = trace.spans.find((s) => s.kind === 'agent')
-  const task = root ? taskOf(root) : ''
+  const task = runTask(trace)
   const goalText = goal ? (task ? `${goal}\n\n(the agent's task was: ${task})` : goal) : task
   const plans = steps.filter((s) => s.kind === 'plan').map((s) => `[${s.agent || 'agent'}] ${s.plan ?? s.text}`).join('\n\n')
   return [
@@ -74,7 +72,7 @@ function headerTexts(trace: Trace, steps: readonly CompactStep[], facts: ToolAbu
     { text: plans, weight: 2 },
     { text: toolsText(trace, steps), weight: 1 },
     { text: describeToolAbuse(facts), weight: 0.5 },
-    { text: finalAnswer(trace, steps), weight: 1 },
+    { text: finalAnswer(trace, steps) || '(no final answer recorded)', weight: 1 },
   ]
 }
 
@@ -106,15 +104,6 @@ function toolsText(trace: Trace, steps: readonly CompactStep[]): string {
   }
   const usedText = [...used].map(([t, u]) => `${t} ×${u.n}${u.failed ? ` (${u.failed} failed)` : ''}`).join(', ')
   return `available: ${[...available].join(', ') || 'not recorded'}\nused: ${usedText || 'none'}`
-}
-
-/** The run's final answer: the root agent's output, else the last answer step. */
-function finalAnswer(trace: Trace, steps: readonly CompactStep[]): string {
-  const root = trace.spans.find((s) => s.kind === 'agent')
-  const out = root ? payloadText(root.output) : ''
-  if (out) return out
-  const last = [...steps].reverse().find((s) => s.kind === 'answer')
-  return last ? last.text : '(no final answer recorded)'
 }
 
 /** Consecutive lines packed into chunks of at most `room` tokens; a line too long alone is cut. */

@@ -5,7 +5,7 @@ import { section, sections } from '../metrics/prompts/shared'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
 import { errorText, fitPayload, payloadText, payloadTokens } from './render'
-import { agentName, stepLine, taskOf, type CompactStep } from './steps'
+import { agentName, runTask, stepLine, taskOf, type CompactStep } from './steps'
 import { estimateTokens, requestTokens } from './tokens'
 import { allocate, headTail, type BudgetClaim } from './truncate'
 
@@ -77,7 +77,7 @@ function textPart(tag: string, text: string, weight: number): Part {
 
 function promptParts(trace: Trace, span: Span, options: SpanPromptOptions): Part[] {
   const root = trace.spans.find((s) => s.kind === 'agent')
-  const task = root ? taskOf(root) : payloadText(trace.roots[0]?.input)
+  const task = runTask(trace)
   const previous = previousSteps(span, options.steps, options.contextSteps)
   return [
     textPart('task', task, 1.5),

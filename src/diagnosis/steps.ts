@@ -173,6 +173,46 @@ export function taskOf(agent: Span): string {
   return payloadText(input)
 }
 
+/**
+ * What the run was asked: the root agent's task, else the first user message of the first LLM call
+ * (GenAI traces often record the task only there), else the root span's input.
+ *
+ * @example
+ * runTask(trace) // 'Where is my order A-1042?'
+ */
+export function runTask(trace: Trace): string {
+  const root = trace.spans.find((s) => s.kind === 'agent')
+  const task = root ? taskOf(root) : ''
+  if (task) return task
+  for (const llm of trace.spansByKind('llm')) {
+    if (!isMessageList(llm.input)) continue
+    const user = llm.input.find((m) => m.role === 'user' && m.content.trim() !== '')
+    if (user) return user.content
+  }
+  return payloadText(trace.roots[0]?.input)
+}
+
+/**
+ * The run's final answer: the root agent's output, else the last answer step, else the text of the
+ * last LLM output.
+ *
+ * @example
+ * finalAnswer(trace, compactSteps(trace)) // 'Your order A-1042 has shipped …'
+ */
+export function finalAnswer(trace: Trace, steps: readonly CompactStep[]): string {
+  const root = trace.spans.find((s) => s.kind === 'agent')
+  const out = root ? payloadText(root.output) : ''
+  if (out) return out
+  const last = [...steps].reverse().find((s) => s.kind === 'answer')
+  if (last) return last.text
+  const llms = trace.spansByKind('llm')
+  for (let i = llms.length - 1; i >= 0; i--) {
+    const text = outputText(llms[i]).trim()
+    if (text) return text
+  }
+  return ''
+}
+
 /** A managed agent's name from its task preamble (smolagents: "You're a helpful agent named 'x'"), else the span name. */
 export function agentName(agent: Span): string {
   const named = /agent named '([^']+)'/.exec(taskOf(agent).slice(0, 300))

@@ -10,7 +10,7 @@ import { formatFailingLeaf } from '../../src/diagnosis/format'
 import { SPAN_CATEGORY_METRIC, SPAN_METRICS, type PropagationPolicy } from '../../src/diagnosis/types'
 import { JudgeAbortError } from '../../src/judges/errors'
 import { detect } from '../../src/metrics/detectors/index'
-import { loadTrace } from '../../src/trace/load'
+import { loadTrace, loadTraceFile } from '../../src/trace/load'
 import type { Trace } from '../../src/trace/trace'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { FIXTURE_DIR, HAS_TRAIL, TRAIL_DIR, traceFiles } from '../helpers/trail'
@@ -165,6 +165,28 @@ describe('options', () => {
     const trace = await loadTrace(GAIA)
     await expect(diagnose(trace, { budgetTokens: 100 })).rejects.toThrow(/invalid option budgetTokens/)
     await expect(diagnose(trace, { policy: { type: 'threshold', threshold: 1.5 } })).rejects.toThrow(/invalid option policy/)
+  })
+})
+
+describe('OTel GenAI traces (no smolagents task attribute)', () => {
+  test('the task comes from the first user message and the final answer from the last LLM output', async () => {
+    const [trace] = await loadTraceFile(join(FIXTURE_DIR, '../otlp/genai-agent-run.json'))
+    const d = await diagnose(trace, { judge: fakeJudgeClient(fake) })
+    expect(d.stats.spansJudged).toBe(3)
+    const spanPrompts = fake.calls.filter((c) => c.schemaName === 'span_diagnosis')
+    expect(spanPrompts).toHaveLength(3)
+    for (const c of spanPrompts) expect(c.prompt).toContain('<task>\nWhere is my order A-1042?\n</task>')
+    const agentPrompt = fake.calls.find((c) => c.schemaName === 'agent_diagnosis')!.prompt
+    expect(agentPrompt).toContain('<goal>\nWhere is my order A-1042?\n</goal>')
+    expect(agentPrompt).toContain('<final_answer>\nYour order A-1042 has shipped and should arrive on 27 March.\n</final_answer>')
+    expect(agentPrompt).toContain('call lookup_order({"order_id":"A-1042"}) → ok: {"status":"shipped"')
+  })
+
+  test('a goal given by the caller replaces the task as what completeness is judged against', async () => {
+    const [trace] = await loadTraceFile(join(FIXTURE_DIR, '../otlp/genai-agent-run.json'))
+    await diagnose(trace, { judge: fakeJudgeClient(fake), goal: 'Tell the customer when order A-1042 arrives.' })
+    const agentPrompt = fake.calls.find((c) => c.schemaName === 'agent_diagnosis')!.prompt
+    expect(agentPrompt).toContain("<goal>\nTell the customer when order A-1042 arrives.\n\n(the agent's task was: Where is my order A-1042?)\n</goal>")
   })
 })
 
