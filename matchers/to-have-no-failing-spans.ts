@@ -10,23 +10,27 @@ import { parseOptions } from './parse-options'
 import { traceJudge, TraceJudgeOptionSchema } from './trace-judge'
 import { describeSpan, excerptLine, plural } from './trace-messages'
 import { resolveTrace } from './trace-received'
+import { restrictToMetrics, SpanMetricNameSchema } from './span-metrics'
 
 /**
  * Options of {@link toHaveNoFailingSpans}: the diagnosis options (`select`, `policy`, `threshold`,
- * `budgetTokens`, `judgeDetectorSpans`), `judge` (a Judge, or `false` for the detectors only) and
- * `allowUnjudgeable` (spans the judge could not judge do not fail the assertion).
+ * `budgetTokens`, `judgeDetectorSpans`), `judge` (a Judge, or `false` for the detectors only),
+ * `metrics` (which span verdicts may fail a span: `span.instruction_following`,
+ * `span.reasoning_integrity`, `span.tool_completeness`, `span.error_category`, `detectors`; default
+ * all) and `allowUnjudgeable` (spans the judge could not judge do not fail the assertion).
  *
  * @example
  * ToHaveNoFailingSpansOptionsSchema.parse({ select: { kind: ['llm', 'tool'] }, policy: { type: 'threshold', threshold: 0.3 } })
  */
 export const ToHaveNoFailingSpansOptionsSchema = DiagnoseOptionsSchema.pick({ select: true, policy: true, threshold: true, budgetTokens: true, judgeDetectorSpans: true }).extend({
   judge: TraceJudgeOptionSchema.optional(),
+  metrics: z.array(SpanMetricNameSchema).min(1).optional(),
   allowUnjudgeable: z.boolean().optional(),
 })
 export type ToHaveNoFailingSpansOptions = z.input<typeof ToHaveNoFailingSpansOptionsSchema>
 
 const NAME = 'toHaveNoFailingSpans'
-const ALLOWED = '{ judge?: Judge | false, select?, policy?, threshold?, budgetTokens?, judgeDetectorSpans?, allowUnjudgeable? }'
+const ALLOWED = '{ judge?: Judge | false, select?, policy?, metrics?, threshold?, budgetTokens?, judgeDetectorSpans?, allowUnjudgeable? }'
 /** Failing leaves and unjudgeable spans listed before "… and N more". */
 const MAX_LISTED = 25
 
@@ -41,28 +45,30 @@ const MAX_LISTED = 25
  * @example
  * await expect(trace).toHaveNoFailingSpans({ select: { kind: ['llm', 'tool'] }, policy: 'existential' })
  * await expect('traces/run.json').toHaveNoFailingSpans({ judge: false })
+ * await expect(trace).toHaveNoFailingSpans({ metrics: ['span.reasoning_integrity', 'detectors'] })
  */
 export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, options?: ToHaveNoFailingSpansOptions): Promise<MatcherResult> {
   const ctx = this
   const args = options === undefined ? '' : 'options'
   return track(ctx, NAME, async () => {
-    const { judge: judgeOption, allowUnjudgeable, ...rest } = parseOptions(ToHaveNoFailingSpansOptionsSchema, options, { name: NAME, args, isNot: ctx.isNot, allowed: ALLOWED })
+    const { judge: judgeOption, allowUnjudgeable, metrics, ...rest } = parseOptions(ToHaveNoFailingSpansOptionsSchema, options, { name: NAME, args, isNot: ctx.isNot, allowed: ALLOWED })
     const trace = resolveTrace(received, { name: NAME, args, isNot: ctx.isNot })
     const judge = traceJudge(ctx, judgeOption, { name: NAME, args, withoutJudge: 'To check the trace with the deterministic detectors only, pass { judge: false }.' })
-    const diagnosis = await diagnose(trace, { ...rest, judge, agent: false })
+    const full = await diagnose(trace, { ...rest, judge, agent: false })
+    const diagnosis = metrics ? restrictToMetrics(trace, full, metrics) : full
     attachVerdicts(ctx, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)])
     const outcome = diagnosis.verdict.outcome
     const unjudgeableFails = outcome === 'unjudgeable' && allowUnjudgeable !== true
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeableFails ? ctx.isNot === true : outcome === 'fail' ? false : true
-    const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true })
+    const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true, metrics })
     return { pass, message, actual: outcome, expected: 'pass', meta: { diagnosis: summaryOf(diagnosis) } }
   })
 }
 
-function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args: string; unjudgeableFails: boolean; allowUnjudgeable: boolean }): string {
+function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args: string; unjudgeableFails: boolean; allowUnjudgeable: boolean; metrics?: string[] }): string {
   const lines = [matcherHint(NAME, opts.isNot, opts.args), '']
-  const policy = policyLabel(d.policy)
+  const policy = `${policyLabel(d.policy)}${opts.metrics ? `; metrics ${opts.metrics.join(', ')}` : ''}`
   const judged = d.spans.filter((s) => s.own !== 'unjudged').length
   const scope = d.mode === 'judge' ? `${judged} judged ${judged === 1 ? 'span' : 'spans'}` : `${trace.size} spans checked by the deterministic detectors`
   const propagated = d.failingLeaves.filter((l) => l.propagates)

@@ -32,6 +32,7 @@ describe('agent-verdict/vitest trace matcher types', () => {
       threshold: 0.75,
       budgetTokens: 8_000,
       judgeDetectorSpans: true,
+      metrics: ['span.reasoning_integrity', 'span.error_category', 'detectors'],
       allowUnjudgeable: true,
     })
     void expect(trace).toHaveNoFailingSpans({ policy: { type: 'category', categories: ['Rate Limiting', 'Service Errors'] } })
@@ -47,6 +48,8 @@ describe('agent-verdict/vitest trace matcher types', () => {
     void expect(trace).toHaveNoFailingSpans({ policy: 'majority' })
     // @ts-expect-error categories are TRAIL labels
     void expect(trace).toHaveNoFailingSpans({ policy: { type: 'category', categories: ['Oops'] } })
+    // @ts-expect-error metrics are the span metrics or 'detectors'
+    void expect(trace).toHaveNoFailingSpans({ metrics: ['agent.completeness'] })
     // @ts-expect-error judge is a Judge or false
     void expect(trace).toFollowPlan({ judge: true })
     // @ts-expect-error the goal is a string

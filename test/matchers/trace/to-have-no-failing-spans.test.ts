@@ -131,6 +131,24 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     expect(h.fake.calls[0].usage!.prompt_tokens).toBeLessThanOrEqual(4_000)
   })
 
+  test('metrics: only the listed span verdicts can fail a span (the same judge calls either way)', async ({ task }) => {
+    h.fake.setRules([{ name: 'weak-reasoning', when: { contains: `id: ${FINAL_LLM}` }, respond: { reason: 'fine otherwise', fields: { reasoning_integrity: { score: 2, reason: 'asserts the answer without the reversal it claims to have done' } } } }])
+    const trace = await loadTrace(GAIA_CLEAN)
+    // Detector findings and reasoning integrity left out: nothing else failed.
+    await expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: ['span.instruction_following', 'span.tool_completeness', 'span.error_category'] })
+    const error = await rejectionOf(expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: ['span.reasoning_integrity'] }))
+    expect(error.message.split('\n').slice(2, 4)).toEqual([
+      `1 of ${detectorView(trace).judged.length} judged spans failed (policy existential; metrics span.reasoning_integrity):`,
+      '  ✗ llm:LiteLLMModel.__call__ (id 05168be1…, path main › answer_single_question › LiteLLMModel.__call__) — reasoning integrity 2/5: asserts the answer without the reversal it claims to have done',
+    ])
+    // The report holds only the verdicts that counted.
+    const last = metaOf(task).traces!.at(-1)!
+    const ids = new Set(last.spans.flatMap((s) => s.verdictIds))
+    expect([...ids].every((id) => id.endsWith(':span.reasoning_integrity'))).toBe(true)
+    expect(last.spans.find((s) => s.id === FINAL_LLM)!.failed).toBe(true)
+    await expect(expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: [] })).rejects.toThrow(/invalid options: metrics: .*\(allowed: \{ judge\?: Judge \| false, select\?, policy\?, metrics\?/)
+  })
+
   test('judge: false runs the detectors only and asks no judge', async () => {
     const trace = await loadTrace(GAIA_FORMAT)
     const { flagged } = detectorView(trace)
