@@ -31,7 +31,7 @@ async function run(...args: string[]) {
 afterEach(() => vi.restoreAllMocks())
 
 const tmp = mkdtempSync(join(tmpdir(), 'diagnose-cli-'))
-/** Real TRAIL runs from test/fixtures: one with a finding (an mp3 the tool could not convert), one clean. */
+/** Real TRAIL runs from test/fixtures: an mp3 the tool could not convert, and a run that answered without looking anything up. */
 const withFindings = join(tmp, 'traces')
 const cleanFile = join(tmp, 'clean', 'otel-clean.json')
 
@@ -61,9 +61,10 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     expect(stdout).toMatch(/^✗ {13}llm {3}LiteLLMModel\.__call__ {2}\(o3-mini\) {2}ok {2}6\.37s {2}3,595 tok$/m)
     expect(stdout).toMatch(/^ {18}✗ Environment Setup Errors: the environment lacks .*; raised in TOOL TextInspectorTool \(610df94b…\)$/m)
     expect(stdout).toContain('evidence (from span 610df94b266f9115): "FileConversionException: Could not convert')
-    expect(stdout).toContain('summary: 1 finding on 1 span (Environment Setup Errors 1)')
-    expect(stdout).toContain('summary: no findings in 11 spans')
-    expect(stdout).toContain('diagnosed 2 traces (32 spans): 1 finding in 1 trace (Environment Setup Errors 1)')
+    // The conversion error on the call that asked for it, and again on the next call, whose input shows it.
+    expect(stdout).toContain('summary: 2 findings on 2 spans (Environment Setup Errors 2)')
+    expect(stdout).toContain('summary: 2 findings on 1 span (Tool Selection Errors 1, Goal Deviation 1)')
+    expect(stdout).toContain('diagnosed 2 traces (32 spans): 4 findings in 2 traces (Tool Selection Errors 1, Goal Deviation 1, Environment Setup Errors 2)')
     expect(stdout.indexOf('0ebe673d.json  trace 0ebe673d64647ec44c370638b82d3c78  (11 spans)')).toBeLessThan(stdout.indexOf('41bbc898.json  trace 41bbc898'))
     expect(stdout).toContain('Judge-based metrics skipped: no judge configured (set AGENT_VERDICT_JUDGE=openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL)')
   })
@@ -85,9 +86,19 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     const [, minutes, seconds] = /^PT(?:(\d+)M)?([\d.]+)S$/.exec(raw.duration)!
     const durationNs = Number(minutes ?? 0) * 60e9 + Math.round(Number(seconds) * 1e9)
     expect(t.spans[0]).toEqual({ id: raw.span_id, parentId: null, name: 'main', kind: 'other', status: 'unset', startNs, durationNs })
-    expect(t.findings).toEqual([expect.objectContaining({ spanId: '101f42b3dad5a0d1', category: 'Environment Setup Errors' })])
+    expect(t.findings).toEqual([
+      expect.objectContaining({ spanId: '101f42b3dad5a0d1', category: 'Environment Setup Errors', detector: 'error-status' }),
+      expect.objectContaining({ spanId: '8133aad4e05365c5', category: 'Environment Setup Errors', detector: 'error-observed' }),
+    ])
     expect(t.warnings.length).toBeGreaterThan(0)
-    expect(report.summary).toMatchObject({ traces: 2, spans: 32, findings: 1, tracesWithFindings: 1, byCategory: { 'Environment Setup Errors': 1 }, inputErrors: 0 })
+    expect(report.summary).toMatchObject({
+      traces: 2,
+      spans: 32,
+      findings: 4,
+      tracesWithFindings: 2,
+      byCategory: { 'Environment Setup Errors': 2, 'Goal Deviation': 1, 'Tool Selection Errors': 1 },
+      inputErrors: 0,
+    })
     expect(report.judge).toMatchObject({ configured: false, skipped: expect.arrayContaining(['span.reasoning_integrity', 'agent.tool_abuse']) })
   })
 

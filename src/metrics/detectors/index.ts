@@ -2,7 +2,11 @@ import { z } from 'zod'
 import { TRAIL_CATEGORIES } from '../../diagnosis/taxonomy'
 import type { Trace } from '../../trace/trace'
 import { BudgetSchema, checkBudget } from './budget'
+import { ANNOUNCED_CALL_DETECTOR, detectAnnouncedCalls } from './announced-call'
+import { ANSWER_TEMPLATE_DETECTOR, detectAnswerTemplate } from './answer-template'
+import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './answer-without-lookup'
 import { detectErrorStatus, ERROR_STATUS_DETECTOR } from './error-status'
+import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
 import type { Finding } from './finding'
 import { detectRepeatedCalls, REPEATED_CALLS_DETECTOR, RepeatedCallsOptionsSchema } from './repeated-calls'
 import { detectToolOutputErrors, TOOL_OUTPUT_DETECTOR } from './tool-output'
@@ -14,7 +18,16 @@ import { PriceTableSchema } from './usage'
  * @example
  * detect(trace, { detectors: DETECTOR_NAMES.filter((d) => d !== 'repeated-calls') })
  */
-export const DETECTOR_NAMES = [ERROR_STATUS_DETECTOR, TOOL_OUTPUT_DETECTOR, REPEATED_CALLS_DETECTOR, 'budget'] as const
+export const DETECTOR_NAMES = [
+  ERROR_STATUS_DETECTOR,
+  ERROR_OBSERVED_DETECTOR,
+  TOOL_OUTPUT_DETECTOR,
+  REPEATED_CALLS_DETECTOR,
+  ANSWER_WITHOUT_LOOKUP_DETECTOR,
+  ANNOUNCED_CALL_DETECTOR,
+  ANSWER_TEMPLATE_DETECTOR,
+  'budget',
+] as const
 /**
  * One detector name.
  *
@@ -59,8 +72,12 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   const enabled = new Set<DetectorName>(opts.detectors ?? DETECTOR_NAMES)
   const found: Finding[] = []
   if (enabled.has(ERROR_STATUS_DETECTOR)) found.push(...detectErrorStatus(trace))
+  if (enabled.has(ERROR_OBSERVED_DETECTOR)) found.push(...detectObservedErrors(trace))
   if (enabled.has(TOOL_OUTPUT_DETECTOR)) found.push(...detectToolOutputErrors(trace))
   if (enabled.has(REPEATED_CALLS_DETECTOR)) found.push(...detectRepeatedCalls(trace, opts.repeatedCalls))
+  if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) found.push(...detectAnswerWithoutLookup(trace))
+  if (enabled.has(ANNOUNCED_CALL_DETECTOR)) found.push(...detectAnnouncedCalls(trace))
+  if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) found.push(...detectAnswerTemplate(trace))
   if (enabled.has('budget') && opts.budget) found.push(...checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
   return sortFindings(trace, dedupe(found))
 }

@@ -139,6 +139,13 @@ describe.skipIf(!HAVE_TRAIL)('detectors on real TRAIL traces', () => {
         evidenceSpanId: '610df94b266f9115',
         evidence: expect.stringMatching(/^FileConversionException: Could not convert 'data\/gaia\/validation\/1f975693.*\.mp3' to Markdown/),
       }),
+      // The same error again on the next model call, whose input is the tool's error message.
+      expect.objectContaining({
+        spanId: '8133aad4e05365c5',
+        category: 'Environment Setup Errors',
+        detector: 'error-observed',
+        evidence: expect.stringContaining("FileConversionException: Could not convert 'data/gaia/validation/1f975693"),
+      }),
     ])
     expect(findings[0].reason).toContain('TOOL TextInspectorTool')
   })
@@ -153,7 +160,7 @@ describe('detectors on the TRAIL fixtures in the repo (plain clone)', () => {
   it('AgentParsingError on a step → Formatting Errors on the LLM call whose output did not parse', () => {
     const trace = load('d67a8ae853c0b8ed0e55f7fafe4e2f64.json')
     const step = trace.spans.find((s) => s.kind === 'chain' && exceptionType(s) === 'smolagents.utils.AgentParsingError')!
-    const f = detect(trace)
+    const f = detect(trace, { detectors: ['error-status'] })
     expect(f).toEqual([expect.objectContaining({ spanId: llmChild(trace, step).id, category: 'Formatting Errors', evidenceSpanId: step.id })])
     expect(spanText(step)).toContain(f[0].evidence)
     expect(f[0].evidence).toMatch(/^AgentParsingError: Error in code parsing:/)
@@ -162,7 +169,9 @@ describe('detectors on the TRAIL fixtures in the repo (plain clone)', () => {
   it('a tool that could not convert the file → Environment Setup Errors on the LLM call that asked for it', () => {
     const trace = load('41bbc898aa7de0f31d2382ff57700a76.json')
     const toolSpan = trace.spans.find((s) => s.kind === 'tool' && s.status === 'error')!
-    expect(detect(trace)).toEqual([expect.objectContaining({ spanId: llmBefore(trace, toolSpan).id, category: 'Environment Setup Errors', evidenceSpanId: toolSpan.id })])
+    expect(detect(trace, { detectors: ['error-status'] })).toEqual([
+      expect.objectContaining({ spanId: llmBefore(trace, toolSpan).id, category: 'Environment Setup Errors', evidenceSpanId: toolSpan.id }),
+    ])
   })
 
   it('a run with orphans, a duplicate span and no errors yields no findings', () => {

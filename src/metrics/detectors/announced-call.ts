@@ -1,0 +1,60 @@
+import type { Trace } from '../../trace/trace'
+import { agentRuns, codeCalls, escapeRegExp, outputText, splitThoughtAndCode, stepCalls, stripPythonStrings } from './agent-run'
+import { BEHAVIOR_RULES, type BehaviorRuleId } from './behavior-rules'
+import { quoteEvidence, type Finding } from './finding'
+
+export const ANNOUNCED_CALL_DETECTOR = 'announced-call'
+
+// "I will ask our search_agent …", "I'll use the inspect_file_as_text tool", "Let me query search_agent":
+// a first-person intent and an action verb before the name, within one sentence.
+const INTENT = String.raw`\b(?:I(?:'ll|’ll| will| shall| am going to| need to| must| should)|Let me|Let's|Let’s)\b[^.\n]{0,80}?\b(?:ask|call|use|query|request|delegate|invoke|consult|employ|have)\b[^.\n]{0,60}?`
+
+/**
+ * Findings for steps whose model announces a call and then does not make it: the thought says "I will
+ * ask search_agent …" but the code only prints the request, or answers instead. Checked for every tool
+ * and team member the agent may call (from its attributes), on code-writing agents (outputs with a fenced
+ * code block). A missing delegation to a team member is Task Orchestration, a missing tool call Tool
+ * Selection Errors; reported on the model call, quoting the announcement.
+ *
+ * @example
+ * detectAnnouncedCalls(trace)[0] // { category: 'Task Orchestration', evidence: 'Thought: I will now ask our search_agent …', … }
+ */
+export function detectAnnouncedCalls(trace: Trace): Finding[] {
+  const out: Finding[] = []
+  for (const run of agentRuns(trace)) {
+    const names = [...run.managedAgents.map((name) => ({ name, rule: 'announced-delegation-missing' as BehaviorRuleId })), ...run.tools.map((name) => ({ name, rule: 'announced-tool-missing' as BehaviorRuleId }))]
+    if (names.length === 0) continue
+    const patterns = names.map((n) => ({ ...n, intent: new RegExp(`${INTENT}\\b${escapeRegExp(n.name)}\\b`) }))
+    for (const step of run.steps) {
+      const { llm } = stepCalls(trace, step)
+      if (!llm) continue
+      const text = outputText(llm)
+      const { thought, code } = splitThoughtAndCode(text)
+      if (code === undefined) continue
+      for (const p of patterns) {
+        const m = p.intent.exec(thought)
+        if (!m || codeCalls(code, p.name)) continue
+        const rule = BEHAVIOR_RULES[p.rule]
+        out.push({
+          spanId: llm.id,
+          category: rule.category,
+          detector: ANNOUNCED_CALL_DETECTOR,
+          evidence: quoteEvidence(text, m.index),
+          reason: `${rule.reason} (${p.name}${calledInstead(code)})`,
+          severity: 'medium',
+        })
+        break
+      }
+    }
+  }
+  return out
+}
+
+/** ", the code calls print, final_answer instead" — what the code did run, for the reason line. */
+function calledInstead(code: string): string {
+  const called = [...new Set([...stripPythonStrings(code).matchAll(/(?<![\w.])([A-Za-z_]\w*)\s*\(/g)].map((m) => m[1]))].filter((n) => !PY_NOISE.has(n)).slice(0, 4)
+  return called.length > 0 ? `; the code calls ${called.join(', ')} instead` : ''
+}
+
+// Constructors and builtins that say nothing about which action the code took.
+const PY_NOISE = new Set(['str', 'int', 'float', 'len', 'list', 'dict', 'set', 'tuple', 'range', 'enumerate', 'zip', 'sorted', 'round', 'abs', 'min', 'max', 'sum', 'isinstance', 'if', 'for', 'while', 'return'])
