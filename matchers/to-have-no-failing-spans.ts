@@ -3,7 +3,7 @@ import { diagnose } from '../src/diagnosis/diagnose'
 import { DiagnoseOptionsSchema, type Diagnosis, type PropagationPolicy } from '../src/diagnosis/types'
 import type { Trace } from '../src/trace/trace'
 import type { MatcherContext, MatcherResult } from './context'
-import { matcherHint } from './messages'
+import { matcherHint, usageMessage } from './messages'
 import { leafLine, reportTraceOf, unjudgeableSpans, verdictsOfDiagnosis } from './diagnosis-report'
 import { attachVerdicts, track } from './runtime'
 import { parseOptions } from './parse-options'
@@ -52,6 +52,10 @@ export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, op
   const args = options === undefined ? '' : 'options'
   return track(ctx, NAME, async () => {
     const { judge: judgeOption, allowUnjudgeable, metrics, ...rest } = parseOptions(ToHaveNoFailingSpansOptionsSchema, options, { name: NAME, args, isNot: ctx.isNot, allowed: ALLOWED })
+    if (judgeOption === false && metrics && !metrics.includes('detectors')) {
+      // Judged metrics without a judge would pass a run nobody looked at.
+      throw new TypeError(usageMessage(NAME, ctx.isNot, args, `metrics ${metrics.join(', ')} are judged, and { judge: false } asks no judge — add 'detectors' to metrics, or pass { judge }`))
+    }
     const trace = resolveTrace(received, { name: NAME, args, isNot: ctx.isNot })
     const judge = traceJudge(ctx, judgeOption, { name: NAME, args, withoutJudge: 'To check the trace with the deterministic detectors only, pass { judge: false }.' })
     const full = await diagnose(trace, { ...rest, judge, agent: false })
@@ -60,7 +64,7 @@ export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, op
     const outcome = diagnosis.verdict.outcome
     const unjudgeableFails = outcome === 'unjudgeable' && allowUnjudgeable !== true
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
-    const pass = unjudgeableFails ? ctx.isNot === true : outcome === 'fail' ? false : true
+    const pass = unjudgeableFails ? ctx.isNot === true : outcome !== 'fail'
     const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true, metrics })
     return { pass, message, actual: outcome, expected: 'pass', meta: { diagnosis: summaryOf(diagnosis) } }
   })

@@ -159,6 +159,9 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
       '  ✗ llm:LiteLLMModel.__call__ (id dc63c344…, path main › answer_single_question › CodeAgent.run › Step 1 › LiteLLMModel.__call__) — Formatting Errors (detector:error-status): the model output could not be parsed (code block or tool-call format broken); raised in CHAIN Step 1 (9179fadd…)',
     )
     expect(lines.at(-1)).toBe('Mode: deterministic — detectors only, no judge was asked (judge: false)')
+    await expect(expect(GAIA_FORMAT).toHaveNoFailingSpans({ judge: false, metrics: ['span.reasoning_integrity'] })).rejects.toThrow(
+      "metrics span.reasoning_integrity are judged, and { judge: false } asks no judge — add 'detectors' to metrics, or pass { judge }",
+    )
     expect(h.fake.calls).toHaveLength(0)
   })
 
