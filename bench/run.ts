@@ -7,6 +7,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'ingest', load: () => import('./ingest') },
   { name: 'judge-scheduling', load: () => import('./judge-scheduling') },
   { name: 'trail', load: () => import('./trail') },
+  { name: 'trail-detectors', load: () => import('./trail-detectors') },
   { name: 'tokens', load: () => import('./tokens') },
   { name: 'replay', load: () => import('./replay') },
 ]
