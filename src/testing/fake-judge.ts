@@ -163,7 +163,9 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
     })
     if (outcome.kind === 'hang') return // res 'close' (client abort or close()) frees it
 
-    const delay = sampleLatency(latency)
+    // Rejections (429/5xx) come from the gateway before any model work, so they skip the model latency.
+    const rejected = fault?.type === 'rate-limit' || fault?.type === 'server-error'
+    const delay = rejected ? (fault.delayMs ?? 0) : sampleLatency(latency)
     if (delay > 0) {
       const aborted = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => {

@@ -83,6 +83,11 @@ export const FakeJudgeFaultSchema = z
     times: z.number().int().nonnegative().optional(),
     firstMs: z.number().nonnegative().optional(),
     when: PromptMatchSchema.optional(),
+    /**
+     * Delay before a `rate-limit` / `server-error` answer, in ms (default 0: real gateways reject before
+     * the model runs, so these do not wait the model latency). Other faults wait the normal latency.
+     */
+    delayMs: z.number().nonnegative().optional(),
   })
   .refine((f) => f.seed === undefined || f.rate !== undefined, { error: '`seed` only applies with `rate`; add a rate (0..1)', path: ['seed'] })
   .refine((f) => f.status === undefined || f.type === 'server-error', { error: '`status` only applies to server-error faults', path: ['status'] })

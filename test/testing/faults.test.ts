@@ -184,6 +184,19 @@ describe('latency and concurrency', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(79)
   })
 
+  test('429/5xx rejections skip the model latency (a gateway answers them), unless delayMs is set', async () => {
+    // The model latency is far beyond the client timeout: a rejection held for it would surface as a timeout.
+    judge.setLatency(60_000)
+    judge.setFaults([{ type: 'rate-limit', times: 1, retryAfter: '0.2' }, { type: 'server-error', times: 1 }])
+    expect((await failure(clientFor(judge, { timeout: 5_000 }))).status).toBe(429)
+    expect((await failure(clientFor(judge, { timeout: 5_000 }))).status).toBe(500)
+    judge.setLatency(0)
+    judge.setFaults([{ type: 'rate-limit', times: 1, delayMs: 120 }])
+    const started = performance.now()
+    expect((await failure(clientFor(judge))).status).toBe(429)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(119)
+  })
+
   test('50 parallel requests with 100 ms latency are all answered, held open together', async () => {
     judge.setLatency(100)
     const client = clientFor(judge)
