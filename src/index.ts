@@ -83,6 +83,7 @@ export {
   RepeatedCallsOptionsSchema,
   PriceTableSchema,
   ERROR_RULES,
+  BEHAVIOR_RULES,
   classifyErrorText,
   ruleForHttpStatus,
   quoteEvidence,
@@ -99,5 +100,7 @@ export {
   type PriceTable,
   type ErrorRule,
   type Placement,
+  type BehaviorRule,
+  type BehaviorRuleId,
 } from './metrics/detectors/index'
 export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } from './cli/diagnose-report'

@@ -32,6 +32,8 @@ export function detectAnnouncedCalls(trace: Trace): Finding[] {
       const { thought, code } = splitThoughtAndCode(text)
       if (code === undefined) continue
       for (const p of patterns) {
+        // Cheap test first: most thoughts name no tool, and the intent pattern is the costly part.
+        if (!thought.includes(p.name)) continue
         const m = p.intent.exec(thought)
         if (!m || codeCalls(code, p.name)) continue
         const rule = BEHAVIOR_RULES[p.rule]

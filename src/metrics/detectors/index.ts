@@ -59,8 +59,11 @@ export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
 /**
  * Runs the deterministic detectors over a trace — no judge, no network — and returns their findings in
  * depth-first span order: errors mapped to TRAIL categories (HTTP 401/403, 404, 429, 5xx, timeouts,
- * model-output format errors, environment errors, exhausted resources), tools that returned an error
- * page, repeated identical tool calls, and exceeded budgets (when `budget` is given).
+ * model-output format errors, environment errors, exhausted resources), named on the call that caused
+ * them and again on the next model call whose input shows them; tools that returned an error page;
+ * repeated identical tool calls; behaviour the run itself contradicts (a final answer before any of the
+ * lookups its facts survey asked for, a call announced in the thought but missing from the code, an
+ * answer that breaks the prompt's template); and exceeded budgets (when `budget` is given).
  *
  * @example
  * const trace = await loadTrace('traces/run.json')
@@ -122,6 +125,8 @@ export { FindingSchema, quoteEvidence, MAX_EVIDENCE_CHARS } from './finding'
 export type { Finding } from './finding'
 export { ERROR_RULES, classifyErrorText, ruleForHttpStatus } from './error-patterns'
 export type { ErrorRule, Placement } from './error-patterns'
+export { BEHAVIOR_RULES } from './behavior-rules'
+export type { BehaviorRule, BehaviorRuleId } from './behavior-rules'
 export { RepeatedCallsOptionsSchema } from './repeated-calls'
 export type { RepeatedCallsOptions } from './repeated-calls'
 export { PriceTableSchema } from './usage'
