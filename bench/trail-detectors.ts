@@ -61,12 +61,13 @@ export async function run(emit: Emit): Promise<void> {
     const detectors = [...new Set(rows.flatMap((r) => r.findings.map((f) => f.detector)))].sort()
     for (const detector of detectors) {
       const without = score(rows, (f) => f.detector !== detector)
+      const alone = score(rows, (f) => f.detector === detector)
       const n = rows.reduce((sum, r) => sum + r.findings.filter((f) => f.detector === detector).length, 0)
       const delta = (a: number, b: number) => (a - b).toFixed(3)
       emit(
         `${key}.without.${detector}.joint_drop`,
         all.joint_accuracy - without.joint_accuracy,
-        `findings=${n} loc_drop=${delta(all.location_accuracy, without.location_accuracy)} precision_without=${without.localization_precision.toFixed(3)}`,
+        `findings=${n} loc_drop=${delta(all.location_accuracy, without.location_accuracy)} precision_alone=${alone.localization_precision.toFixed(3)} precision_without=${without.localization_precision.toFixed(3)}`,
       )
     }
   }
