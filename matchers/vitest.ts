@@ -1,7 +1,6 @@
 // `agent-verdict/vitest` — a Vitest `setupFiles` entry: registers the matchers, wires the runtime
 // (cassette per test file, verdicts on task.meta, un-awaited guard) and adds the matcher types.
-import { afterAll, afterEach, expect } from 'vitest'
-import { getCurrentTest } from 'vitest/suite'
+import { afterAll, afterEach, expect, TestRunner } from 'vitest'
 import { matchers } from './index'
 import { notAwaitedMessage } from './messages'
 import { configureRuntime, finishFile, settleUnawaited } from './runtime'
@@ -10,7 +9,7 @@ import { isVitestUpdateRun, suiteRanCompletely, type SuiteLike } from './vitest-
 
 expect.extend(matchers)
 // `this.task` is set for every expect bound to a test; getCurrentTest covers an expect that is not.
-configureRuntime({ runner: 'vitest', isUpdate: () => isVitestUpdateRun(expect.getState()), currentTask: () => getCurrentTest() })
+configureRuntime({ runner: 'vitest', isUpdate: () => isVitestUpdateRun(expect.getState()), currentTask: () => TestRunner.getCurrentTest() })
 
 // Vitest 4 does not await custom async matchers a test forgot to await: fail the test here instead.
 afterEach(async ({ task }) => {
