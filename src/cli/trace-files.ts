@@ -1,5 +1,4 @@
-import { stat } from 'node:fs/promises'
-import fg from 'fast-glob'
+import { expandTracePattern } from '../trace/load'
 
 /** One command-line argument and the trace files it stands for (empty when it matched nothing). */
 export interface ExpandedArg {
@@ -17,15 +16,6 @@ export interface ExpandedArg {
  */
 export async function expandTraceArgs(args: readonly string[]): Promise<ExpandedArg[]> {
   const out: ExpandedArg[] = []
-  for (const arg of args) out.push({ arg, files: (await expand(arg)).sort() })
+  for (const arg of args) out.push({ arg, files: (await expandTracePattern(arg)).sort() })
   return out
-}
-
-async function expand(pattern: string): Promise<string[]> {
-  if (fg.isDynamicPattern(pattern)) return fg(pattern, { onlyFiles: true, ignore: ['**/node_modules/**'] })
-  const info = await stat(pattern).catch(() => undefined)
-  if (info?.isFile()) return [pattern]
-  if (!info?.isDirectory()) return []
-  const base = fg.convertPathToPattern(pattern.replace(/[\\/]+$/, '') || '/')
-  return fg(`${base}/**/*.{json,jsonl}`, { onlyFiles: true, ignore: ['**/node_modules/**'] })
 }

@@ -71,7 +71,7 @@ export async function loadTraces(globsOrPaths: string | readonly string[]): Prom
   const patterns = typeof globsOrPaths === 'string' ? [globsOrPaths] : [...globsOrPaths]
   const files = new Set<string>()
   for (const pattern of patterns) {
-    for (const file of await expand(pattern)) files.add(file)
+    for (const file of await expandTracePattern(pattern)) files.add(file)
   }
   if (files.size === 0) {
     const where = patterns.join(', ')
@@ -85,7 +85,14 @@ export async function loadTraces(globsOrPaths: string | readonly string[]): Prom
   return traces
 }
 
-async function expand(pattern: string): Promise<string[]> {
+/**
+ * The trace files one path / directory / glob stands for: a file itself, a directory's
+ * `**\/*.{json,jsonl}`, or a glob's matches (node_modules skipped). Unsorted; empty when nothing matched.
+ *
+ * @example
+ * const files = (await expandTracePattern('examples/traces')).sort()
+ */
+export async function expandTracePattern(pattern: string): Promise<string[]> {
   if (fg.isDynamicPattern(pattern)) return fg(pattern, { onlyFiles: true, ignore: ['**/node_modules/**'] })
   const info = await stat(pattern).catch(() => undefined)
   if (info?.isFile()) return [pattern]
