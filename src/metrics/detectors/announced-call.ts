@@ -7,7 +7,9 @@ export const ANNOUNCED_CALL_DETECTOR = 'announced-call'
 
 // "I will ask our search_agent …", "I'll use the inspect_file_as_text tool", "Let me query search_agent":
 // a first-person intent and an action verb before the name, within one sentence.
-const INTENT = String.raw`\b(?:I(?:'ll|’ll| will| shall| am going to| need to| must| should)|Let me|Let's|Let’s)\b[^.\n]{0,80}?\b(?:ask|call|use|query|request|delegate|invoke|consult|employ|have)\b[^.\n]{0,60}?`
+const INTENT = String.raw`\b(?:I(?:'ll|’ll| will| shall| am going to| need to| must| should)|Let me|Let's|Let’s)\b[^.\n]{0,80}?\b(?:ask|call|use|query|request|delegate|invoke|consult|employ|have)\b([^.\n]{0,60}?)`
+// "I will use the results from search_agent": the name is a source of earlier output, not the next call.
+const ABOUT_EARLIER_OUTPUT = /\b(?:from|by|provided|returned|given|results?|output|answer|response|findings|information)\b/i
 
 /**
  * Findings for steps whose model announces a call and then does not make it: the thought says "I will
@@ -24,24 +26,21 @@ export function detectAnnouncedCalls(trace: Trace): Finding[] {
   for (const run of agentRuns(trace)) {
     const names = [...run.managedAgents.map((name) => ({ name, rule: 'announced-delegation-missing' as BehaviorRuleId })), ...run.tools.map((name) => ({ name, rule: 'announced-tool-missing' as BehaviorRuleId }))]
     if (names.length === 0) continue
-    const patterns = names.map((n) => ({ ...n, intent: new RegExp(`${INTENT}\\b${escapeRegExp(n.name)}\\b`) }))
     for (const step of run.steps) {
       const { llm } = stepCalls(trace, step)
       if (!llm) continue
       const text = outputText(llm)
       const { thought, code } = splitThoughtAndCode(text)
       if (code === undefined) continue
-      for (const p of patterns) {
-        // Cheap test first: most thoughts name no tool, and the intent pattern is the costly part.
-        if (!thought.includes(p.name)) continue
-        const m = p.intent.exec(thought)
-        if (!m || codeCalls(code, p.name)) continue
+      for (const p of names) {
+        const at = announcedNotCalled(thought, code, p.name)
+        if (at === undefined) continue
         const rule = BEHAVIOR_RULES[p.rule]
         out.push({
           spanId: llm.id,
           category: rule.category,
           detector: ANNOUNCED_CALL_DETECTOR,
-          evidence: quoteEvidence(text, m.index),
+          evidence: quoteEvidence(text, at),
           reason: `${rule.reason} (${p.name}${calledInstead(code)})`,
           severity: 'medium',
         })
@@ -50,6 +49,22 @@ export function detectAnnouncedCalls(trace: Trace): Finding[] {
     }
   }
   return out
+}
+
+/**
+ * Where `thought` announces a call of `name` ("I will ask our search_agent …") that `code` does not make,
+ * or undefined. Mentions of the name as the source of earlier output ("I will use the results from
+ * search_agent") are not announcements.
+ *
+ * @example
+ * announcedNotCalled('Thought: I will ask our search_agent to find it.', 'print(task)', 'search_agent') // 9
+ */
+export function announcedNotCalled(thought: string, code: string, name: string): number | undefined {
+  // Cheap test first: most thoughts name no tool, and the intent pattern is the costly part.
+  if (!thought.includes(name)) return undefined
+  const m = new RegExp(`${INTENT}\\b${escapeRegExp(name)}\\b`).exec(thought)
+  if (!m || ABOUT_EARLIER_OUTPUT.test(m[1]) || codeCalls(code, name)) return undefined
+  return m.index
 }
 
 /** ", the code calls print, final_answer instead" — what the code did run, for the reason line. */

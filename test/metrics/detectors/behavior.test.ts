@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { agentRuns, codeCalls, isFinalAnswer, lastInputMessage, outputText, splitThoughtAndCode, stepCalls } from '../../../src/metrics/detectors/agent-run'
+import { announcedNotCalled } from '../../../src/metrics/detectors/announced-call'
 import { factsSurvey } from '../../../src/metrics/detectors/answer-without-lookup'
 import { detect } from '../../../src/metrics/detectors/index'
 import type { Finding } from '../../../src/metrics/detectors/finding'
@@ -148,6 +149,14 @@ describe('agent-run helpers', () => {
     expect(codeCalls(code, 'print')).toBe(true)
     expect(codeCalls('answer = search_agent (task=task)', 'search_agent')).toBe(true)
     expect(codeCalls('x = """\nsearch_agent(1)\n"""\nfinal_answer(x)', 'search_agent')).toBe(false)
+  })
+
+  it('announcedNotCalled: an announced call the code skips, not a mention of earlier output or a made call', () => {
+    const thought = 'Thought: I will now ask our search_agent to find the record.'
+    expect(announcedNotCalled(thought, 'print(task)', 'search_agent')).toBe(thought.indexOf('I will'))
+    expect(announcedNotCalled(thought, 'answer = search_agent(task=task)', 'search_agent')).toBeUndefined()
+    expect(announcedNotCalled('Thought: I will use the results from search_agent to answer.', 'final_answer(x)', 'search_agent')).toBeUndefined()
+    expect(announcedNotCalled('Thought: search_agent said 12. I will answer.', 'final_answer(12)', 'search_agent')).toBeUndefined()
   })
 
   it('splitThoughtAndCode splits a real CodeAgent step at its code block', () => {
