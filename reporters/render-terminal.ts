@@ -108,17 +108,19 @@ function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[], line: Lin
     passed += own.filter((v) => v.outcome === 'pass').length
     const bad = own.filter((v) => v.outcome !== 'pass')
     if (bad.length > 0) failing++
-    for (const v of bad) {
-      const where: Segment[] = [
-        { text: '      ' },
-        { text: OUTCOME_SYMBOL[v.outcome], style: OUTCOME_STYLE[v.outcome] },
-        { text: ` ${describeSpan(span, spanPath(trace, span.id, index))}` },
-      ]
-      const what: Segment[] = [{ text: verdictLabel(v), style: OUTCOME_STYLE[v.outcome] }, { text: `: ${reasonOf(v)}` }]
-      const oneRow = [...where, { text: ' — ' }, ...what]
-      // Too wide: location on one line, category and reason below, so neither is cut first.
-      rows.push(...(widthOf(oneRow) <= width ? [line(oneRow)] : [line(where), line([{ text: '          ' }, ...what])]))
-    }
+    if (bad.length === 0) continue
+    const worst = bad.find((v) => v.outcome === 'unjudgeable') ?? bad[0]
+    const where: Segment[] = [
+      { text: '      ' },
+      { text: OUTCOME_SYMBOL[worst.outcome], style: OUTCOME_STYLE[worst.outcome] },
+      { text: ` ${describeSpan(span, spanPath(trace, span.id, index))}` },
+    ]
+    const whats = bad.map((v): Segment[] => [{ text: verdictLabel(v), style: OUTCOME_STYLE[v.outcome] }, { text: `: ${reasonOf(v)}` }])
+    const oneRow = [...where, { text: ' — ' }, ...whats[0]]
+    // One failing verdict that fits: one line. Otherwise the span once, then each verdict below it,
+    // so a span failed on several aspects is named once and no reason is cut first.
+    if (whats.length === 1 && widthOf(oneRow) <= width) rows.push(line(oneRow))
+    else rows.push(line(where), ...whats.map((what) => line([{ text: '          ' }, ...what])))
   }
   const summary = [`trace ${shortId(trace.id)}`, `${trace.spans.length} spans`, `${failing} failing`]
   if (passed > 0) summary.push(`${passed} span ${passed === 1 ? 'verdict' : 'verdicts'} passed`)
