@@ -110,8 +110,29 @@ export function testNameOf(ctx: TestIdentity): string | undefined {
 export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?: ReportTrace[]): void {
   const task = ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
-  target.verdicts.push(...verdicts)
-  if (traces?.length) (target.traces ??= []).push(...traces)
+  const renamed = uniqueIds(target.verdicts, verdicts)
+  target.verdicts.push(...verdicts.map((v) => (v.id && renamed.has(v.id) ? { ...v, id: renamed.get(v.id) } : v)))
+  if (traces?.length) {
+    const relinked = renamed.size === 0 ? traces : traces.map((t) => ({ ...t, spans: t.spans.map((sp) => ({ ...sp, verdictIds: sp.verdictIds.map((id) => renamed.get(id) ?? id) })) }))
+    ;(target.traces ??= []).push(...relinked)
+  }
+}
+
+/** Two assertions on one trace in one test give the same `spanId:metric` ids: suffix the later ones (`#2`…) so report links stay one-to-one. */
+function uniqueIds(existing: readonly Verdict[], incoming: readonly Verdict[]): Map<string, string> {
+  const taken = new Set(existing.map((v) => v.id).filter((id): id is string => id !== undefined))
+  const renamed = new Map<string, string>()
+  for (const v of incoming) {
+    if (!v.id || !taken.has(v.id)) {
+      if (v.id) taken.add(v.id)
+      continue
+    }
+    let n = 2
+    while (taken.has(`${v.id}#${n}`)) n++
+    renamed.set(v.id, `${v.id}#${n}`)
+    taken.add(`${v.id}#${n}`)
+  }
+  return renamed
 }
 
 function metaOf(task: TaskLike): TestVerdictMeta {
