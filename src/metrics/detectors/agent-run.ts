@@ -27,7 +27,19 @@ export interface AgentRun {
  * @example
  * for (const run of agentRuns(trace)) console.log(run.agent.name, run.steps.length, run.managedAgents)
  */
-export function agentRuns(trace: Trace): AgentRun[] {
+export function agentRuns(trace: Trace): readonly AgentRun[] {
+  let runs = runsOf.get(trace)
+  if (!runs) runsOf.set(trace, (runs = collectRuns(trace)))
+  return runs
+}
+
+// Several detectors walk the same runs and outputs; a trace and its spans never change once loaded.
+const runsOf = new WeakMap<Trace, readonly AgentRun[]>()
+const textOf = new WeakMap<Span, string>()
+const splitOf = new WeakMap<Span, ThoughtAndCode>()
+const callRegexOf = new Map<string, RegExp>()
+
+function collectRuns(trace: Trace): AgentRun[] {
   const runs: AgentRun[] = []
   for (const agent of trace.spans) {
     if (agent.kind !== 'agent') continue
@@ -98,7 +110,12 @@ export function isFinalAnswer(span: Span): boolean {
  * outputText(llm).startsWith('Thought:') // true for a smolagents CodeAgent step
  */
 export function outputText(llm: Span): string {
-  const out = llm.output
+  let text = textOf.get(llm)
+  if (text === undefined) textOf.set(llm, (text = joinOutput(llm.output)))
+  return text
+}
+
+function joinOutput(out: unknown): string {
   if (typeof out === 'string') return out
   if (!Array.isArray(out)) return ''
   return (out as Message[]).map((m) => (typeof m?.content === 'string' ? m.content : '')).join('\n')
@@ -112,6 +129,25 @@ export function lastInputMessage(llm: Span): Message | undefined {
   return typeof last?.content === 'string' ? last : undefined
 }
 
+/** A model output split at its first fenced code block (see {@link splitThoughtAndCode}). */
+export interface ThoughtAndCode {
+  thought: string
+  code: string | undefined
+  codeAt: number
+}
+
+/**
+ * {@link splitThoughtAndCode} of an LLM call's {@link outputText}, computed once per span.
+ *
+ * @example
+ * const { thought, code } = thoughtAndCode(llm)
+ */
+export function thoughtAndCode(llm: Span): ThoughtAndCode {
+  let split = splitOf.get(llm)
+  if (!split) splitOf.set(llm, (split = splitThoughtAndCode(outputText(llm))))
+  return split
+}
+
 // A fenced code block, as CodeAgent prompts ask for it ("Code:\n```py … ```").
 const CODE_BLOCK = /```(?:py|python)?[ \t]*\n([\s\S]*?)(?:\n```|$)/
 
@@ -122,7 +158,7 @@ const CODE_BLOCK = /```(?:py|python)?[ \t]*\n([\s\S]*?)(?:\n```|$)/
  * @example
  * splitThoughtAndCode('Thought: ask the team\nCode:\n```py\nprint(1)\n```') // { thought: 'Thought: ask the team\nCode:', code: 'print(1)', codeAt: 33 }
  */
-export function splitThoughtAndCode(text: string): { thought: string; code: string | undefined; codeAt: number } {
+export function splitThoughtAndCode(text: string): ThoughtAndCode {
   const m = CODE_BLOCK.exec(text)
   if (!m) return { thought: text, code: undefined, codeAt: -1 }
   return { thought: text.slice(0, m.index), code: m[1], codeAt: m.index + m[0].indexOf(m[1]) }
@@ -144,7 +180,10 @@ export function stripPythonStrings(code: string): string {
 
 /** True if `code` calls `name(…)` outside strings and comments (as a function, not an attribute or a longer name). */
 export function codeCalls(code: string, name: string): boolean {
-  return new RegExp(String.raw`(?<![\w.])${escapeRegExp(name)}\s*\(`).test(stripPythonStrings(code))
+  if (!code.includes(name)) return false
+  let call = callRegexOf.get(name)
+  if (!call) callRegexOf.set(name, (call = new RegExp(String.raw`(?<![\w.])${escapeRegExp(name)}\s*\(`)))
+  return call.test(stripPythonStrings(code))
 }
 
 export function escapeRegExp(text: string): string {

@@ -1,5 +1,5 @@
 import type { Trace } from '../../trace/trace'
-import { agentRuns, codeCalls, escapeRegExp, outputText, splitThoughtAndCode, stepCalls, stripPythonStrings } from './agent-run'
+import { agentRuns, codeCalls, escapeRegExp, outputText, stepCalls, stripPythonStrings, thoughtAndCode } from './agent-run'
 import { BEHAVIOR_RULES, type BehaviorRuleId } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 
@@ -30,7 +30,9 @@ export function detectAnnouncedCalls(trace: Trace): Finding[] {
       const { llm } = stepCalls(trace, step)
       if (!llm) continue
       const text = outputText(llm)
-      const { thought, code } = splitThoughtAndCode(text)
+      // An announcement names the callee: skip outputs that name none before splitting them.
+      if (!names.some((p) => text.includes(p.name))) continue
+      const { thought, code } = thoughtAndCode(llm)
       if (code === undefined) continue
       for (const p of names) {
         const at = announcedNotCalled(thought, code, p.name)
@@ -51,6 +53,8 @@ export function detectAnnouncedCalls(trace: Trace): Finding[] {
   return out
 }
 
+const intentRegexOf = new Map<string, RegExp>()
+
 /**
  * Where `thought` announces a call of `name` ("I will ask our search_agent …") that `code` does not make,
  * or undefined. Mentions of the name as the source of earlier output ("I will use the results from
@@ -62,7 +66,9 @@ export function detectAnnouncedCalls(trace: Trace): Finding[] {
 export function announcedNotCalled(thought: string, code: string, name: string): number | undefined {
   // Cheap test first: most thoughts name no tool, and the intent pattern is the costly part.
   if (!thought.includes(name)) return undefined
-  const m = new RegExp(`${INTENT}\\b${escapeRegExp(name)}\\b`).exec(thought)
+  let intent = intentRegexOf.get(name)
+  if (!intent) intentRegexOf.set(name, (intent = new RegExp(`${INTENT}\\b${escapeRegExp(name)}\\b`)))
+  const m = intent.exec(thought)
   if (!m || ABOUT_EARLIER_OUTPUT.test(m[1]) || codeCalls(code, name)) return undefined
   return m.index
 }

@@ -10,6 +10,15 @@ const TEMPLATE = /use the following template:\s*([^\n[]{1,60}?)\s*\[/i
 // The prompt asks for a short answer: a number, a few words, or a list (never several lines).
 const SHORT_ANSWER = /as few words as possible|a comma separated list|a single (?:word|number)/i
 
+/** The template sentence, looked for only around each "template" (a case-insensitive scan of the whole prompt is the detector's main cost). */
+function findTemplate(prompt: string): RegExpExecArray | null {
+  for (let i = prompt.indexOf('template'); i !== -1; i = prompt.indexOf('template', i + 8)) {
+    const m = TEMPLATE.exec(prompt.slice(Math.max(0, i - 24), i + 120))
+    if (m) return m
+  }
+  return null
+}
+
 /**
  * Findings for model calls whose prompt fixes an answer template ("use the following template: FINAL
  * ANSWER: [...]") and whose output breaks it: it does not start with the template's prefix (a refusal or
@@ -23,9 +32,11 @@ export function detectAnswerTemplate(trace: Trace): Finding[] {
   const out: Finding[] = []
   for (const llm of trace.spans) {
     if (llm.kind !== 'llm') continue
-    const prompt = lastInputMessage(llm)?.content
-    if (!prompt || !prompt.includes('template')) continue
-    const template = TEMPLATE.exec(prompt)
+    // The template is part of an instruction (a user message); tool results and assistant turns are not read.
+    const last = lastInputMessage(llm)
+    if (!last || last.role !== 'user') continue
+    const prompt = last.content
+    const template = findTemplate(prompt)
     if (!template) continue
     const prefix = template[1].trim()
     const text = outputText(llm)

@@ -1,6 +1,6 @@
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
-import { agentRuns, codeCalls, escapeRegExp, isFinalAnswer, outputText, splitThoughtAndCode, stepCalls, type AgentRun } from './agent-run'
+import { agentRuns, codeCalls, escapeRegExp, isFinalAnswer, outputText, stepCalls, thoughtAndCode, type AgentRun } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 import { spanLabel } from './localize'
@@ -22,10 +22,11 @@ export const ANSWER_WITHOUT_LOOKUP_DETECTOR = 'answer-without-lookup'
 export function detectAnswerWithoutLookup(trace: Trace): Finding[] {
   const out: Finding[] = []
   for (const run of agentRuns(trace)) {
-    const survey = factsSurvey(run)
-    if (!survey || survey.lookups.length === 0) continue
+    // The structural test first: most runs look something up before answering, and then no text is read.
     const answer = firstAnswerBeforeLookup(trace, run)
     if (!answer) continue
+    const survey = factsSurvey(run)
+    if (!survey || survey.lookups.length === 0) continue
     const planned = plannedCalls(run, survey.span)
     const callable = [...run.managedAgents, ...run.tools]
     const skipped = planned.length > 0 ? `; its plan names ${planned.join(', ')}, never called` : ''
@@ -74,10 +75,8 @@ const RETRIEVAL_CLAIM = new RegExp(
 
 /** A sentence of the answer's reasoning (before its code) that claims a retrieval, quoted; undefined if none. */
 function retrievalClaim(llm: Span): string | undefined {
-  const text = outputText(llm)
-  const { thought } = splitThoughtAndCode(text)
-  const m = RETRIEVAL_CLAIM.exec(thought)
-  return m ? quoteEvidence(text, m.index) : undefined
+  const m = RETRIEVAL_CLAIM.exec(thoughtAndCode(llm).thought)
+  return m ? quoteEvidence(outputText(llm), m.index) : undefined
 }
 
 /** The facts survey of a run: the planning call whose output has a "Facts to look up" section, and its items. */
@@ -141,7 +140,7 @@ function plannedCalls(run: AgentRun, survey: Span): string[] {
 /** The final-answer call in the model's code, else the start of its output, else its tool-call arguments. */
 function answerEvidence(llm: Span): string {
   const text = outputText(llm)
-  const { code, codeAt } = splitThoughtAndCode(text)
+  const { code, codeAt } = thoughtAndCode(llm)
   if (code !== undefined && codeCalls(code, 'final_answer')) return quoteEvidence(text, codeAt + code.search(/final_answer\s*\(/))
   if (text.trim() !== '') return quoteEvidence(text)
   const calls = Array.isArray(llm.output) ? (llm.output as Array<{ toolCalls?: Array<{ arguments: string }> }>).flatMap((m) => m?.toolCalls ?? []) : []

@@ -62,19 +62,21 @@ interface Group {
   first: Span
   last?: Span
   repeats: number
-  outcome: string | undefined
+  /** The first call's outcome, computed only once the group sees a repeat (most calls are unique). */
+  outcome?: string | undefined
 }
 
 function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOptionsSchema>): Finding[] {
   const groups = new Map<string, Group>()
   for (const span of tools) {
     const key = `${span.toolName ?? span.name}\u0000${canonical(span.toolArgs ?? span.input)}`
-    const outcome = outcomeOf(span)
     const group = groups.get(key)
     if (!group) {
-      groups.set(key, { first: span, repeats: 0, outcome })
+      groups.set(key, { first: span, repeats: 0 })
       continue
     }
+    if (!('outcome' in group)) group.outcome = outcomeOf(group.first)
+    const outcome = outcomeOf(span)
     // Unknown outcomes (no output recorded) cannot prove the repeat was useful, so they count.
     const same = !opts.requireSameOutcome || outcome === undefined || group.outcome === undefined || outcome === group.outcome
     if (!same) continue
