@@ -19,6 +19,38 @@ export interface AgentRun {
   managedAgents: string[]
 }
 
+/** A step with its model call and calls (see {@link stepCalls}), and that call's output read at most once. */
+export class StepView implements StepCalls {
+  readonly llm: Span | undefined
+  readonly calls: Span[]
+  private outText: string | undefined
+  private thoughtCode: ThoughtAndCode | undefined
+
+  constructor(
+    readonly step: Span,
+    calls: StepCalls,
+  ) {
+    this.llm = calls.llm
+    this.calls = calls.calls
+  }
+
+  /** {@link outputText} of the step's model call ('' without one). */
+  get text(): string {
+    return (this.outText ??= this.llm ? outputText(this.llm) : '')
+  }
+
+  /** {@link splitThoughtAndCode} of {@link text}. */
+  get split(): ThoughtAndCode {
+    return (this.thoughtCode ??= splitThoughtAndCode(this.text))
+  }
+}
+
+/** An agent run and a view of each of its steps, shared by the detectors that read the same steps. */
+export interface RunView {
+  run: AgentRun
+  steps: StepView[]
+}
+
 /**
  * Every agent span of the trace with its planning calls, steps and callable names. Tool names come from
  * the agent's own attributes (`smolagents.tools_names`, `smolagents.managed_agents.N.name`); a run whose
@@ -28,26 +60,48 @@ export interface AgentRun {
  * for (const run of agentRuns(trace)) console.log(run.agent.name, run.steps.length, run.managedAgents)
  */
 export function agentRuns(trace: Trace): readonly AgentRun[] {
-  let runs = runsOf.get(trace)
-  if (!runs) runsOf.set(trace, (runs = collectRuns(trace)))
-  return runs
+  return cached(trace).runs
 }
 
-// Several detectors walk the same runs and outputs; a trace and its spans never change once loaded.
-const runsOf = new WeakMap<Trace, readonly AgentRun[]>()
-const textOf = new WeakMap<Span, string>()
-const splitOf = new WeakMap<Span, ThoughtAndCode>()
+/**
+ * {@link agentRuns} with a {@link StepView} per step, computed once per trace.
+ *
+ * @example
+ * for (const { run, steps } of runViews(trace)) console.log(run.agent.name, steps.map((s) => s.calls.length))
+ */
+export function runViews(trace: Trace): readonly RunView[] {
+  return cached(trace).views
+}
+
+// Several detectors walk the same runs and step outputs; a trace and its spans never change once loaded.
+// Per trace, not per span: one WeakMap entry per span costs more than most of what it would save.
+const runsOf = new WeakMap<Trace, { runs: AgentRun[]; views: RunView[] }>()
 const callRegexOf = new Map<string, RegExp>()
+
+function cached(trace: Trace): { runs: AgentRun[]; views: RunView[] } {
+  let entry = runsOf.get(trace)
+  if (!entry) {
+    const runs = collectRuns(trace)
+    entry = { runs, views: runs.map((run) => ({ run, steps: run.steps.map((step) => new StepView(step, stepCalls(trace, step))) })) }
+    runsOf.set(trace, entry)
+  }
+  return entry
+}
 
 function collectRuns(trace: Trace): AgentRun[] {
   const runs: AgentRun[] = []
   for (const agent of trace.spans) {
     if (agent.kind !== 'agent') continue
-    const kids = trace.children(agent.id)
+    const planning: Span[] = []
+    const steps: Span[] = []
+    for (const kid of trace.children(agent.id)) {
+      if (kid.kind === 'llm') planning.push(kid)
+      else if (kid.kind === 'chain') steps.push(kid)
+    }
     runs.push({
       agent,
-      planning: kids.filter((s) => s.kind === 'llm'),
-      steps: kids.filter((s) => s.kind === 'chain'),
+      planning,
+      steps,
       tools: stringList(agent.attributes['smolagents.tools_names']).filter((n) => !FINAL_ANSWER_TOOLS.has(n)),
       managedAgents: managedAgentNames(agent),
     })
@@ -110,15 +164,17 @@ export function isFinalAnswer(span: Span): boolean {
  * outputText(llm).startsWith('Thought:') // true for a smolagents CodeAgent step
  */
 export function outputText(llm: Span): string {
-  let text = textOf.get(llm)
-  if (text === undefined) textOf.set(llm, (text = joinOutput(llm.output)))
-  return text
-}
-
-function joinOutput(out: unknown): string {
+  const out = llm.output
   if (typeof out === 'string') return out
   if (!Array.isArray(out)) return ''
-  return (out as Message[]).map((m) => (typeof m?.content === 'string' ? m.content : '')).join('\n')
+  // Nearly every model call returns one message: no array to build and join then.
+  if (out.length === 1) return contentOf(out[0])
+  return (out as unknown[]).map(contentOf).join('\n')
+}
+
+function contentOf(m: unknown): string {
+  const content = (m as Message | undefined)?.content
+  return typeof content === 'string' ? content : ''
 }
 
 /** The last message of an LLM call's input: what the model was answering (a tool result, an instruction). */
@@ -137,15 +193,14 @@ export interface ThoughtAndCode {
 }
 
 /**
- * {@link splitThoughtAndCode} of an LLM call's {@link outputText}, computed once per span.
+ * {@link splitThoughtAndCode} of an LLM call's {@link outputText} (detectors share it per step through
+ * {@link StepView}).
  *
  * @example
  * const { thought, code } = thoughtAndCode(llm)
  */
 export function thoughtAndCode(llm: Span): ThoughtAndCode {
-  let split = splitOf.get(llm)
-  if (!split) splitOf.set(llm, (split = splitThoughtAndCode(outputText(llm))))
-  return split
+  return splitThoughtAndCode(outputText(llm))
 }
 
 // A fenced code block, as CodeAgent prompts ask for it ("Code:\n```py … ```").
@@ -164,23 +219,94 @@ export function splitThoughtAndCode(text: string): ThoughtAndCode {
   return { thought: text.slice(0, m.index), code: m[1], codeAt: m.index + m[0].indexOf(m[1]) }
 }
 
-// Python string literals (triple-quoted first) and comments: text in them is not code that runs.
-const PY_STRINGS = /"""[\s\S]*?(?:"""|$)|'''[\s\S]*?(?:'''|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*/g
-
 /**
  * The code with string literals emptied and comments removed, so a name inside a task string or a
- * comment does not count as a call.
+ * comment does not count as a call: triple-quoted literals up to their closing quotes (or the end of the
+ * code), one-line literals with backslash escapes, comments up to the end of the line. Scanned by hand
+ * rather than with one regex: code is mostly string literals, which a regex walks a character at a time.
  *
  * @example
  * stripPythonStrings('print("ask search_agent(x)")  # search_agent(') // 'print("")  '
  */
 export function stripPythonStrings(code: string): string {
-  return code.replace(PY_STRINGS, (m) => (m.startsWith('#') ? '' : m.startsWith('"""') || m.startsWith("'''") ? m.slice(0, 3).repeat(2) : m[0].repeat(2)))
+  let out = ''
+  let last = 0
+  const next = new SpecialChars(code)
+  for (let i = next.from(0); i !== -1; ) {
+    const c = code.charCodeAt(i)
+    let end: number
+    let empty: string
+    if (c === HASH) {
+      const nl = code.indexOf('\n', i)
+      end = nl === -1 ? code.length : nl
+      empty = ''
+    } else {
+      const triple = c === DQUOTE ? '"""' : "'''"
+      if (code.startsWith(triple, i)) {
+        const close = code.indexOf(triple, i + 3)
+        end = close === -1 ? code.length : close + 3
+        empty = triple + triple
+      } else {
+        end = singleQuotedEnd(code, i, c)
+        empty = c === DQUOTE ? '""' : "''"
+      }
+    }
+    // A quote that opens no literal on its line is left as it is, like any other character.
+    if (end === -1) {
+      i = next.from(i + 1)
+      continue
+    }
+    out += code.slice(last, i) + empty
+    last = end
+    i = next.from(end)
+  }
+  return last === 0 ? code : out + code.slice(last)
+}
+
+const DQUOTE = 34
+const HASH = 35
+const BACKSLASH = 92
+
+/** End (after the closing quote) of the one-line literal opened at `start`, or -1 if it does not close on its line. */
+function singleQuotedEnd(code: string, start: number, quote: number): number {
+  for (let j = start + 1; j < code.length; j++) {
+    const c = code.charCodeAt(j)
+    if (c === quote) return j + 1
+    if (c === 10) return -1
+    if (c === BACKSLASH) {
+      // An escape takes any next character but a line terminator (what `.` matches).
+      const n = code.charCodeAt(j + 1)
+      if (j + 1 >= code.length || n === 10 || n === 13 || n === 0x2028 || n === 0x2029) return -1
+      j++
+    }
+  }
+  return -1
+}
+
+/** The smaller of two positions, -1 meaning none. */
+function earliest(a: number, b: number): number {
+  return a === -1 ? b : b === -1 || a < b ? a : b
+}
+
+/** The next `"`, `'` or `#` at or after a position; each character's next occurrence is searched once. */
+class SpecialChars {
+  private dq = -2
+  private sq = -2
+  private hash = -2
+
+  constructor(private readonly code: string) {}
+
+  from(at: number): number {
+    if (this.dq !== -1 && this.dq < at) this.dq = this.code.indexOf('"', at)
+    if (this.sq !== -1 && this.sq < at) this.sq = this.code.indexOf("'", at)
+    if (this.hash !== -1 && this.hash < at) this.hash = this.code.indexOf('#', at)
+    return earliest(earliest(this.dq, this.sq), this.hash)
+  }
 }
 
 /** True if `code` calls `name(…)` outside strings and comments (as a function, not an attribute or a longer name). */
 export function codeCalls(code: string, name: string): boolean {
-  if (!code.includes(name)) return false
+  if (!mayCall(code, name)) return false
   let call = callRegexOf.get(name)
   if (!call) callRegexOf.set(name, (call = new RegExp(String.raw`(?<![\w.])${escapeRegExp(name)}\s*\(`)))
   return call.test(stripPythonStrings(code))
@@ -188,4 +314,53 @@ export function codeCalls(code: string, name: string): boolean {
 
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+const WORD_NAME = /^\w+$/
+// What may follow a called name: spaces, then its "(" or a comment (removed before the exact test, so
+// "name  # note\n(" is a call there).
+const CALL_OPENING = /\s*[(#]/y
+
+/**
+ * False when `code` certainly does not call `name`: no occurrence of it, outside a longer name or an
+ * attribute, is followed by "(" or a comment. Stripping strings and comments never creates such an
+ * occurrence of a plain word, so the exact test is needed only when this says true.
+ */
+function mayCall(code: string, name: string): boolean {
+  if (!WORD_NAME.test(name)) return code.includes(name)
+  for (let i = code.indexOf(name); i !== -1; i = code.indexOf(name, i + 1)) {
+    if (i > 0 && isWordOrDot(code.charCodeAt(i - 1))) continue
+    CALL_OPENING.lastIndex = i + name.length
+    if (CALL_OPENING.test(code)) return true
+  }
+  return false
+}
+
+/** [A-Za-z0-9_], what `\w` matches in a regex without the `u` flag. */
+function isWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95
+}
+
+function isWordOrDot(c: number): boolean {
+  return c === 46 || isWordChar(c)
+}
+
+/** Whether position `i` of `text` is a word boundary, as `\b` decides it. */
+function isBoundary(text: string, i: number): boolean {
+  return (i > 0 && isWordChar(text.charCodeAt(i - 1))) !== (i < text.length && isWordChar(text.charCodeAt(i)))
+}
+
+/**
+ * True if `text` contains `word` (taken literally) with a word boundary (`\b`) on both sides, as the regex
+ * `\bword\b` would find it, without building a regex per word.
+ *
+ * @example
+ * hasWord('ask search_agent now', 'search_agent') // true; hasWord('my_search_agent', 'search_agent') // false
+ */
+export function hasWord(text: string, word: string): boolean {
+  if (word === '') return new RegExp(String.raw`\b\b`).test(text)
+  for (let i = text.indexOf(word); i !== -1; i = text.indexOf(word, i + 1)) {
+    if (isBoundary(text, i) && isBoundary(text, i + word.length)) return true
+  }
+  return false
 }

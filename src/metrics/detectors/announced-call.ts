@@ -1,5 +1,5 @@
 import type { Trace } from '../../trace/trace'
-import { agentRuns, codeCalls, escapeRegExp, outputText, stepCalls, stripPythonStrings, thoughtAndCode } from './agent-run'
+import { codeCalls, escapeRegExp, runViews, stripPythonStrings } from './agent-run'
 import { BEHAVIOR_RULES, type BehaviorRuleId } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 
@@ -8,6 +8,8 @@ export const ANNOUNCED_CALL_DETECTOR = 'announced-call'
 // "I will ask our search_agent …", "I'll use the inspect_file_as_text tool", "Let me query search_agent":
 // a first-person intent and an action verb before the name, within one sentence.
 const INTENT = String.raw`\b(?:I(?:'ll|’ll| will| shall| am going to| need to| must| should)|Let me|Let's|Let’s)\b[^.\n]{0,80}?\b(?:ask|call|use|query|request|delegate|invoke|consult|employ|have)\b([^.\n]{0,60}?)`
+// Longest text INTENT can match before the name: "I am going to" (13), 80, "delegate" (8), 60.
+const INTENT_REACH = 13 + 80 + 8 + 60
 // "I will use the results from search_agent": the name is a source of earlier output, not the next call.
 const ABOUT_EARLIER_OUTPUT = /\b(?:from|by|provided|returned|given|results?|output|answer|response|findings|information)\b/i
 
@@ -23,16 +25,16 @@ const ABOUT_EARLIER_OUTPUT = /\b(?:from|by|provided|returned|given|results?|outp
  */
 export function detectAnnouncedCalls(trace: Trace): Finding[] {
   const out: Finding[] = []
-  for (const run of agentRuns(trace)) {
+  for (const { run, steps } of runViews(trace)) {
     const names = [...run.managedAgents.map((name) => ({ name, rule: 'announced-delegation-missing' as BehaviorRuleId })), ...run.tools.map((name) => ({ name, rule: 'announced-tool-missing' as BehaviorRuleId }))]
     if (names.length === 0) continue
-    for (const step of run.steps) {
-      const { llm } = stepCalls(trace, step)
+    for (const step of steps) {
+      const { llm } = step
       if (!llm) continue
-      const text = outputText(llm)
+      const text = step.text
       // An announcement names the callee: skip outputs that name none before splitting them.
       if (!names.some((p) => text.includes(p.name))) continue
-      const { thought, code } = thoughtAndCode(llm)
+      const { thought, code } = step.split
       if (code === undefined) continue
       for (const p of names) {
         const at = announcedNotCalled(thought, code, p.name)
@@ -65,9 +67,12 @@ const intentRegexOf = new Map<string, RegExp>()
  */
 export function announcedNotCalled(thought: string, code: string, name: string): number | undefined {
   // Cheap test first: most thoughts name no tool, and the intent pattern is the costly part.
-  if (!thought.includes(name)) return undefined
+  const named = thought.indexOf(name)
+  if (named === -1) return undefined
   let intent = intentRegexOf.get(name)
-  if (!intent) intentRegexOf.set(name, (intent = new RegExp(`${INTENT}\\b${escapeRegExp(name)}\\b`)))
+  if (!intent) intentRegexOf.set(name, (intent = new RegExp(`${INTENT}\\b${escapeRegExp(name)}\\b`, 'g')))
+  // A match ends at a mention of the name and starts at most INTENT_REACH before it: start the scan there.
+  intent.lastIndex = Math.max(0, named - INTENT_REACH)
   const m = intent.exec(thought)
   if (!m || ABOUT_EARLIER_OUTPUT.test(m[1]) || codeCalls(code, name)) return undefined
   return m.index

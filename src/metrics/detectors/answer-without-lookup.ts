@@ -1,6 +1,6 @@
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
-import { agentRuns, codeCalls, escapeRegExp, isFinalAnswer, outputText, stepCalls, thoughtAndCode, type AgentRun } from './agent-run'
+import { codeCalls, hasWord, isFinalAnswer, outputText, runViews, type AgentRun, type StepView } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 import { spanLabel } from './localize'
@@ -21,9 +21,9 @@ export const ANSWER_WITHOUT_LOOKUP_DETECTOR = 'answer-without-lookup'
  */
 export function detectAnswerWithoutLookup(trace: Trace): Finding[] {
   const out: Finding[] = []
-  for (const run of agentRuns(trace)) {
+  for (const { run, steps } of runViews(trace)) {
     // The structural test first: most runs look something up before answering, and then no text is read.
-    const answer = firstAnswerBeforeLookup(trace, run)
+    const answer = firstAnswerBeforeLookup(steps)
     if (!answer) continue
     const survey = factsSurvey(run)
     if (!survey || survey.lookups.length === 0) continue
@@ -34,7 +34,7 @@ export function detectAnswerWithoutLookup(trace: Trace): Finding[] {
       spanId: answer.llm.id,
       category: BEHAVIOR_RULES['answer-skips-lookup'].category,
       detector: ANSWER_WITHOUT_LOOKUP_DETECTOR,
-      evidence: answerEvidence(answer.llm),
+      evidence: answerEvidence(answer),
       reason: `${BEHAVIOR_RULES['answer-skips-lookup'].reason} (survey: ${spanLabel(survey.span)})${skipped}`,
       severity: 'high',
     })
@@ -47,7 +47,7 @@ export function detectAnswerWithoutLookup(trace: Trace): Finding[] {
       reason: `${BEHAVIOR_RULES['answer-without-tools'].reason}${callable.length > 0 ? ` (available: ${callable.join(', ')})` : ''}`,
       severity: 'high',
     })
-    const claim = retrievalClaim(answer.llm)
+    const claim = retrievalClaim(answer)
     if (claim) {
       out.push({
         spanId: answer.llm.id,
@@ -74,9 +74,9 @@ const RETRIEVAL_CLAIM = new RegExp(
 )
 
 /** A sentence of the answer's reasoning (before its code) that claims a retrieval, quoted; undefined if none. */
-function retrievalClaim(llm: Span): string | undefined {
-  const m = RETRIEVAL_CLAIM.exec(thoughtAndCode(llm).thought)
-  return m ? quoteEvidence(outputText(llm), m.index) : undefined
+function retrievalClaim(answer: StepView): string | undefined {
+  const m = RETRIEVAL_CLAIM.exec(answer.split.thought)
+  return m ? quoteEvidence(answer.text, m.index) : undefined
 }
 
 /** The facts survey of a run: the planning call whose output has a "Facts to look up" section, and its items. */
@@ -117,11 +117,11 @@ export function factsSurvey(run: AgentRun): FactsSurvey | undefined {
 }
 
 /** The first final-answer step of a run when no other tool or sub-agent ran before it (in that step or earlier). */
-function firstAnswerBeforeLookup(trace: Trace, run: AgentRun): { llm: Span; final: Span } | undefined {
-  for (const step of run.steps) {
-    const { llm, calls } = stepCalls(trace, step)
+function firstAnswerBeforeLookup(steps: readonly StepView[]): (StepView & { llm: Span }) | undefined {
+  for (const step of steps) {
+    const { llm, calls } = step
     const final = calls.find(isFinalAnswer)
-    if (final && llm && !calls.some((c) => !isFinalAnswer(c) && c.startNs <= final.startNs)) return { llm, final }
+    if (final && llm && !calls.some((c) => !isFinalAnswer(c) && c.startNs <= final.startNs)) return step as StepView & { llm: Span }
     if (calls.some((c) => !isFinalAnswer(c))) return undefined
   }
   return undefined
@@ -134,13 +134,13 @@ function plannedCalls(run: AgentRun, survey: Span): string[] {
     .slice(0, 1)
     .map(outputText)
     .join('\n')
-  return [...run.managedAgents, ...run.tools].filter((name) => new RegExp(String.raw`\b${escapeRegExp(name)}\b`).test(plan))
+  return [...run.managedAgents, ...run.tools].filter((name) => hasWord(plan, name))
 }
 
 /** The final-answer call in the model's code, else the start of its output, else its tool-call arguments. */
-function answerEvidence(llm: Span): string {
-  const text = outputText(llm)
-  const { code, codeAt } = thoughtAndCode(llm)
+function answerEvidence(answer: StepView & { llm: Span }): string {
+  const { llm, text } = answer
+  const { code, codeAt } = answer.split
   if (code !== undefined && codeCalls(code, 'final_answer')) return quoteEvidence(text, codeAt + code.search(/final_answer\s*\(/))
   if (text.trim() !== '') return quoteEvidence(text)
   const calls = Array.isArray(llm.output) ? (llm.output as Array<{ toolCalls?: Array<{ arguments: string }> }>).flatMap((m) => m?.toolCalls ?? []) : []

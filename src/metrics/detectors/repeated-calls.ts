@@ -42,9 +42,11 @@ export function detectRepeatedCalls(trace: Trace, options: RepeatedCallsOptions 
   const opts = Object.keys(options).length === 0 ? DEFAULTS : RepeatedCallsOptionsSchema.parse(options)
   const scopes = new Map<string, Span[]>()
   const llmsByScope = new Map<string, Span[]>()
-  for (const span of trace.spans) {
+  const scopeOf = agentScopes(trace)
+  for (let i = 0; i < trace.spans.length; i++) {
+    const span = trace.spans[i]
     if (span.kind !== 'tool' && span.kind !== 'llm') continue
-    const scope = agentScope(trace, span)
+    const scope = scopeOf[i]
     const map = span.kind === 'tool' ? scopes : llmsByScope
     let list = map.get(scope)
     if (!list) map.set(scope, (list = []))
@@ -67,9 +69,17 @@ interface Group {
 }
 
 function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOptionsSchema>): Finding[] {
+  // Only a tool called more than once can repeat a call: skip normalizing the arguments of the others.
+  const calls = new Map<string, number>()
+  for (const span of tools) {
+    const name = span.toolName ?? span.name
+    calls.set(name, (calls.get(name) ?? 0) + 1)
+  }
   const groups = new Map<string, Group>()
   for (const span of tools) {
-    const key = `${span.toolName ?? span.name}\u0000${canonical(span.toolArgs ?? span.input)}`
+    const name = span.toolName ?? span.name
+    if (calls.get(name) === 1) continue
+    const key = `${name}\u0000${canonical(span.toolArgs ?? span.input)}`
     const group = groups.get(key)
     if (!group) {
       groups.set(key, { first: span, repeats: 0 })
@@ -104,7 +114,6 @@ function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOpt
 /** Consecutive LLM outputs that request exactly the same tool calls (traces without TOOL spans). */
 function repeatedLlmCalls(llms: Span[], opts: z.output<typeof RepeatedCallsOptionsSchema>): Finding[] {
   const out: Finding[] = []
-  let prevKey: string | undefined
   let run: Span[] = []
   const flush = () => {
     if (run.length - 1 >= opts.minRepeats) {
@@ -120,30 +129,82 @@ function repeatedLlmCalls(llms: Span[], opts: z.output<typeof RepeatedCallsOptio
       })
     }
   }
+  let prevCalls: ToolCallLike[] = []
   for (const llm of llms) {
     const calls = toolCallsOf(llm)
-    const key = calls.length > 0 ? calls.map((c) => `${c.name}\u0000${canonical(c.arguments)}`).join('\u0001') : undefined
-    if (key !== undefined && key === prevKey) {
+    if (calls.length > 0 && sameCalls(prevCalls, calls)) {
       run.push(llm)
       continue
     }
     flush()
-    run = key === undefined ? [] : [llm]
-    prevKey = key
+    run = calls.length === 0 ? [] : [llm]
+    prevCalls = calls
   }
   flush()
   return out
 }
 
+type ToolCallLike = { name: string; arguments: string }
+
+/** The calls' key: names and canonical arguments. */
+function callsKey(calls: ToolCallLike[]): string {
+  return calls.map((c) => `${c.name}\u0000${canonical(c.arguments)}`).join('\u0001')
+}
+
+/**
+ * Whether two lists of tool calls have the same {@link callsKey} (an empty list matches none),
+ * normalizing arguments only when names agree and the raw arguments differ.
+ */
+function sameCalls(a: ToolCallLike[], b: ToolCallLike[]): boolean {
+  if (a.length === 0 || a.length !== b.length) return plainNames(a) && plainNames(b) ? false : a.length > 0 && callsKey(a) === callsKey(b)
+  for (let i = 0; i < a.length; i++) {
+    // Names that could fake the key's separators take the slow, literal path.
+    if (!plainName(a[i].name) || !plainName(b[i].name)) return callsKey(a) === callsKey(b)
+    if (a[i].name !== b[i].name) return false
+  }
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].arguments !== b[i].arguments && canonical(a[i].arguments) !== canonical(b[i].arguments)) return false
+  }
+  return true
+}
+
+const SEPARATORS = /[\u0000\u0001]/
+
+function plainName(name: unknown): boolean {
+  return typeof name === 'string' && !SEPARATORS.test(name)
+}
+
+function plainNames(calls: ToolCallLike[]): boolean {
+  return calls.every((c) => plainName(c.name))
+}
+
 function toolCallsOf(llm: Span): Array<{ name: string; arguments: string }> {
   const output = llm.output
   if (!Array.isArray(output)) return []
+  // Most outputs are one message without tool calls: no flatMap then.
+  if (output.length === 1) {
+    const calls: unknown = (output[0] as Message | undefined)?.toolCalls ?? []
+    return (Array.isArray(calls) ? calls : [calls]) as Array<{ name: string; arguments: string }>
+  }
   return (output as Message[]).flatMap((m) => m?.toolCalls ?? [])
 }
 
-function agentScope(trace: Trace, span: Span): string {
-  for (let p = trace.parent(span.id); p; p = trace.parent(p.id)) if (p.kind === 'agent') return p.id
-  return ''
+/**
+ * For each span of `trace.spans`, the id of its nearest agent ancestor ('' when none). The spans are in
+ * depth-first order, so a stack of the open ancestors gives every span's scope in one pass.
+ */
+function agentScopes(trace: Trace): string[] {
+  const scopes: string[] = new Array(trace.spans.length)
+  const open: Array<{ id: string; scope: string }> = []
+  for (let i = 0; i < trace.spans.length; i++) {
+    const span = trace.spans[i]
+    while (open.length > 0 && open[open.length - 1].id !== span.parentId) open.pop()
+    const parent = open[open.length - 1]
+    const scope = parent === undefined ? '' : parent.scope
+    scopes[i] = scope
+    open.push({ id: span.id, scope: span.kind === 'agent' ? span.id : scope })
+  }
+  return scopes
 }
 
 /** What a call got back: its error message, or its output (undefined when the trace did not record it). */
