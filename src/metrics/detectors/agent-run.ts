@@ -60,33 +60,22 @@ export interface RunView {
  * for (const run of agentRuns(trace)) console.log(run.agent.name, run.steps.length, run.managedAgents)
  */
 export function agentRuns(trace: Trace): readonly AgentRun[] {
-  return cached(trace).runs
+  return collectRuns(trace)
 }
 
 /**
- * {@link agentRuns} with a {@link StepView} per step, computed once per trace.
+ * {@link agentRuns} with a {@link StepView} per step. `detect()` computes them once and hands them to
+ * every detector that reads steps (no cache keyed by trace: a WeakMap entry per trace costs the garbage
+ * collector more than recomputing would).
  *
  * @example
  * for (const { run, steps } of runViews(trace)) console.log(run.agent.name, steps.map((s) => s.calls.length))
  */
 export function runViews(trace: Trace): readonly RunView[] {
-  return cached(trace).views
+  return collectRuns(trace).map((run) => ({ run, steps: run.steps.map((step) => new StepView(step, stepCalls(trace, step))) }))
 }
 
-// Several detectors walk the same runs and step outputs; a trace and its spans never change once loaded.
-// Per trace, not per span: one WeakMap entry per span costs more than most of what it would save.
-const runsOf = new WeakMap<Trace, { runs: AgentRun[]; views: RunView[] }>()
 const callRegexOf = new Map<string, RegExp>()
-
-function cached(trace: Trace): { runs: AgentRun[]; views: RunView[] } {
-  let entry = runsOf.get(trace)
-  if (!entry) {
-    const runs = collectRuns(trace)
-    entry = { runs, views: runs.map((run) => ({ run, steps: run.steps.map((step) => new StepView(step, stepCalls(trace, step))) })) }
-    runsOf.set(trace, entry)
-  }
-  return entry
-}
 
 function collectRuns(trace: Trace): AgentRun[] {
   const runs: AgentRun[] = []

@@ -1,5 +1,5 @@
 import type { Trace } from '../../trace/trace'
-import { codeCalls, escapeRegExp, runViews, stripPythonStrings } from './agent-run'
+import { codeCalls, escapeRegExp, runViews, stripPythonStrings, type RunView } from './agent-run'
 import { BEHAVIOR_RULES, type BehaviorRuleId } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 
@@ -19,13 +19,14 @@ const ABOUT_EARLIER_OUTPUT = /\b(?:from|by|provided|returned|given|results?|outp
  * and team member the agent may call (from its attributes), on code-writing agents (outputs with a fenced
  * code block). A missing delegation to a team member is Task Orchestration, a missing tool call Tool
  * Selection Errors; reported on the model call, quoting the announcement.
+ * `runs` are the trace's {@link runViews} when the caller already has them (`detect()` shares one set).
  *
  * @example
  * detectAnnouncedCalls(trace)[0] // { category: 'Task Orchestration', evidence: 'Thought: I will now ask our search_agent …', … }
  */
-export function detectAnnouncedCalls(trace: Trace): Finding[] {
+export function detectAnnouncedCalls(trace: Trace, runs: readonly RunView[] = runViews(trace)): Finding[] {
   const out: Finding[] = []
-  for (const { run, steps } of runViews(trace)) {
+  for (const { run, steps } of runs) {
     const names = [...run.managedAgents.map((name) => ({ name, rule: 'announced-delegation-missing' as BehaviorRuleId })), ...run.tools.map((name) => ({ name, rule: 'announced-tool-missing' as BehaviorRuleId }))]
     if (names.length === 0) continue
     for (const step of steps) {

@@ -1,6 +1,6 @@
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
-import { codeCalls, hasWord, isFinalAnswer, outputText, runViews, type AgentRun, type StepView } from './agent-run'
+import { codeCalls, hasWord, isFinalAnswer, outputText, runViews, type AgentRun, type RunView, type StepView } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 import { spanLabel } from './localize'
@@ -15,13 +15,14 @@ export const ANSWER_WITHOUT_LOOKUP_DETECTOR = 'answer-without-lookup'
  * Errors (it answered from memory with lookup tools at hand) and, when its reasoning claims a check that
  * never ran ("I have verified…", "the USGS report indicates…"), Tool-related. Runs without a survey, or whose
  * survey says nothing needs looking up (a self-contained puzzle), get no finding.
+ * `runs` are the trace's {@link runViews} when the caller already has them (`detect()` shares one set).
  *
  * @example
  * detectAnswerWithoutLookup(trace).map((f) => f.category) // ['Goal Deviation', 'Tool Selection Errors']
  */
-export function detectAnswerWithoutLookup(trace: Trace): Finding[] {
+export function detectAnswerWithoutLookup(trace: Trace, runs: readonly RunView[] = runViews(trace)): Finding[] {
   const out: Finding[] = []
-  for (const { run, steps } of runViews(trace)) {
+  for (const { run, steps } of runs) {
     // The structural test first: most runs look something up before answering, and then no text is read.
     const answer = firstAnswerBeforeLookup(steps)
     if (!answer) continue

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { TRAIL_CATEGORIES } from '../../diagnosis/taxonomy'
 import type { Trace } from '../../trace/trace'
+import { runViews } from './agent-run'
 import { BudgetSchema, checkBudget } from './budget'
 import { ANNOUNCED_CALL_DETECTOR, detectAnnouncedCalls } from './announced-call'
 import { ANSWER_TEMPLATE_DETECTOR, detectAnswerTemplate } from './answer-template'
@@ -78,8 +79,10 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   if (enabled.has(ERROR_OBSERVED_DETECTOR)) found.push(...detectObservedErrors(trace))
   if (enabled.has(TOOL_OUTPUT_DETECTOR)) found.push(...detectToolOutputErrors(trace))
   if (enabled.has(REPEATED_CALLS_DETECTOR)) found.push(...detectRepeatedCalls(trace, opts.repeatedCalls))
-  if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) found.push(...detectAnswerWithoutLookup(trace))
-  if (enabled.has(ANNOUNCED_CALL_DETECTOR)) found.push(...detectAnnouncedCalls(trace))
+  // The two detectors that read agent steps share one view of them, computed here once.
+  const runs = enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR) || enabled.has(ANNOUNCED_CALL_DETECTOR) ? runViews(trace) : []
+  if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) found.push(...detectAnswerWithoutLookup(trace, runs))
+  if (enabled.has(ANNOUNCED_CALL_DETECTOR)) found.push(...detectAnnouncedCalls(trace, runs))
   if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) found.push(...detectAnswerTemplate(trace))
   if (enabled.has('budget') && opts.budget) found.push(...checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
   return sortFindings(trace, dedupe(found))
