@@ -37,23 +37,39 @@ export function openInferenceKind(value: unknown): SpanKind {
  */
 export function applyOpenInference(span: Span, ctx: ReadContext): void {
   const attrs = span.attributes
-  span.kind = openInferenceKind(attrs['openinference.span.kind'])
   let inputs: FlatMessages | undefined
   let outputs: FlatMessages | undefined
-  // One pass over the keys; only `llm.*` keys can be messages, so everything else is skipped by its first char.
-  const keys = Object.keys(attrs)
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]
-    if (key.charCodeAt(0) !== 108 || key.charCodeAt(3) !== 46) continue
-    if (key.startsWith(IN_PREFIX)) (inputs ??= new FlatMessages()).add(key, IN_PREFIX.length, attrs[key])
-    else if (key.startsWith(OUT_PREFIX)) (outputs ??= new FlatMessages()).add(key, OUT_PREFIX.length, attrs[key])
+  let kind: unknown, model: unknown, prompt: unknown, completion: unknown, total: unknown
+  let inputValue: unknown, outputValue: unknown, inputMime: unknown, outputMime: unknown
+  let toolName: unknown, functionName: unknown, functionArgs: unknown
+  // One pass over the keys picks every attribute read here: `attrs[key]` inside `for…in` is a plain field
+  // load, where a lookup by a constant name on objects of ever-different shapes is a hash lookup each.
+  for (const key in attrs) {
+    switch (key) {
+      case 'openinference.span.kind': kind = attrs[key]; break
+      case 'llm.model_name': model = attrs[key]; break
+      case 'llm.token_count.prompt': prompt = attrs[key]; break
+      case 'llm.token_count.completion': completion = attrs[key]; break
+      case 'llm.token_count.total': total = attrs[key]; break
+      case 'input.value': inputValue = attrs[key]; break
+      case 'output.value': outputValue = attrs[key]; break
+      case 'input.mime_type': inputMime = attrs[key]; break
+      case 'output.mime_type': outputMime = attrs[key]; break
+      case 'tool.name': toolName = attrs[key]; break
+      case 'tool_call.function.name': functionName = attrs[key]; break
+      case 'tool_call.function.arguments': functionArgs = attrs[key]; break
+      default:
+        // Only `llm.*` keys can be messages, so everything else is skipped by its first chars.
+        if (key.charCodeAt(0) !== 108 || key.charCodeAt(3) !== 46) break
+        if (key.startsWith(IN_PREFIX)) (inputs ??= new FlatMessages()).add(key, IN_PREFIX.length, attrs[key])
+        else if (key.startsWith(OUT_PREFIX)) (outputs ??= new FlatMessages()).add(key, OUT_PREFIX.length, attrs[key])
+    }
   }
-  const model = asString(attrs['llm.model_name'])
-  if (model) span.model = model
-  span.tokens = tokenCounts(attrs['llm.token_count.prompt'], attrs['llm.token_count.completion'], attrs['llm.token_count.total'])
+  span.kind = openInferenceKind(kind)
+  const modelName = asString(model)
+  if (modelName) span.model = modelName
+  span.tokens = tokenCounts(prompt, completion, total)
 
-  const inputValue = attrs['input.value']
-  const outputValue = attrs['output.value']
   switch (span.kind) {
     case 'llm':
       // Never parse an LLM `input.value`: it re-encodes the whole conversation the flattened messages already hold.
@@ -61,17 +77,17 @@ export function applyOpenInference(span: Span, ctx: ReadContext): void {
       span.output = outputs?.result() ?? outputValue
       break
     case 'tool': {
-      span.toolName = asString(attrs['tool.name']) ?? asString(attrs['tool_call.function.name'])
-      const rawArgs = inputValue ?? attrs['tool_call.function.arguments']
+      span.toolName = asString(toolName) ?? asString(functionName)
+      const rawArgs = inputValue ?? functionArgs
       // Tool arguments are what a judge checks, so they are parsed whatever their size.
       span.toolArgs = toolArgs(readPayload(rawArgs, span, ctx, { limit: Infinity }))
       span.input = span.toolArgs
-      span.output = readPayload(outputValue, span, ctx, { mime: attrs['output.mime_type'] })
+      span.output = readPayload(outputValue, span, ctx, { mime: outputMime })
       break
     }
     default:
-      span.input = readPayload(inputValue, span, ctx, { mime: attrs['input.mime_type'] })
-      span.output = readPayload(outputValue, span, ctx, { mime: attrs['output.mime_type'] })
+      span.input = readPayload(inputValue, span, ctx, { mime: inputMime })
+      span.output = readPayload(outputValue, span, ctx, { mime: outputMime })
       if (outputs || inputs) {
         span.input = inputs?.result() ?? span.input
         span.output = outputs?.result() ?? span.output
