@@ -27,16 +27,22 @@ export function contentText(content: unknown): string {
     return Array.isArray(blocks) ? contentText(blocks) : content
   }
   if (Array.isArray(content)) {
-    const texts: string[] = []
+    // Most messages have one text block: joined only when there are several.
+    let first: string | undefined
+    let texts: string[] | undefined
     for (const block of content) {
-      if (typeof block === 'string') texts.push(block)
+      let text: string | undefined
+      if (typeof block === 'string') text = block
       else if (isObject(block)) {
-        const text = block.content ?? block.text
-        if (typeof text === 'string' && (block.type === undefined || block.type === 'text')) texts.push(text)
-        else if (block.type === 'tool_call_response' || 'toolResult' in block) texts.push(toText(block.response ?? block.result ?? block.toolResult))
+        const t = block.content ?? block.text
+        if (typeof t === 'string' && (block.type === undefined || block.type === 'text')) text = t
+        else if (block.type === 'tool_call_response' || 'toolResult' in block) text = toText(block.response ?? block.result ?? block.toolResult)
       }
+      if (text === undefined) continue
+      if (first === undefined) first = text
+      else (texts ??= [first]).push(text)
     }
-    return texts.join('\n')
+    return texts ? texts.join('\n') : (first ?? '')
   }
   return toText(content)
 }
@@ -71,8 +77,11 @@ export function toMessage(raw: unknown, defaultRole: string): Message | undefine
   let calls: ToolCall[] | undefined
   if (Array.isArray(inner.parts)) {
     content = contentText(inner.parts)
-    calls = inner.parts.filter((p) => isObject(p) && p.type === 'tool_call').map(toolCall).filter((c): c is ToolCall => c !== undefined)
-    if (calls.length === 0) calls = undefined
+    for (const part of inner.parts) {
+      if (!isObject(part) || part.type !== 'tool_call') continue
+      const call = toolCall(part)
+      if (call) (calls ??= []).push(call)
+    }
   } else {
     content = inner.content === undefined ? '' : contentText(inner.content)
   }

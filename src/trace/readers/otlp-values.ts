@@ -7,70 +7,104 @@ export function isObject(value: unknown): value is Json {
 }
 
 /**
+ * A JSON path, or a function that builds it. Paths only appear in errors, so the readers pass functions
+ * and build no path string per span or attribute on the way through a valid file.
+ */
+export type JsonPath = string | (() => string)
+
+function pathText(path: JsonPath): string {
+  return typeof path === 'string' ? path : path()
+}
+
+/**
  * An OTLP `AnyValue` → a plain JS value: strings, numbers (`intValue` may be a string), booleans,
  * arrays, objects (`kvlistValue`); `bytesValue` stays base64. Int64 beyond 2^53 stays a decimal string.
+ *
+ * @example
+ * decodeAnyValue({ intValue: '42' }, '$.attributes[0].value') // 42
  */
-export function decodeAnyValue(value: unknown, path: string, file?: string): unknown {
-  if (!isObject(value)) throw expected('an OTLP AnyValue object like {"stringValue": "…"}', value, path, file)
+export function decodeAnyValue(value: unknown, path: JsonPath, file?: string): unknown {
+  return decodeValue(value, path, -1, file)
+}
+
+/** {@link decodeAnyValue} at `path`, or at `path[index].value` when `index` ≥ 0 (a KeyValue list's entry). */
+function decodeValue(value: unknown, path: JsonPath, index: number, file: string | undefined): unknown {
+  if (!isObject(value)) throw expected('an OTLP AnyValue object like {"stringValue": "…"}', value, at(path, index, ''), file)
   if ('stringValue' in value) {
     const v = value.stringValue
-    if (typeof v !== 'string') throw expected('a string', v, `${path}.stringValue`, file)
+    if (typeof v !== 'string') throw expected('a string', v, at(path, index, '.stringValue'), file)
     return v
   }
-  if ('intValue' in value) return decodeInt(value.intValue, `${path}.intValue`, file)
+  if ('intValue' in value) {
+    const v = decodeInt(value.intValue)
+    if (v === undefined) throw expected('an integer (number or decimal string)', value.intValue, at(path, index, '.intValue'), file)
+    return v
+  }
   if ('doubleValue' in value) {
     const v = value.doubleValue
     if (typeof v === 'number') return v
     // Protobuf JSON writes NaN and the infinities as strings.
     if (typeof v === 'string' && v.trim() !== '' && (v === 'NaN' || !Number.isNaN(Number(v)))) return Number(v)
-    throw expected('a number', v, `${path}.doubleValue`, file)
+    throw expected('a number', v, at(path, index, '.doubleValue'), file)
   }
   if ('boolValue' in value) {
     const v = value.boolValue
-    if (typeof v !== 'boolean') throw expected('true or false', v, `${path}.boolValue`, file)
+    if (typeof v !== 'boolean') throw expected('true or false', v, at(path, index, '.boolValue'), file)
     return v
   }
   if ('arrayValue' in value) {
     const values = (value.arrayValue as Json | undefined)?.values ?? []
-    if (!Array.isArray(values)) throw expected('an array of AnyValue', values, `${path}.arrayValue.values`, file)
-    return values.map((v, i) => decodeAnyValue(v, `${path}.arrayValue.values[${i}]`, file))
+    if (!Array.isArray(values)) throw expected('an array of AnyValue', values, at(path, index, '.arrayValue.values'), file)
+    return values.map((v, i) => decodeValue(v, () => `${at(path, index, '.arrayValue.values')}[${i}]`, -1, file))
   }
   if ('kvlistValue' in value) {
     const values = (value.kvlistValue as Json | undefined)?.values ?? []
-    return decodeKeyValues(values, `${path}.kvlistValue.values`, file)
+    return decodeKeyValues(values, () => at(path, index, '.kvlistValue.values'), file)
   }
   if ('bytesValue' in value) {
     const v = value.bytesValue
-    if (typeof v !== 'string') throw expected('base64 bytes as a string', v, `${path}.bytesValue`, file)
+    if (typeof v !== 'string') throw expected('base64 bytes as a string', v, at(path, index, '.bytesValue'), file)
     return v
   }
   // An empty AnyValue is how OTLP encodes "no value".
   return null
 }
 
-function decodeInt(v: unknown, path: string, file?: string): number | string {
+/** The path of a value decoded by {@link decodeValue}, plus `suffix`. */
+function at(path: JsonPath, index: number, suffix: string): string {
+  return index < 0 ? `${pathText(path)}${suffix}` : `${pathText(path)}[${index}].value${suffix}`
+}
+
+/** An integer from a number or a decimal string (beyond 2^53 kept as the string), else undefined. */
+function decodeInt(v: unknown): number | string | undefined {
   if (typeof v === 'number' && Number.isInteger(v)) return v
   if (typeof v === 'string' && /^-?\d+$/.test(v)) {
     const n = Number(v)
     return Number.isSafeInteger(n) ? n : v
   }
-  throw expected('an integer (number or decimal string)', v, path, file)
+  return undefined
 }
 
-/** OTLP `KeyValue[]` → a record. `undefined` (absent) gives an empty record. */
-export function decodeKeyValues(list: unknown, path: string, file?: string): Record<string, unknown> {
+/**
+ * OTLP `KeyValue[]` → a record. `undefined` (absent) gives an empty record.
+ *
+ * @example
+ * decodeKeyValues([{ key: 'gen_ai.request.model', value: { stringValue: 'gpt-4.1' } }], '$.attributes') // { 'gen_ai.request.model': 'gpt-4.1' }
+ */
+export function decodeKeyValues(list: unknown, path: JsonPath, file?: string): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (list === undefined || list === null) return out
-  if (!Array.isArray(list)) throw expected('an array of {key, value} attributes', list, path, file)
+  if (!Array.isArray(list)) throw expected('an array of {key, value} attributes', list, pathText(path), file)
   for (let i = 0; i < list.length; i++) {
     const kv = list[i]
-    if (!isObject(kv) || typeof kv.key !== 'string') throw expected('an attribute {key: string, value: AnyValue}', kv, `${path}[${i}]`, file)
-    out[kv.key] = kv.value === undefined ? null : decodeAnyValue(kv.value, `${path}[${i}].value`, file)
+    if (!isObject(kv) || typeof kv.key !== 'string') throw expected('an attribute {key: string, value: AnyValue}', kv, `${pathText(path)}[${i}]`, file)
+    out[kv.key] = kv.value === undefined ? null : decodeValue(kv.value, path, i, file)
   }
   return out
 }
 
 const HEX = /^[0-9a-fA-F]+$/
+const UPPER_HEX = /[A-F]/
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
 
 /**
@@ -78,7 +112,8 @@ const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
  * as base64 (24 chars for a trace id, 12 for a span id). Other strings are kept as they are.
  */
 export function normalizeId(id: string): string {
-  if ((id.length === 16 || id.length === 32) && HEX.test(id)) return id.toLowerCase()
+  // Exporters write lowercase hex: no lowercased copy of every id then.
+  if ((id.length === 16 || id.length === 32) && HEX.test(id)) return UPPER_HEX.test(id) ? id.toLowerCase() : id
   if (id.length % 4 === 0 && BASE64.test(id)) {
     const bytes = atob(id.replace(/-/g, '+').replace(/_/g, '/'))
     if (bytes.length === 8 || bytes.length === 16) {

@@ -48,55 +48,58 @@ export function readOtlp(doc: Json, ctx: ReadContext): Span[] {
       const spans = ss.spans
       if (spans === undefined) continue
       if (!Array.isArray(spans)) throw expected('an array of spans', spans, `${ssPath}.spans`, file)
-      for (let i = 0; i < spans.length; i++) out.push(readSpan(spans[i], `${ssPath}.spans[${i}]`, ctx))
+      // The span's path is built only if an error needs it (one string per span otherwise).
+      for (let i = 0; i < spans.length; i++) out.push(readSpan(spans[i], () => `${ssPath}.spans[${i}]`, ctx))
     }
   }
   return out
 }
 
-function idAt(raw: Json, key: string, path: string, file: string | undefined, what: string): string {
+function idAt(raw: Json, key: string, path: () => string, file: string | undefined, what: string): string {
   const v = raw[key]
-  if (typeof v !== 'string' || v === '') throw expected(what, v, `${path}.${key}`, file, 'every span needs a traceId and a spanId (hex, or base64 from protobuf-JSON)')
+  if (typeof v !== 'string' || v === '') throw expected(what, v, `${path()}.${key}`, file, 'every span needs a traceId and a spanId (hex, or base64 from protobuf-JSON)')
   return normalizeId(v)
 }
 
-function readSpan(raw: unknown, path: string, ctx: ReadContext): Span {
+function readSpan(raw: unknown, path: () => string, ctx: ReadContext): Span {
   const file = ctx.source
-  if (!isObject(raw)) throw expected('a span object', raw, path, file)
+  if (!isObject(raw)) throw expected('a span object', raw, path(), file)
   const id = idAt(raw, 'spanId', path, file, 'a span id (16 hex chars)')
   const traceId = idAt(raw, 'traceId', path, file, 'a trace id (32 hex chars)')
   const rawParent = raw.parentSpanId
-  if (rawParent !== undefined && rawParent !== null && typeof rawParent !== 'string') throw expected('a parent span id string', rawParent, `${path}.parentSpanId`, file)
+  if (rawParent !== undefined && rawParent !== null && typeof rawParent !== 'string') throw expected('a parent span id string', rawParent, `${path()}.parentSpanId`, file)
   const parentId = rawParent ? normalizeId(rawParent) : null
   const name = raw.name ?? ''
-  if (typeof name !== 'string') throw expected('a span name string', name, `${path}.name`, file)
+  if (typeof name !== 'string') throw expected('a span name string', name, `${path()}.name`, file)
   const startNs = unixNanoToNs(raw.startTimeUnixNano)
-  if (startNs === undefined) throw expected('startTimeUnixNano as a decimal string or number', raw.startTimeUnixNano, `${path}.startTimeUnixNano`, file)
+  if (startNs === undefined) throw expected('startTimeUnixNano as a decimal string or number', raw.startTimeUnixNano, `${path()}.startTimeUnixNano`, file)
   const endNs = raw.endTimeUnixNano === undefined ? startNs : unixNanoToNs(raw.endTimeUnixNano)
-  if (endNs === undefined) throw expected('endTimeUnixNano as a decimal string or number', raw.endTimeUnixNano, `${path}.endTimeUnixNano`, file)
-  const attributes = decodeKeyValues(raw.attributes, `${path}.attributes`, file)
-  const events = readEvents(raw.events, startNs, `${path}.events`, file)
+  if (endNs === undefined) throw expected('endTimeUnixNano as a decimal string or number', raw.endTimeUnixNano, `${path()}.endTimeUnixNano`, file)
+  const attributes = decodeKeyValues(raw.attributes, () => `${path()}.attributes`, file)
+  const events = readEvents(raw.events, startNs, path, file)
   const status = raw.status ?? {}
-  if (!isObject(status)) throw expected('a status object {code, message}', status, `${path}.status`, file)
+  if (!isObject(status)) throw expected('a status object {code, message}', status, `${path()}.status`, file)
   const message = status.message ?? ''
-  if (typeof message !== 'string') throw expected('a status message string', message, `${path}.status.message`, file)
+  if (typeof message !== 'string') throw expected('a status message string', message, `${path()}.status.message`, file)
   const span = newSpan(id, parentId, traceId, name, startNs, endNs, toStatus(status.code), message, attributes, events)
   applyConventions(span, ctx)
   return span
 }
 
-function readEvents(raw: unknown, startNs: bigint, path: string, file: string | undefined): SpanEvent[] {
+/** The events of the span at `spanPath` (its `.events`). */
+function readEvents(raw: unknown, startNs: bigint, spanPath: () => string, file: string | undefined): SpanEvent[] {
   if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw)) throw expected('an array of events', raw, path, file)
+  if (!Array.isArray(raw)) throw expected('an array of events', raw, `${spanPath()}.events`, file)
   const events: SpanEvent[] = []
   for (let i = 0; i < raw.length; i++) {
     const e = raw[i]
-    if (!isObject(e)) throw expected('an event object', e, `${path}[${i}]`, file)
+    const path = () => `${spanPath()}.events[${i}]`
+    if (!isObject(e)) throw expected('an event object', e, path(), file)
     const timeNs = e.timeUnixNano === undefined ? startNs : unixNanoToNs(e.timeUnixNano)
-    if (timeNs === undefined) throw expected('timeUnixNano as a decimal string or number', e.timeUnixNano, `${path}[${i}].timeUnixNano`, file)
+    if (timeNs === undefined) throw expected('timeUnixNano as a decimal string or number', e.timeUnixNano, `${path()}.timeUnixNano`, file)
     const name = e.name ?? ''
-    if (typeof name !== 'string') throw expected('an event name string', name, `${path}[${i}].name`, file)
-    events.push({ name, timeNs, attributes: decodeKeyValues(e.attributes, `${path}[${i}].attributes`, file) })
+    if (typeof name !== 'string') throw expected('an event name string', name, `${path()}.name`, file)
+    events.push({ name, timeNs, attributes: decodeKeyValues(e.attributes, () => `${path()}.attributes`, file) })
   }
   return events
 }
