@@ -65,7 +65,7 @@ interface Group {
   last?: Span
   repeats: number
   /** The first call's outcome, computed only once the group sees a repeat (most calls are unique). */
-  outcome?: string | undefined
+  outcome?: Outcome | undefined
 }
 
 function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOptionsSchema>): Finding[] {
@@ -88,7 +88,7 @@ function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOpt
     if (!('outcome' in group)) group.outcome = outcomeOf(group.first)
     const outcome = outcomeOf(span)
     // Unknown outcomes (no output recorded) cannot prove the repeat was useful, so they count.
-    const same = !opts.requireSameOutcome || outcome === undefined || group.outcome === undefined || outcome === group.outcome
+    const same = !opts.requireSameOutcome || outcome === undefined || group.outcome === undefined || sameOutcome(outcome, group.outcome)
     if (!same) continue
     group.repeats++
     group.last = span
@@ -195,26 +195,42 @@ function toolCallsOf(llm: Span): Array<{ name: string; arguments: string }> {
  */
 function agentScopes(trace: Trace): string[] {
   const scopes: string[] = new Array(trace.spans.length)
-  const open: Array<{ id: string; scope: string }> = []
+  // The open ancestors: their ids, and the scope each gives its children.
+  const openIds: string[] = []
+  const openScopes: string[] = []
   for (let i = 0; i < trace.spans.length; i++) {
     const span = trace.spans[i]
-    while (open.length > 0 && open[open.length - 1].id !== span.parentId) open.pop()
-    const parent = open[open.length - 1]
-    const scope = parent === undefined ? '' : parent.scope
+    while (openIds.length > 0 && openIds[openIds.length - 1] !== span.parentId) {
+      openIds.pop()
+      openScopes.pop()
+    }
+    const scope = openScopes.length === 0 ? '' : openScopes[openScopes.length - 1]
     scopes[i] = scope
-    open.push({ id: span.id, scope: span.kind === 'agent' ? span.id : scope })
+    openIds.push(span.id)
+    openScopes.push(span.kind === 'agent' ? span.id : scope)
   }
   return scopes
 }
 
+/** What a call got back: its error (message and status), or its output as text. */
+interface Outcome {
+  error: boolean
+  text: string
+}
+
 /** What a call got back: its error message, or its output (undefined when the trace did not record it). */
-function outcomeOf(span: Span): string | undefined {
+function outcomeOf(span: Span): Outcome | undefined {
   if (hasErrorSignal(span)) {
     const event = span.events.find((e) => e.name === 'exception')
-    return `error:${String(event?.attributes['exception.message'] ?? '')}:${span.statusMessage}`
+    return { error: true, text: `${String(event?.attributes['exception.message'] ?? '')}:${span.statusMessage}` }
   }
   if (span.output === undefined) return undefined
-  return `ok:${typeof span.output === 'string' ? span.output : JSON.stringify(span.output)}`
+  // The output text itself, not a prefixed copy: page outputs run to many KB and are compared in place.
+  return { error: false, text: typeof span.output === 'string' ? span.output : `${JSON.stringify(span.output)}` }
+}
+
+function sameOutcome(a: Outcome, b: Outcome): boolean {
+  return a.error === b.error && a.text === b.text
 }
 
 /**
@@ -224,6 +240,9 @@ function outcomeOf(span: Span): string | undefined {
 export function canonical(value: unknown): string {
   return JSON.stringify(normalize(value)) ?? 'null'
 }
+
+// Whitespace that `\s+` → ' ' would change: two in a row, or any but a plain space.
+const ODD_SPACE = /\s\s|[^\S ]/
 
 function normalize(value: unknown): unknown {
   if (typeof value === 'string') {
@@ -235,7 +254,9 @@ function normalize(value: unknown): unknown {
         // Not JSON after all: compare as text.
       }
     }
-    return t === '' ? null : t.replace(/\s+/g, ' ').toLowerCase()
+    if (t === '') return null
+    // Collapsing whitespace changes nothing when every run of it is one plain space: no copy then.
+    return (ODD_SPACE.test(t) ? t.replace(/\s+/g, ' ') : t).toLowerCase()
   }
   if (Array.isArray(value)) return value.length === 0 ? null : value.map(normalize)
   if (value !== null && typeof value === 'object') {
