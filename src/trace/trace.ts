@@ -60,11 +60,7 @@ export class Trace {
       else roots.push(node)
     }
     sortByStart(roots)
-    for (const node of unique) {
-      if (!node.kids) continue
-      sortByStart(node.kids)
-      node.children = node.kids.map((k) => k.span)
-    }
+    for (const node of unique) if (node.kids) sortByStart(node.kids)
     this.roots = roots.map((r) => r.span)
 
     // Iterative DFS: real traces can be deep, and a recursive walk would risk the stack on synthetic ones.
@@ -103,7 +99,10 @@ export class Trace {
 
   /** Direct children of a span, by start time. */
   children(id: string): readonly Span[] {
-    return this.nodes.get(id)?.children ?? []
+    const node = this.nodes.get(id)
+    if (!node?.kids) return []
+    // Built on first use: most spans' children are never asked for, and a 100k-span trace would hold 2 arrays per parent.
+    return (node.children ??= node.kids.map((k) => k.span))
   }
 
   /** The parent span, or undefined for roots and orphans. */
@@ -133,7 +132,7 @@ export class Trace {
 
   /** True if the span has no children. */
   isLeaf(id: string): boolean {
-    return this.nodes.get(id)?.children === undefined
+    return this.nodes.get(id)?.kids === undefined
   }
 
   /** Spans of one kind, in depth-first order. */
@@ -169,13 +168,13 @@ function sortByStart(list: TraceNode[]): void {
   }
 }
 
-/** Where a span sits in the tree; children are filled in and sorted once, at construction. */
+/** Where a span sits in the tree; children are sorted once, at construction. */
 interface TraceNode {
   span: Span
-  /** Child spans by start time (what `children()` returns) … */
-  children: Span[] | undefined
-  /** … and their nodes, for the walk. */
+  /** Child nodes by start time, for the walk … */
   kids: TraceNode[] | undefined
+  /** … and their spans, what `children()` returns, built on first use. */
+  children: Span[] | undefined
   /** -1 until the depth-first walk reaches the span. */
   depth: number
 }

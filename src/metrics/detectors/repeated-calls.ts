@@ -76,13 +76,17 @@ function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOpt
     calls.set(name, (calls.get(name) ?? 0) + 1)
   }
   const groups = new Map<string, Group>()
+  // The same groups in the order first seen, walked at the end without a Map iterator.
+  const inOrder: Group[] = []
   for (const span of tools) {
     const name = span.toolName ?? span.name
     if (calls.get(name) === 1) continue
     const key = `${name}\u0000${canonical(span.toolArgs ?? span.input)}`
     const group = groups.get(key)
     if (!group) {
-      groups.set(key, { first: span, repeats: 0 })
+      const created: Group = { first: span, repeats: 0 }
+      groups.set(key, created)
+      inOrder.push(created)
       continue
     }
     if (!('outcome' in group)) group.outcome = outcomeOf(group.first)
@@ -95,7 +99,7 @@ function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOpt
     group.outcome ??= outcome
   }
   const out: Finding[] = []
-  for (const g of groups.values()) {
+  for (const g of inOrder) {
     if (g.repeats < opts.minRepeats || !g.last) continue
     const name = g.last.toolName ?? g.last.name
     const failed = hasErrorSignal(g.last) ? ', failing the same way each time' : opts.requireSameOutcome ? ' with the same result each time' : ''

@@ -48,8 +48,11 @@ export function readOtlp(doc: Json, ctx: ReadContext): Span[] {
       const spans = ss.spans
       if (spans === undefined) continue
       if (!Array.isArray(spans)) throw expected('an array of spans', spans, `${ssPath}.spans`, file)
-      // The span's path is built only if an error needs it (one string per span otherwise).
-      for (let i = 0; i < spans.length; i++) out.push(readSpan(spans[i], () => `${ssPath}.spans[${i}]`, ctx))
+      // Paths are built only if an error needs them, by two functions per scope (not a string or closure per span).
+      let at = 0
+      const spanPath = () => `${ssPath}.spans[${at}]`
+      const attributesPath = () => `${spanPath()}.attributes`
+      for (; at < spans.length; at++) out.push(readSpan(spans[at], spanPath, attributesPath, ctx))
     }
   }
   return out
@@ -61,7 +64,7 @@ function idAt(raw: Json, key: string, path: () => string, file: string | undefin
   return normalizeId(v)
 }
 
-function readSpan(raw: unknown, path: () => string, ctx: ReadContext): Span {
+function readSpan(raw: unknown, path: () => string, attributesPath: () => string, ctx: ReadContext): Span {
   const file = ctx.source
   if (!isObject(raw)) throw expected('a span object', raw, path(), file)
   const id = idAt(raw, 'spanId', path, file, 'a span id (16 hex chars)')
@@ -75,7 +78,7 @@ function readSpan(raw: unknown, path: () => string, ctx: ReadContext): Span {
   if (startNs === undefined) throw expected('startTimeUnixNano as a decimal string or number', raw.startTimeUnixNano, `${path()}.startTimeUnixNano`, file)
   const endNs = raw.endTimeUnixNano === undefined ? startNs : unixNanoToNs(raw.endTimeUnixNano)
   if (endNs === undefined) throw expected('endTimeUnixNano as a decimal string or number', raw.endTimeUnixNano, `${path()}.endTimeUnixNano`, file)
-  const attributes = decodeKeyValues(raw.attributes, () => `${path()}.attributes`, file)
+  const attributes = decodeKeyValues(raw.attributes, attributesPath, file)
   const events = readEvents(raw.events, startNs, path, file)
   const status = raw.status ?? {}
   if (!isObject(status)) throw expected('a status object {code, message}', status, `${path()}.status`, file)
