@@ -109,10 +109,13 @@ function stringList(raw: unknown): string[] {
   }
 }
 
+// The first keys built once: a key string built per lookup must be hashed and interned every time.
+const MANAGED_NAME_KEYS = Array.from({ length: 8 }, (_, i) => `smolagents.managed_agents.${i}.name`)
+
 function managedAgentNames(agent: Span): string[] {
   const names: string[] = []
   for (let i = 0; ; i++) {
-    const name = agent.attributes[`smolagents.managed_agents.${i}.name`]
+    const name = agent.attributes[MANAGED_NAME_KEYS[i] ?? `smolagents.managed_agents.${i}.name`]
     if (typeof name !== 'string') return names
     names.push(name)
   }

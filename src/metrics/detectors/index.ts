@@ -73,7 +73,7 @@ export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
 export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   // Most calls pass no options; skip validation then (detect runs on every trace the CLI loads).
   const opts = Object.keys(options).length === 0 ? {} : DetectorOptionsSchema.parse(options)
-  const enabled = new Set<DetectorName>(opts.detectors ?? DETECTOR_NAMES)
+  const enabled: ReadonlySet<DetectorName> = opts.detectors ? new Set(opts.detectors) : ALL_DETECTORS
   const found: Finding[] = []
   if (enabled.has(ERROR_STATUS_DETECTOR)) found.push(...detectErrorStatus(trace))
   if (enabled.has(ERROR_OBSERVED_DETECTOR)) found.push(...detectObservedErrors(trace))
@@ -88,8 +88,11 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   return sortFindings(trace, dedupe(found))
 }
 
+const ALL_DETECTORS: ReadonlySet<DetectorName> = new Set(DETECTOR_NAMES)
+
 /** One finding per span, category and detector: two tool errors caused by one model call are one problem there. */
 function dedupe(findings: Finding[]): Finding[] {
+  if (findings.length < 2) return findings
   const seen = new Set<string>()
   return findings.filter((f) => {
     const key = `${f.spanId}\u0000${f.category}\u0000${f.detector}`

@@ -33,10 +33,9 @@ export function readPayload(
 ): unknown {
   if (typeof value !== 'string') return value
   if (opts.mime === 'text/plain' || value.length > (opts.limit ?? MAX_PARSED_PAYLOAD) || !looksLikeJson(value)) return value
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(value)
-  } catch {
+  // A Python dict or list repr (`{'a': 1}`) cannot be JSON: no parse, and no exception (which costs more than one).
+  const parsed = startsLikePythonRepr(value) ? NOT_JSON : parseOrNotJson(value)
+  if (parsed === NOT_JSON) {
     ctx.warnUnparsed(span.traceId, span.id, span.name, 'a payload looks like JSON but does not parse')
     return value
   }
@@ -47,6 +46,16 @@ export function readPayload(
   return parsed
 }
 
+const NOT_JSON = Symbol('not JSON')
+
+function parseOrNotJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return NOT_JSON
+  }
+}
+
 /** `{"memory_step": "ActionStep(...)"}`: valid JSON whose only content is a Python repr string. */
 function wrapsPythonRepr(parsed: unknown): boolean {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return false
@@ -54,4 +63,20 @@ function wrapsPythonRepr(parsed: unknown): boolean {
   if (values.length !== 1) return false
   const v = values[0]
   return typeof v === 'string' && v.endsWith(')') && PYTHON_REPR.test(v)
+}
+
+/**
+ * True if the text opens an object or array with a token JSON never allows there: `{'…` or `['…` (what
+ * Python writes for dicts and lists), so JSON.parse would throw on it.
+ */
+function startsLikePythonRepr(text: string): boolean {
+  let i = 0
+  while (isJsonSpace(text.charCodeAt(i))) i++
+  i++
+  while (isJsonSpace(text.charCodeAt(i))) i++
+  return text.charCodeAt(i) === 39
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9
 }
