@@ -27,7 +27,10 @@ const ABOUT_EARLIER_OUTPUT = /\b(?:from|by|provided|returned|given|results?|outp
 export function detectAnnouncedCalls(trace: Trace, runs: readonly RunView[] = runViews(trace)): Finding[] {
   const out: Finding[] = []
   for (const { run, steps } of runs) {
-    const names = [...run.managedAgents.map((name) => ({ name, rule: 'announced-delegation-missing' as BehaviorRuleId })), ...run.tools.map((name) => ({ name, rule: 'announced-tool-missing' as BehaviorRuleId }))]
+    // Built by pushes, not spreads of mapped arrays: spreading arrays of varying element kinds deoptimized this loop.
+    const names: Array<{ name: string; rule: BehaviorRuleId }> = []
+    for (const name of run.managedAgents) names.push({ name, rule: 'announced-delegation-missing' })
+    for (const name of run.tools) names.push({ name, rule: 'announced-tool-missing' })
     if (names.length === 0) continue
     for (const step of steps) {
       const { llm } = step

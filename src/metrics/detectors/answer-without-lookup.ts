@@ -29,7 +29,7 @@ export function detectAnswerWithoutLookup(trace: Trace, runs: readonly RunView[]
     const survey = factsSurvey(run)
     if (!survey || survey.lookups.length === 0) continue
     const planned = plannedCalls(run, survey.span)
-    const callable = [...run.managedAgents, ...run.tools]
+    const callable = run.managedAgents.concat(run.tools)
     const skipped = planned.length > 0 ? `; its plan names ${planned.join(', ')}, never called` : ''
     out.push({
       spanId: answer.llm.id,
@@ -135,7 +135,7 @@ function plannedCalls(run: AgentRun, survey: Span): string[] {
     .slice(0, 1)
     .map(outputText)
     .join('\n')
-  return [...run.managedAgents, ...run.tools].filter((name) => hasWord(plan, name))
+  return run.managedAgents.concat(run.tools).filter((name) => hasWord(plan, name))
 }
 
 /** The final-answer call in the model's code, else the start of its output, else its tool-call arguments. */

@@ -56,7 +56,12 @@ export function hasErrorSignal(span: Span): boolean {
 export function classifySpanError(span: Span): ClassifiedError | undefined {
   if (!hasErrorSignal(span)) return undefined
   const events = exceptionEvents(span)
-  const messages = [...events.map((e) => str(e.attributes['exception.message'])), span.statusMessage].filter((m) => m !== '')
+  const messages: string[] = []
+  for (const e of events) {
+    const message = str(e.attributes['exception.message'])
+    if (message !== '') messages.push(message)
+  }
+  if (span.statusMessage !== '') messages.push(span.statusMessage)
 
   for (const event of events) {
     const type = str(event.attributes['exception.type'])
