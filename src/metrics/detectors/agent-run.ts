@@ -223,13 +223,13 @@ export function splitThoughtAndCode(text: string): ThoughtAndCode {
 export function stripPythonStrings(code: string): string {
   let out = ''
   let last = 0
-  const next = new SpecialChars(code)
-  for (let i = next.from(0); i !== -1; ) {
+  const next = new NextChars(code)
+  for (let i = next.special(0); i !== -1; ) {
     const c = code.charCodeAt(i)
     let end: number
     let empty: string
     if (c === HASH) {
-      const nl = code.indexOf('\n', i)
+      const nl = next.of(NL, i)
       end = nl === -1 ? code.length : nl
       empty = ''
     } else {
@@ -239,61 +239,78 @@ export function stripPythonStrings(code: string): string {
         end = close === -1 ? code.length : close + 3
         empty = triple + triple
       } else {
-        end = singleQuotedEnd(code, i, c)
+        end = singleQuotedEnd(code, i, c === DQUOTE ? DQ : SQ, next)
         empty = c === DQUOTE ? '""' : "''"
       }
     }
     // A quote that opens no literal on its line is left as it is, like any other character.
     if (end === -1) {
-      i = next.from(i + 1)
+      i = next.special(i + 1)
       continue
     }
     out += code.slice(last, i) + empty
     last = end
-    i = next.from(end)
+    i = next.special(end)
   }
   return last === 0 ? code : out + code.slice(last)
 }
 
 const DQUOTE = 34
 const HASH = 35
-const BACKSLASH = 92
 
-/** End (after the closing quote) of the one-line literal opened at `start`, or -1 if it does not close on its line. */
-function singleQuotedEnd(code: string, start: number, quote: number): number {
-  for (let j = start + 1; j < code.length; j++) {
-    const c = code.charCodeAt(j)
-    if (c === quote) return j + 1
-    if (c === 10) return -1
-    if (c === BACKSLASH) {
-      // An escape takes any next character but a line terminator (what `.` matches).
-      const n = code.charCodeAt(j + 1)
-      if (j + 1 >= code.length || n === 10 || n === 13 || n === 0x2028 || n === 0x2029) return -1
-      j++
+// The characters the scan jumps between, by index into NextChars.
+const DQ = 0
+const SQ = 1
+const HS = 2
+const NL = 3
+const BS = 4
+const SCANNED = ['"', "'", '#', '\n', '\\']
+
+/**
+ * End (after the closing quote) of the one-line literal opened at `start`, or -1 if it does not close on
+ * its line: the first of closing quote, newline or backslash decides, and an escape takes any next
+ * character but a line terminator (what `.` matches).
+ */
+function singleQuotedEnd(code: string, start: number, quote: number, next: NextChars): number {
+  for (let j = start + 1; ; ) {
+    const close = next.of(quote, j)
+    const nl = next.of(NL, j)
+    const bs = next.of(BS, j)
+    if (bs !== -1 && (close === -1 || bs < close) && (nl === -1 || bs < nl)) {
+      const n = code.charCodeAt(bs + 1)
+      if (bs + 1 >= code.length || n === 10 || n === 13 || n === 0x2028 || n === 0x2029) return -1
+      j = bs + 2
+      continue
     }
+    return close === -1 || (nl !== -1 && nl < close) ? -1 : close + 1
   }
-  return -1
+}
+
+/**
+ * The next position of each scanned character at or after a position. The scan only moves forward, so
+ * each character's occurrences are searched with indexOf once over the code, not a character at a time.
+ */
+class NextChars {
+  private readonly at = [-2, -2, -2, -2, -2]
+
+  constructor(private readonly code: string) {}
+
+  /** Next `SCANNED[k]` at or after `from`, or -1. */
+  of(k: number, from: number): number {
+    let p = this.at[k]
+    if (p !== -1 && p < from) this.at[k] = p = this.code.indexOf(SCANNED[k], from)
+    return p
+  }
+
+  /** Next `"`, `'` or `#` at or after `from`, or -1. */
+  special(from: number): number {
+    return earliest(earliest(this.of(DQ, from), this.of(SQ, from)), this.of(HS, from))
+  }
 }
 
 /** The smaller of two positions, -1 meaning none. */
 function earliest(a: number, b: number): number {
   return a === -1 ? b : b === -1 || a < b ? a : b
-}
-
-/** The next `"`, `'` or `#` at or after a position; each character's next occurrence is searched once. */
-class SpecialChars {
-  private dq = -2
-  private sq = -2
-  private hash = -2
-
-  constructor(private readonly code: string) {}
-
-  from(at: number): number {
-    if (this.dq !== -1 && this.dq < at) this.dq = this.code.indexOf('"', at)
-    if (this.sq !== -1 && this.sq < at) this.sq = this.code.indexOf("'", at)
-    if (this.hash !== -1 && this.hash < at) this.hash = this.code.indexOf('#', at)
-    return earliest(earliest(this.dq, this.sq), this.hash)
-  }
 }
 
 /** True if `code` calls `name(…)` outside strings and comments (as a function, not an attribute or a longer name). */
