@@ -43,7 +43,9 @@ export class Trace {
     this.source = options.source
     const nodes = new Map<string, TraceNode>()
     const unique: TraceNode[] = []
-    for (const span of spans) {
+    // Index loops: for small traces this runs as baseline code, where for…of pays an iterator step per element.
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]
       if (nodes.has(span.id)) {
         this.warnings.push({ code: 'duplicate-span', spanId: span.id, message: `span ${span.id} (${span.name}) appears more than once; kept the first copy` })
         continue
@@ -54,13 +56,17 @@ export class Trace {
     }
     this.nodes = nodes
     const roots: TraceNode[] = []
-    for (const node of unique) {
+    for (let i = 0; i < unique.length; i++) {
+      const node = unique[i]
       const parent = node.span.parentId === null ? undefined : nodes.get(node.span.parentId)
       if (parent) (parent.kids ??= []).push(node)
       else roots.push(node)
     }
     sortByStart(roots)
-    for (const node of unique) if (node.kids) sortByStart(node.kids)
+    for (let i = 0; i < unique.length; i++) {
+      const kids = unique[i].kids
+      if (kids) sortByStart(kids)
+    }
     this.roots = roots.map((r) => r.span)
 
     // Iterative DFS: real traces can be deep, and a recursive walk would risk the stack on synthetic ones.

@@ -32,7 +32,8 @@ export function addTreeWarnings(trace: Trace): void {
   let count = 0
   const listed: string[] = []
   let firstId: string | undefined
-  for (const span of trace.spans) {
+  for (let i = 0; i < trace.spans.length; i++) {
+    const span = trace.spans[i]
     if (span.kind !== 'llm' && span.kind !== 'tool') continue
     leaves++
     const noIn = span.input === undefined

@@ -79,11 +79,15 @@ const callRegexOf = new Map<string, RegExp>()
 
 function collectRuns(trace: Trace): AgentRun[] {
   const runs: AgentRun[] = []
-  for (const agent of trace.spans) {
+  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
+  for (let i = 0; i < trace.spans.length; i++) {
+    const agent = trace.spans[i]
     if (agent.kind !== 'agent') continue
     const planning: Span[] = []
     const steps: Span[] = []
-    for (const kid of trace.children(agent.id)) {
+    const kids = trace.children(agent.id)
+    for (let k = 0; k < kids.length; k++) {
+      const kid = kids[k]
       if (kid.kind === 'llm') planning.push(kid)
       else if (kid.kind === 'chain') steps.push(kid)
     }
@@ -137,7 +141,9 @@ export interface StepCalls {
 export function stepCalls(trace: Trace, step: Span): StepCalls {
   let llm: Span | undefined
   const calls: Span[] = []
-  for (const s of trace.children(step.id)) {
+  const kids = trace.children(step.id)
+  for (let k = 0; k < kids.length; k++) {
+    const s = kids[k]
     if (s.kind === 'llm') llm = s
     else if (s.kind === 'tool' || s.kind === 'agent') calls.push(s)
   }

@@ -30,7 +30,9 @@ function findTemplate(prompt: string): RegExpExecArray | null {
  */
 export function detectAnswerTemplate(trace: Trace): Finding[] {
   const out: Finding[] = []
-  for (const llm of trace.spans) {
+  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
+  for (let i = 0; i < trace.spans.length; i++) {
+    const llm = trace.spans[i]
     if (llm.kind !== 'llm') continue
     // The template is part of an instruction (a user message); tool results and assistant turns are not read.
     const last = lastInputMessage(llm)

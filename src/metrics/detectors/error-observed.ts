@@ -20,7 +20,9 @@ const ERROR_OBSERVATION = /^(?:Call id: [^\n]*\n)?(?:Observation:\s*)?Error:[ \t
  */
 export function detectObservedErrors(trace: Trace): Finding[] {
   const out: Finding[] = []
-  for (const llm of trace.spans) {
+  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
+  for (let i = 0; i < trace.spans.length; i++) {
+    const llm = trace.spans[i]
     if (llm.kind !== 'llm') continue
     const last = lastInputMessage(llm)
     if (!last || last.role === 'system' || last.role === 'assistant') continue

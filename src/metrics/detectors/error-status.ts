@@ -20,7 +20,9 @@ export function detectErrorStatus(trace: Trace): Finding[] {
   const below = errorBelow(trace, hasErrorSignal)
   const failedRun = runFailed(trace)
   const out: Finding[] = []
-  for (const span of trace.spans) {
+  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
+  for (let i = 0; i < trace.spans.length; i++) {
+    const span = trace.spans[i]
     // A step/agent whose child failed only carries that child's error up the tree.
     if (!isLeafKind(span) && below.has(span.id)) continue
     const hit = classifySpanError(span)

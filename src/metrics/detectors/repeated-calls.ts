@@ -71,14 +71,15 @@ interface Group {
 function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOptionsSchema>): Finding[] {
   // Only a tool called more than once can repeat a call: skip normalizing the arguments of the others.
   const calls = new Map<string, number>()
-  for (const span of tools) {
-    const name = span.toolName ?? span.name
+  for (let i = 0; i < tools.length; i++) {
+    const name = tools[i].toolName ?? tools[i].name
     calls.set(name, (calls.get(name) ?? 0) + 1)
   }
   const groups = new Map<string, Group>()
   // The same groups in the order first seen, walked at the end without a Map iterator.
   const inOrder: Group[] = []
-  for (const span of tools) {
+  for (let i = 0; i < tools.length; i++) {
+    const span = tools[i]
     const name = span.toolName ?? span.name
     if (calls.get(name) === 1) continue
     const key = `${name}\u0000${canonical(span.toolArgs ?? span.input)}`
@@ -134,7 +135,8 @@ function repeatedLlmCalls(llms: Span[], opts: z.output<typeof RepeatedCallsOptio
     }
   }
   let prevCalls: ToolCallLike[] = []
-  for (const llm of llms) {
+  for (let i = 0; i < llms.length; i++) {
+    const llm = llms[i]
     const calls = toolCallsOf(llm)
     if (calls.length > 0 && sameCalls(prevCalls, calls)) {
       run.push(llm)

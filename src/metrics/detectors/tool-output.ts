@@ -17,7 +17,9 @@ export const TOOL_OUTPUT_DETECTOR = 'tool-output'
  */
 export function detectToolOutputErrors(trace: Trace): Finding[] {
   const out: Finding[] = []
-  for (const span of trace.spans) {
+  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
+  for (let i = 0; i < trace.spans.length; i++) {
+    const span = trace.spans[i]
     if (span.kind !== 'tool' || hasErrorSignal(span) || span.output === undefined) continue
     const hit = typeof span.output === 'string' ? fromText(span.output) : fromObject(span.output)
     if (!hit) continue

@@ -73,7 +73,8 @@ export class FlatMessages {
   result(): Message[] | undefined {
     if (this.drafts.length === 0) return undefined
     const out: Message[] = []
-    for (const d of this.drafts) {
+    for (let i = 0; i < this.drafts.length; i++) {
+      const d = this.drafts[i]
       if (!d) continue
       const message: Message = { role: d.role, content: d.content === '' && d.parts ? d.parts.filter((p) => p !== undefined).join('\n') : d.content }
       if (d.toolCalls) message.toolCalls = d.toolCalls.filter(Boolean).map(finishCall)
