@@ -12,11 +12,23 @@ const SHORT_ANSWER = /as few words as possible|a comma separated list|a single (
 
 /** The template sentence, looked for only around each "template" (a case-insensitive scan of the whole prompt is the detector's main cost). */
 function findTemplate(prompt: string): RegExpExecArray | null {
-  for (let i = prompt.indexOf('template'); i !== -1; i = prompt.indexOf('template', i + 8)) {
+  for (let i = indexOfTemplate(prompt, 0); i !== -1; i = indexOfTemplate(prompt, i + 8)) {
     const m = TEMPLATE.exec(prompt.slice(Math.max(0, i - 24), i + 120))
     if (m) return m
   }
   return null
+}
+
+/**
+ * `prompt.indexOf('template', from)`, found through "mplate": V8 scans for that needle's rare first letter
+ * with memchr, while for "template" it runs Boyer-Moore-Horspool, which English text keeps shifting by one
+ * at every "e" (about 3x slower over TRAIL prompts).
+ */
+function indexOfTemplate(prompt: string, from: number): number {
+  for (let j = prompt.indexOf('mplate', from + 2); j !== -1; j = prompt.indexOf('mplate', j + 1)) {
+    if (prompt.charCodeAt(j - 2) === 116 && prompt.charCodeAt(j - 1) === 101) return j - 2
+  }
+  return -1
 }
 
 /**
