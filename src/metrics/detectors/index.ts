@@ -104,25 +104,27 @@ function dedupe(findings: Finding[]): Finding[] {
 
 function sortFindings(trace: Trace, findings: Finding[]): Finding[] {
   if (findings.length < 2) return findings
-  const wanted = new Set(findings.map((f) => f.spanId))
+  const wanted = new Set<string>()
+  for (let i = 0; i < findings.length; i++) wanted.add(findings[i].spanId)
   const order = new Map<string, number>()
-  trace.spans.forEach((s, i) => {
-    if (wanted.has(s.id)) order.set(s.id, i)
-  })
-  const detectorRank = (d: string) => {
-    const i = (DETECTOR_NAMES as readonly string[]).indexOf(d)
-    return i === -1 ? DETECTOR_NAMES.length : i
+  for (let i = 0; i < trace.spans.length; i++) {
+    const id = trace.spans[i].id
+    if (wanted.has(id)) order.set(id, i)
   }
-  return findings
-    .map((f, i) => ({ f, i }))
-    .sort((a, b) =>
-      (order.get(a.f.spanId) ?? Infinity) - (order.get(b.f.spanId) ?? Infinity) ||
-      detectorRank(a.f.detector) - detectorRank(b.f.detector) ||
-      TRAIL_CATEGORIES.indexOf(a.f.category) - TRAIL_CATEGORIES.indexOf(b.f.category) ||
-      a.i - b.i,
-    )
-    .map(({ f }) => f)
+  // Each finding's sort keys computed once, not looked up again in every comparison.
+  const keyed = findings.map((f, i) => ({
+    f,
+    i,
+    span: order.get(f.spanId) ?? Infinity,
+    detector: DETECTOR_RANK.get(f.detector) ?? DETECTOR_NAMES.length,
+    category: CATEGORY_RANK.get(f.category) ?? -1,
+  }))
+  keyed.sort((a, b) => a.span - b.span || a.detector - b.detector || a.category - b.category || a.i - b.i)
+  return keyed.map((k) => k.f)
 }
+
+const DETECTOR_RANK = new Map<string, number>(DETECTOR_NAMES.map((d, i) => [d, i]))
+const CATEGORY_RANK = new Map<string, number>(TRAIL_CATEGORIES.map((c, i) => [c, i]))
 
 export { checkBudget } from './budget'
 export type { Budget, BudgetCheck, BudgetResult, BudgetName, CheckBudgetOptions } from './budget'
