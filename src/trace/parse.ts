@@ -156,6 +156,8 @@ export function tracesFromValue(value: unknown, source?: string): Trace[] {
  */
 export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: string): Trace {
   if (traces.length === 0) throw new TraceFormatError('no spans found: the input holds no spans; check that the exporter ran and flushed', { file: source, jsonPath: '$' })
+  // The usual case, one trace and no id asked for, needs no list of ids.
+  if (traces.length === 1 && opts.traceId === undefined) return traces[0]
   const ids = traces.map((t) => t.traceId)
   const list = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, …` : ids.join(', ')
   if (opts.traceId !== undefined) {
