@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { performance, PerformanceObserver } from 'node:perf_hooks'
 import v8 from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { detect } from '../src/metrics/detectors/index'
@@ -11,8 +12,17 @@ import { syntheticOtlpTrace } from './synthetic-otlp'
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const TRAIL_DIR = process.env.TRAIL_DIR ?? resolve(REPO, '../shared/datasets/trail')
-/** Rounds per TRAIL trace; each round times both sides back to back, alternating which goes first. */
-const ROUNDS = 7
+/**
+ * Rounds per TRAIL trace; each round times both sides back to back, alternating which goes first. 21, not
+ * 7: with 7 the median of one build moved by about ±0.06 between runs on a 2-core VM; 21 narrows that.
+ */
+const ROUNDS = 21
+/**
+ * Untimed passes over every trace first, so V8 has optimized the reader and detectors before timing: after
+ * one pass about 70 functions were still being compiled during the timed rounds (steady state is what a
+ * process ingesting a directory of traces runs in; JSON.parse is built in and needs none).
+ */
+const WARMUP_PASSES = 3
 
 function ingest(text: string): number {
   return detect(parseTrace(text)).length
@@ -53,7 +63,7 @@ function trailRatio(emit: Emit): void {
     return
   }
   const texts = files.map((f) => readFileSync(f, 'utf8'))
-  for (const t of texts) ingest(t) // warm up the JIT on every shape before timing
+  for (let pass = 0; pass < WARMUP_PASSES; pass++) for (const t of texts) ingest(t)
   const parseNs: number[][] = texts.map(() => [])
   const ingestNs: number[][] = texts.map(() => [])
   for (let r = 0; r < ROUNDS; r++) {
@@ -79,32 +89,61 @@ function collectGarbage(): void {
   gc?.()
 }
 
-/** ns per span of text → Trace + detectors on synthetic OTLP runs; flat across sizes means linear scaling. */
-function perSpan(emit: Emit): void {
+/** GC pauses V8 reports (main-thread time), collected to tell the collector's share of each timed run. */
+function watchGc(): { pausedMs: (from: number, to: number) => number; stop: () => void } {
+  const pauses: Array<[start: number, ms: number]> = []
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push([e.startTime, e.duration])
+  })
+  observer.observe({ entryTypes: ['gc'] })
+  return {
+    pausedMs: (from, to) => pauses.reduce((ms, [start, d]) => (start >= from && start < to ? ms + Math.min(d, to - start) : ms), 0),
+    stop: () => observer.disconnect(),
+  }
+}
+
+/**
+ * ns per span of text → Trace + detectors on synthetic OTLP runs; flat across sizes means linear scaling.
+ * Also the same runs with their GC pauses taken out: at 1k spans a whole ingest fits V8's young generation
+ * (no collection during the run), from 10k on scavenges copy the live document while it is read, so the
+ * first figure mixes the code's scaling with the collector's; the second is the code's alone.
+ */
+async function perSpan(emit: Emit): Promise<void> {
   const sizes = [
     { label: '1k', spans: 1_000, perRound: 9 },
     { label: '10k', spans: 10_000, perRound: 3 },
     { label: '100k', spans: 100_000, perRound: 1 },
-  ].map((s) => ({ ...s, text: syntheticOtlpTrace(s.spans), samples: [] as number[], parseSamples: [] as number[] }))
+  ].map((s) => ({ ...s, text: syntheticOtlpTrace(s.spans), runs: [] as Array<[number, number]>, parseSamples: [] as number[] }))
   for (const s of sizes) ingest(s.text)
+  const gcWatch = watchGc()
   // Rounds interleave the sizes, so a busy machine slows all of them alike instead of one.
   for (let round = 0; round < 7; round++) {
     for (const s of sizes) {
       for (let i = 0; i < s.perRound; i++) {
         collectGarbage()
-        s.samples.push(time(() => ingest(s.text)) / s.spans)
+        const start = performance.now()
+        ingest(s.text)
+        s.runs.push([start, performance.now()])
         // The bare JSON.parse of the same text, for context: it does not scale flat either (cache, old-space GC).
         collectGarbage()
         s.parseSamples.push(time(() => JSON.parse(s.text)) / s.spans)
       }
     }
   }
+  // GC entries are delivered asynchronously: let them arrive before reading them.
+  await new Promise((done) => setTimeout(done, 50))
+  gcWatch.stop()
   const results = sizes.map((s) => {
-    const nsPerSpan = median(s.samples)
-    emit(`ingest.ns_per_span.${s.label}`, Math.round(nsPerSpan), `bytes=${s.text.length} runs=${s.samples.length} json_parse_ns_per_span=${Math.round(median(s.parseSamples))}`)
-    return nsPerSpan
+    const ns = (ms: number) => (ms * 1e6) / s.spans
+    const nsPerSpan = median(s.runs.map(([a, b]) => ns(b - a)))
+    const withoutGc = median(s.runs.map(([a, b]) => ns(b - a - gcWatch.pausedMs(a, b))))
+    const gcShare = median(s.runs.map(([a, b]) => gcWatch.pausedMs(a, b) / (b - a)))
+    emit(`ingest.ns_per_span.${s.label}`, Math.round(nsPerSpan), `bytes=${s.text.length} runs=${s.runs.length} gc=${Math.round(100 * gcShare)}% without_gc=${Math.round(withoutGc)} json_parse_ns_per_span=${Math.round(median(s.parseSamples))}`)
+    return { nsPerSpan, withoutGc }
   })
-  emit('ingest.ns_per_span.spread', Math.max(...results) / Math.min(...results), 'max/min over 1k..100k (goal ≤ 1.2, i.e. within ±20%)')
+  const spread = (xs: number[]) => Math.max(...xs) / Math.min(...xs)
+  emit('ingest.ns_per_span.spread', spread(results.map((r) => r.nsPerSpan)), 'max/min over 1k..100k (goal ≤ 1.2, i.e. within ±20%)')
+  emit('ingest.ns_per_span.spread_without_gc', spread(results.map((r) => r.withoutGc)), 'the same runs minus their GC pauses: the code\'s own scaling')
 }
 
 /**
@@ -115,5 +154,5 @@ function perSpan(emit: Emit): void {
  */
 export async function run(emit: Emit): Promise<void> {
   trailRatio(emit)
-  perSpan(emit)
+  await perSpan(emit)
 }
