@@ -19,8 +19,8 @@ const TRAIL_DIR = process.env.TRAIL_DIR ?? resolve(REPO, '../shared/datasets/tra
 const ROUNDS = 21
 /**
  * Untimed passes over every trace first, so V8 has optimized the reader and detectors before timing: after
- * one pass about 70 functions were still being compiled during the timed rounds (steady state is what a
- * process ingesting a directory of traces runs in; JSON.parse is built in and needs none).
+ * one pass about 70 functions were still compiled during the timed rounds, after three about 40 (steady
+ * state is what a process ingesting a directory of traces runs in; JSON.parse is built in and needs none).
  */
 const WARMUP_PASSES = 3
 
