@@ -1,7 +1,8 @@
 import type { Trace } from '../../trace/trace'
-import { codeCalls, escapeRegExp, runViews, stripPythonStrings, type RunView } from './agent-run'
+import { runViews, type RunView } from './agent-run'
 import { BEHAVIOR_RULES, type BehaviorRuleId } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
+import { codeCalls, escapeRegExp, stripPythonStrings } from './python-code'
 
 export const ANNOUNCED_CALL_DETECTOR = 'announced-call'
 

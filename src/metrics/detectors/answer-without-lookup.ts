@@ -1,9 +1,10 @@
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
-import { codeCalls, hasWord, isFinalAnswer, outputText, runViews, type AgentRun, type RunView, type StepView } from './agent-run'
+import { isFinalAnswer, outputText, runViews, type AgentRun, type RunView, type StepView } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 import { spanLabel } from './localize'
+import { codeCalls, hasWord } from './python-code'
 
 export const ANSWER_WITHOUT_LOOKUP_DETECTOR = 'answer-without-lookup'
 

@@ -1,7 +1,7 @@
 // The text helpers the behaviour detectors share, pinned to the regexes they replace (hand-written scans
 // for speed must match them exactly, on the tricky inputs too).
 import { describe, expect, it } from 'vitest'
-import { codeCalls, escapeRegExp, hasWord, stripPythonStrings } from '../../../src/metrics/detectors/agent-run'
+import { codeCalls, escapeRegExp, hasWord, stripPythonStrings } from '../../../src/metrics/detectors/python-code'
 import { announcedNotCalled } from '../../../src/metrics/detectors/announced-call'
 
 // The definition stripPythonStrings implements: literals (triple-quoted first) and comments, emptied.
