@@ -1,5 +1,6 @@
 // Test harness: the real `openai` SDK client, through our openai provider, against the fake judge on
 // 127.0.0.1. A recording `fetch` keeps each request body so tests can check what the judge was sent.
+import { afterAll, beforeAll, beforeEach, vi } from 'vitest'
 import OpenAI from 'openai'
 import { openaiJudge } from '../../src/judges/openai'
 import type { Judge } from '../../src/judges/types'
@@ -50,4 +51,32 @@ export function textOf(body: SentBody): string {
 /** The image_url parts of a request. */
 export function imageUrlsOf(body: SentBody): string[] {
   return body.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((p) => (p.type === 'image_url' && p.image_url ? [p.image_url.url] : []))))
+}
+
+/**
+ * Registers hooks that start one harness for the file (cassettes off: AGENT_VERDICT_MODE=live), reset its
+ * rules, faults, calls and recorded bodies before each test, and close it after the file. The returned
+ * object is filled in by `beforeAll`, so tests use it as they would the harness itself.
+ *
+ * @example
+ * const h = useJudgeHarness()
+ * test('…', async () => { h.fake.setRules([...]) })
+ */
+export function useJudgeHarness(): JudgeHarness {
+  const h = {} as JudgeHarness
+  beforeAll(async () => {
+    vi.stubEnv('AGENT_VERDICT_MODE', 'live') // no cassette files beside the test
+    Object.assign(h, await startJudgeHarness())
+  })
+  afterAll(async () => {
+    await h.close()
+    vi.unstubAllEnvs()
+  })
+  beforeEach(() => {
+    h.fake.setRules([])
+    h.fake.setFaults([])
+    h.fake.reset()
+    h.bodies.length = 0
+  })
+  return h
 }

@@ -1,29 +1,15 @@
 // toUseToolsEfficiently, toCompleteTask and toFollowPlan: the agent-level pass on real TRAIL traces and OTel SDK
 // spans, judged by the fake judge through the real openai client.
 import '../../../matchers/vitest'
-import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { loadTrace } from '../../../src/trace/load'
 import { at, createRecorder, record } from '../../helpers/otel'
-import { startJudgeHarness, textOf, type JudgeHarness } from '../../support/recording-judge'
+import { textOf, useJudgeHarness } from '../../support/recording-judge'
 import { GAIA_SUBAGENT, SWE_RUN, metaOf, otelRun, rejectionOf } from './helpers'
 
 const agentRule = (name: string, fields: Record<string, unknown>) => ({ name, when: { schemaName: 'agent_diagnosis' }, respond: { reason: `fake: ${name}`, fields } })
 
-let h: JudgeHarness
-beforeAll(async () => {
-  vi.stubEnv('AGENT_VERDICT_MODE', 'live') // no cassette files beside this test
-  h = await startJudgeHarness()
-})
-afterAll(async () => {
-  await h.close()
-  vi.unstubAllEnvs()
-})
-beforeEach(() => {
-  h.fake.setRules([])
-  h.fake.setFaults([])
-  h.fake.reset()
-  h.bodies.length = 0
-})
+const h = useJudgeHarness()
 
 /** A run that calls the same search three times with the same arguments, recorded by the real SDK. */
 function repetitiveRun() {

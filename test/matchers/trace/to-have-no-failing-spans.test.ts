@@ -1,11 +1,11 @@
 // toHaveNoFailingSpans: real TRAIL traces and OTel SDK spans, judged by the fake judge through the real openai client.
 import '../../../matchers/vitest'
-import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { JudgeConfigError } from '../../../src/judges/errors'
 import { detect } from '../../../src/metrics/detectors/index'
 import type { Trace } from '../../../src/trace/trace'
 import { loadTrace } from '../../../src/trace/load'
-import { startJudgeHarness, textOf, type JudgeHarness } from '../../support/recording-judge'
+import { textOf, useJudgeHarness } from '../../support/recording-judge'
 import { GAIA_CLEAN, GAIA_FORMAT, metaOf, otelRun, rejectionOf } from './helpers'
 
 /** In GAIA_CLEAN: the last LLM call ("FINAL ANSWER: right") and the FinalAnswerTool call. */
@@ -32,21 +32,7 @@ function detectorView(trace: Trace) {
   return { flagged, judged, judgedOrFlagged: new Set([...judged.map((s) => s.id), ...flagged]).size }
 }
 
-let h: JudgeHarness
-beforeAll(async () => {
-  vi.stubEnv('AGENT_VERDICT_MODE', 'live') // no cassette files beside this test
-  h = await startJudgeHarness()
-})
-afterAll(async () => {
-  await h.close()
-  vi.unstubAllEnvs()
-})
-beforeEach(() => {
-  h.fake.setRules([])
-  h.fake.setFaults([])
-  h.fake.reset()
-  h.bodies.length = 0
-})
+const h = useJudgeHarness()
 
 describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
   test('pass: one call per LLM/tool leaf no detector explains; every span verdict and the span tree go to the test meta', async ({ task }) => {
