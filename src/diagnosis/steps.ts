@@ -1,6 +1,7 @@
 // The run as a compact step list: plans stated, tool calls with argument digests, code actions,
 // delegations, errors and the final answer — one short line each, for the previous-steps context of
 // span prompts and for the agent-level pass.
+import { FINAL_ANSWER_TOOLS } from '../metrics/detectors/agent-run'
 import { canonical } from '../metrics/detectors/repeated-calls'
 import type { Message, Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
@@ -39,7 +40,6 @@ const CODE_CHARS = 200
 const CODE_BLOCK = /Code:\s*```(?:py|python)?\s*\n([\s\S]*?)(?:```|$)/i
 const PLAN_LINE = /(^|\n)\s*(#+\s*)?plan\s*:/i
 const NUMBERED = /(^|\n)\s*\d+\.\s+\S/g
-const FINAL_ANSWER_TOOLS = new Set(['final_answer', 'FinalAnswerTool'])
 
 function outputText(span: Span): string {
   const out = span.output

@@ -4,7 +4,8 @@ import type { Message, Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
 
 /** Tool names that end a run with an answer instead of gathering anything (smolagents, most ReAct loops). */
-export const FINAL_ANSWER_TOOLS: ReadonlySet<string> = new Set(['final_answer', 'final_result', 'submit_final_answer'])
+// `FinalAnswerTool` is smolagents' span name, for spans that record no `tool.name`.
+export const FINAL_ANSWER_TOOLS: ReadonlySet<string> = new Set(['final_answer', 'final_result', 'submit_final_answer', 'FinalAnswerTool'])
 
 /** One agent span and what hangs below it, in start order. */
 export interface AgentRun {
