@@ -3,6 +3,7 @@ import { jsonlLines, looksLikeJsonl, parseJsonText } from './json-text'
 import { ReadContext } from './readers/context'
 import { isOpenInferenceEnvelope, locateOpenInferenceSpan, readOpenInference } from './readers/openinference'
 import { isOtlpRequest, locateOtlpSpan, readOtlp } from './readers/otlp'
+import { readOtlpText } from './readers/otlp-text'
 import { fromReadableSpans, isReadableSpanLike } from './readers/readable-spans'
 import type { Span } from './span'
 import { Trace } from './trace'
@@ -87,6 +88,9 @@ function readText(text: string, ctx: ReadContext): Reading {
       { file: ctx.source, jsonPath: '$' },
     )
   }
+  const streamed = readOtlpText(body, ctx)
+  // Span ids are located for errors only (a parent-id cycle), so the document is parsed only then.
+  if (streamed) return { spans: streamed, locate: (id) => pathTo(locateOtlpSpan(JSON.parse(body), id), '.parentSpanId') }
   let doc: unknown
   try {
     doc = JSON.parse(body)

@@ -99,3 +99,22 @@ describe('GenAI semantic conventions', () => {
     expect(trace.roots[0].input).toBeUndefined()
   })
 })
+
+describe('GenAI message text', () => {
+  it('is the same text whether or not the attribute JSON escapes it, for long and short messages', () => {
+    const plain = 'You are a research agent. Use the tools to answer the question, cite what you find. '.repeat(4)
+    const escaped = 'Line one "quoted"\nline two with a backslash \\ and more text to pass sixty-four characters.'
+    const messages = [
+      { role: 'system', parts: [{ type: 'text', content: plain }] },
+      { role: 'user', parts: [{ type: 'text', content: escaped }] },
+      { role: 'user', parts: [{ type: 'text', content: 'short' }] },
+    ]
+    const span = newSpan('0000000000000001', null, 't', 'chat', 0n, 1n, 'ok', '', { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(messages) }, [])
+    applyGenAi(span, new ReadContext())
+    expect(span.input).toEqual([
+      { role: 'system', content: plain },
+      { role: 'user', content: escaped },
+      { role: 'user', content: 'short' },
+    ])
+  })
+})

@@ -1,5 +1,11 @@
 import type { TraceWarning } from '../trace'
 
+/** What {@link ReadContext.mark} saves: the warning count per trace and the traces already told about unparsed payloads. */
+export interface ContextMark {
+  counts: Map<string, number>
+  unparsed: Set<string>
+}
+
 /**
  * State shared by the readers while one input is read: the source file (for error messages) and the
  * warnings collected per trace id (a file may hold several traces).
@@ -28,6 +34,21 @@ export class ReadContext {
       spanId,
       message: `span ${spanId} (${spanName}): ${what}; kept as the raw string (reported once per trace)`,
     })
+  }
+
+  /** A snapshot of the warnings so far, for {@link rewind} when a read is abandoned and redone another way. */
+  mark(): ContextMark {
+    return { counts: new Map([...this.byTrace].map(([id, list]) => [id, list.length])), unparsed: new Set(this.unparsedSeen) }
+  }
+
+  /** Drops every warning collected since `mark`. */
+  rewind(mark: ContextMark): void {
+    for (const [id, list] of this.byTrace) {
+      const keep = mark.counts.get(id)
+      if (keep === undefined) this.byTrace.delete(id)
+      else list.length = keep
+    }
+    for (const id of this.unparsedSeen) if (!mark.unparsed.has(id)) this.unparsedSeen.delete(id)
   }
 
   /** The warnings collected for a trace so far (a fresh array the Trace may append to). */

@@ -91,6 +91,20 @@ export function toMessage(raw: unknown, defaultRole: string): Message | undefine
   return message
 }
 
+/**
+ * `text` as a slice of `source` when it appears there verbatim (no JSON escapes in it): V8 keeps such a
+ * slice as a pointer into `source`, which the span holds anyway as its attribute, instead of a second
+ * copy of the prompt that the collector would move along with it.
+ */
+function shareText(source: string, text: string): string {
+  if (text.length < SHARE_MIN) return text
+  const at = source.indexOf(text)
+  return at === -1 ? text : source.slice(at, at + text.length)
+}
+
+/** Shorter strings are copied by V8 even when sliced (its sliced-string minimum is 13), and are cheap to copy. */
+const SHARE_MIN = 64
+
 /** A list of messages (JSON string or array); a bare string becomes one message with the default role. */
 export function toMessages(value: unknown, defaultRole: string): Message[] | undefined {
   const list = typeof value === 'string' && !looksLikeJson(value) ? [value] : structured(value)
@@ -99,7 +113,9 @@ export function toMessages(value: unknown, defaultRole: string): Message[] | und
   const out: Message[] = []
   for (const item of items) {
     const m = toMessage(item, defaultRole)
-    if (m) out.push(m)
+    if (!m) continue
+    if (typeof value === 'string') m.content = shareText(value, m.content)
+    out.push(m)
   }
   return out.length > 0 ? out : undefined
 }

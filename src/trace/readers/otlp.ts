@@ -9,8 +9,8 @@ import { decodeKeyValues, isObject, normalizeId } from './otlp-values'
 type Json = Record<string, unknown>
 
 // Accept the spec's lowerCamelCase, the pre-1.0 `instrumentationLibrarySpans`, and snake_case from protobuf tools.
-const RESOURCE_SPANS = ['resourceSpans', 'resource_spans'] as const
-const SCOPE_SPANS = ['scopeSpans', 'scope_spans', 'instrumentationLibrarySpans', 'instrumentation_library_spans'] as const
+export const RESOURCE_SPANS = ['resourceSpans', 'resource_spans'] as const
+export const SCOPE_SPANS = ['scopeSpans', 'scope_spans', 'instrumentationLibrarySpans', 'instrumentation_library_spans'] as const
 
 function pick(obj: Json, keys: readonly string[]): [string, unknown] {
   for (const k of keys) if (obj[k] !== undefined) return [k, obj[k]]
@@ -64,7 +64,8 @@ function idAt(raw: Json, key: string, path: () => string, file: string | undefin
   return normalizeId(v)
 }
 
-function readSpan(raw: unknown, path: () => string, attributesPath: () => string, ctx: ReadContext): Span {
+/** One raw OTLP span object → a Span; `path` and `attributesPath` give its JSON paths for errors. */
+export function readSpan(raw: unknown, path: () => string, attributesPath: () => string, ctx: ReadContext): Span {
   const file = ctx.source
   if (!isObject(raw)) throw expected('a span object', raw, path(), file)
   const id = idAt(raw, 'spanId', path, file, 'a span id (16 hex chars)')
