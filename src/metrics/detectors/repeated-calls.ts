@@ -53,9 +53,9 @@ export function detectRepeatedCalls(trace: Trace, options: RepeatedCallsOptions 
     list.push(span)
   }
   const out: Finding[] = []
-  for (const tools of scopes.values()) out.push(...repeatedToolSpans(tools, opts))
+  for (const tools of scopes.values()) for (const f of repeatedToolSpans(tools, opts)) out.push(f)
   if (opts.includeLlmToolCalls) {
-    for (const [scope, llms] of llmsByScope) if (!scopes.has(scope)) out.push(...repeatedLlmCalls(llms, opts))
+    for (const [scope, llms] of llmsByScope) if (!scopes.has(scope)) for (const f of repeatedLlmCalls(llms, opts)) out.push(f)
   }
   return out
 }
