@@ -1,8 +1,10 @@
-// One trace size's steady-state ingest cost, in a process of its own: `node --import tsx bench/ingest-steady.ts 10000`.
-// Prints one JSON line: { spans, nsPerSpan, gcShare, rounds }.
+// One trace size's steady-state ingest cost, in a process of its own: `node --import tsx bench/ingest-steady.ts 10000 [--retain]`.
+// Prints one JSON line: { spans, nsPerSpan, gcShare, rounds }. With --retain a round keeps every trace it
+// read until it ends, as `agent-verdict diagnose` and `loadTraces()` do; without, each is dropped after detect().
 import { performance, PerformanceObserver } from 'node:perf_hooks'
 import { detect } from '../src/metrics/detectors/index'
 import { parseTrace } from '../src/trace/parse'
+import type { Trace } from '../src/trace/trace'
 import { syntheticOtlpTrace } from './synthetic-otlp'
 
 /** Spans ingested per timed round, whatever the trace size: 100 traces of 1k, 10 of 10k, 1 of 100k. */
@@ -20,7 +22,7 @@ export interface SteadyResult {
   rounds: number[]
 }
 
-async function main(spans: number): Promise<SteadyResult> {
+async function main(spans: number, retain: boolean): Promise<SteadyResult> {
   const text = syntheticOtlpTrace(spans)
   const pauses: Array<[number, number]> = []
   const observer = new PerformanceObserver((list) => {
@@ -30,8 +32,13 @@ async function main(spans: number): Promise<SteadyResult> {
   for (let i = 0; i < Math.max(3, WARMUP_SPANS / spans); i++) detect(parseTrace(text))
   const rounds: Array<[number, number]> = []
   for (let r = 0; r < ROUNDS; r++) {
+    const kept: Trace[] = []
     const start = performance.now()
-    for (let i = 0; i < SPANS_PER_ROUND / spans; i++) detect(parseTrace(text))
+    for (let i = 0; i < SPANS_PER_ROUND / spans; i++) {
+      const trace = parseTrace(text)
+      detect(trace)
+      if (retain) kept.push(trace)
+    }
     rounds.push([start, performance.now()])
   }
   // GC entries are delivered asynchronously: let them arrive before reading them.
@@ -46,9 +53,9 @@ async function main(spans: number): Promise<SteadyResult> {
 const size = Number(process.argv[2])
 if (process.argv[1]?.endsWith('ingest-steady.ts')) {
   if (!Number.isInteger(size) || size < 1 || SPANS_PER_ROUND % size !== 0) {
-    process.stderr.write(`usage: node --import tsx bench/ingest-steady.ts <spans>, a divisor of ${SPANS_PER_ROUND}\n`)
+    process.stderr.write(`usage: node --import tsx bench/ingest-steady.ts <spans> [--retain], <spans> a divisor of ${SPANS_PER_ROUND}\n`)
     process.exitCode = 2
   } else {
-    process.stdout.write(`${JSON.stringify(await main(size))}\n`)
+    process.stdout.write(`${JSON.stringify(await main(size, process.argv.includes('--retain')))}\n`)
   }
 }

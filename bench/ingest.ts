@@ -112,21 +112,31 @@ const SIZES = [
 
 const spread = (xs: number[]) => Math.max(...xs) / Math.min(...xs)
 
+/** One size's steady-state figure, from a process of its own. */
+function steady(spans: number, retain: boolean): SteadyResult {
+  const args = [...process.execArgv, join(BENCH_DIR, 'ingest-steady.ts'), String(spans), ...(retain ? ['--retain'] : [])]
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 })
+  if (child.status !== 0) throw new Error(`ingest-steady ${spans}${retain ? ' --retain' : ''} exited with ${child.status}: ${child.stderr.trim()}`)
+  return JSON.parse(child.stdout.trim().split('\n').pop()!) as SteadyResult
+}
+
 /**
  * ns per span of text → Trace + detectors on synthetic OTLP runs; flat across sizes means linear scaling.
  * Each size runs in a process of its own (`ingest-steady.ts`): after a warm-up it ingests 100k spans per
  * round back to back (100 traces of 1k, 10 of 10k, 1 of 100k) and the collector's pauses count where they
- * fall, as in a process that reads a directory of traces of that size, or one big file.
+ * fall. The headline drops each trace after detect() (a test that checks one trace); `retained_spread`
+ * keeps a round's traces (what `diagnose` and `loadTraces()` do), so every size keeps 100k spans alive.
  */
 function perSpanSteady(emit: Emit): void {
   const results = SIZES.map((s) => {
-    const child = spawnSync(process.execPath, [...process.execArgv, join(BENCH_DIR, 'ingest-steady.ts'), String(s.spans)], { encoding: 'utf8', maxBuffer: 1 << 20 })
-    if (child.status !== 0) throw new Error(`ingest-steady ${s.spans} exited with ${child.status}: ${child.stderr.trim()}`)
-    const r = JSON.parse(child.stdout.trim().split('\n').pop()!) as SteadyResult
-    emit(`ingest.ns_per_span.${s.label}`, Math.round(r.nsPerSpan), `gc=${Math.round(100 * r.gcShare)}% rounds=${r.rounds.join(',')} (ns/span, ${SPANS_PER_ROUND} spans each)`)
+    const r = steady(s.spans, false)
+    emit(`ingest.ns_per_span.${s.label}`, Math.round(r.nsPerSpan), `gc=${Math.round(100 * r.gcShare)}% rounds=${r.rounds.join(',')} (ns/span, ${SPANS_PER_ROUND} spans each, traces dropped after detect)`)
     return r.nsPerSpan
   })
   emit('ingest.ns_per_span.spread', spread(results), 'max/min over 1k..100k, steady state, one process per size (goal ≤ 1.2, i.e. within ±20%)')
+  const retained = SIZES.map((s) => ({ label: s.label, r: steady(s.spans, true) }))
+  const detail = retained.map(({ label, r }) => `${label}=${Math.round(r.nsPerSpan)} (gc=${Math.round(100 * r.gcShare)}%)`).join(' ')
+  emit('ingest.ns_per_span.retained_spread', spread(retained.map(({ r }) => r.nsPerSpan)), `${detail} (each round keeps its traces, as diagnose and loadTraces() do)`)
 }
 
 /**
