@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import fg from 'fast-glob'
 import { TraceFormatError } from './errors'
+import { loadJsonlFile, MAX_TEXT_BYTES } from './load-large'
 import { parseTrace, parseTraces, pickTrace, tracesFromValue, type TraceOptions } from './parse'
 import type { ReadableSpanLike } from './readers/readable-spans'
 import { Trace } from './trace'
@@ -16,9 +17,11 @@ async function readTraceText(path: string): Promise<string> {
     const problem =
       code === 'EISDIR'
         ? 'is a directory, not a trace file; use loadTraces(dir) to load every *.json / *.jsonl trace in it'
-        : code === 'ENOENT'
-          ? 'no such file; check the path (relative paths resolve from the current directory)'
-          : `cannot be read (${(err as Error).message}); check the path and its permissions`
+        : code === 'ERR_STRING_TOO_LONG' || err instanceof RangeError
+          ? 'is larger than a JavaScript string can hold; export OTLP JSONL (one request per line) or split the export into smaller files'
+          : code === 'ENOENT'
+            ? 'no such file; check the path (relative paths resolve from the current directory)'
+            : `cannot be read (${(err as Error).message}); check the path and its permissions`
     throw new TraceFormatError(problem, { file: path, cause: err })
   }
 }
@@ -32,6 +35,9 @@ async function readTraceText(path: string): Promise<string> {
  * console.log(traces.map((t) => `${t.traceId}: ${t.size} spans`))
  */
 export async function loadTraceFile(path: string): Promise<Trace[]> {
+  // A file larger than the longest string V8 can make is read line by line (JSONL), not whole.
+  const size = (await stat(path).catch(() => undefined))?.size ?? 0
+  if (size > MAX_TEXT_BYTES) return loadJsonlFile(path)
   return parseTraces(await readTraceText(path), path)
 }
 

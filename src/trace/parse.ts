@@ -61,13 +61,9 @@ function readJsonl(text: string, ctx: ReadContext): Reading {
   const spans: Span[] = []
   const readings: Array<{ line: number; reading: Reading }> = []
   for (const { line, text: body } of jsonlLines(text)) {
-    try {
-      const reading = readValue(parseJsonText(body, ctx.source, line), ctx)
-      readings.push({ line, reading })
-      for (const s of reading.spans) spans.push(s)
-    } catch (err) {
-      throw err instanceof TraceFormatError ? err.locate({ line }) : err
-    }
+    const reading = readJsonlLine(body, line, ctx)
+    readings.push({ line, reading })
+    for (const s of reading.spans) spans.push(s)
   }
   const locate: Locate = (id) => {
     for (const { line, reading } of readings) {
@@ -77,6 +73,54 @@ function readJsonl(text: string, ctx: ReadContext): Reading {
     return undefined
   }
   return { spans, locate }
+}
+
+/** One JSONL line's spans; errors name the line. */
+function readJsonlLine(body: string, line: number, ctx: ReadContext): Reading {
+  try {
+    return readValue(parseJsonText(body, ctx.source, line), ctx)
+  } catch (err) {
+    throw err instanceof TraceFormatError ? err.locate({ line }) : err
+  }
+}
+
+/**
+ * Traces from a JSONL export fed one line at a time, for files too large to hold as one string. Keeps
+ * the spans, not the parsed lines: an error found after reading (a parent-id cycle) names the line only.
+ *
+ * @example
+ * const reader = new JsonlTraceReader('big.jsonl')
+ * reader.add(1, firstLine)
+ * const traces = reader.traces()
+ */
+export class JsonlTraceReader {
+  private readonly ctx: ReadContext
+  private readonly spans: Span[] = []
+  /** Line number and the index of its first span, in order. */
+  private readonly lines: Array<{ line: number; first: number }> = []
+
+  constructor(source?: string) {
+    this.ctx = new ReadContext(source)
+  }
+
+  /** Reads one non-blank line (1-based `line`, for error messages). */
+  add(line: number, body: string): void {
+    this.lines.push({ line, first: this.spans.length })
+    for (const s of readJsonlLine(body, line, this.ctx).spans) this.spans.push(s)
+  }
+
+  /** Every trace read so far, one per trace id. */
+  traces(): Trace[] {
+    const { spans, lines } = this
+    const locate: Locate = (id) => {
+      const index = spans.findIndex((s) => s.id === id)
+      if (index === -1) return undefined
+      let line = lines[0]?.line
+      for (const l of lines) if (l.first <= index) line = l.line
+      return { line }
+    }
+    return buildTraces({ spans, locate }, this.ctx)
+  }
 }
 
 function readText(text: string, ctx: ReadContext): Reading {
