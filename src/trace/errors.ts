@@ -84,3 +84,23 @@ export function expected(what: string, found: unknown, jsonPath: string, file?: 
   const next = hint ?? 'fix the exporter or the file, or report the format if it is a real exporter output'
   return new TraceFormatError(`expected ${what}, found ${describeValue(found)}; ${next}`, { file, jsonPath })
 }
+
+/**
+ * The TraceFormatError for a trace file that could not be read at all (missing, a directory, too large
+ * for one string, unreadable), saying what to do next.
+ *
+ * @example
+ * await readFile(path, 'utf8').catch((err) => { throw fileReadError(path, err) })
+ */
+export function fileReadError(path: string, err: unknown): TraceFormatError {
+  const code = (err as NodeJS.ErrnoException).code
+  const problem =
+    code === 'EISDIR'
+      ? 'is a directory, not a trace file; use loadTraces(dir) to load every *.json / *.jsonl trace in it'
+      : code === 'ERR_STRING_TOO_LONG' || err instanceof RangeError
+        ? 'is larger than a JavaScript string can hold; export OTLP JSONL (one request per line) or split the export into smaller files'
+        : code === 'ENOENT'
+          ? 'no such file; check the path (relative paths resolve from the current directory)'
+          : `cannot be read (${(err as Error).message}); check the path and its permissions`
+  return new TraceFormatError(problem, { file: path, cause: err })
+}

@@ -1,7 +1,7 @@
 // Trace files larger than a JavaScript string can hold: JSONL exports are read line by line.
 import { constants } from 'node:buffer'
 import { createReadStream } from 'node:fs'
-import { TraceFormatError } from './errors'
+import { fileReadError, TraceFormatError } from './errors'
 import { JsonlTraceReader } from './parse'
 import type { Trace } from './trace'
 
@@ -75,8 +75,7 @@ export async function loadJsonlFile(path: string, opts: { maxLineBytes?: number 
       }
     }
   } catch (err) {
-    if (err instanceof TraceFormatError) throw err
-    throw new TraceFormatError(`cannot be read (${(err as Error).message}); check the path and its permissions`, { file: path, cause: err })
+    throw err instanceof TraceFormatError ? err : fileReadError(path, err)
   }
   if (pendingBytes > 0) take(Buffer.concat(pending))
   return reader.traces()

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import fg from 'fast-glob'
-import { TraceFormatError } from './errors'
+import { fileReadError, TraceFormatError } from './errors'
 import { loadJsonlFile, MAX_TEXT_BYTES } from './load-large'
 import { parseTrace, parseTraces, pickTrace, tracesFromValue, type TraceOptions } from './parse'
 import type { ReadableSpanLike } from './readers/readable-spans'
@@ -13,16 +13,7 @@ async function readTraceText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8')
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    const problem =
-      code === 'EISDIR'
-        ? 'is a directory, not a trace file; use loadTraces(dir) to load every *.json / *.jsonl trace in it'
-        : code === 'ERR_STRING_TOO_LONG' || err instanceof RangeError
-          ? 'is larger than a JavaScript string can hold; export OTLP JSONL (one request per line) or split the export into smaller files'
-          : code === 'ENOENT'
-            ? 'no such file; check the path (relative paths resolve from the current directory)'
-            : `cannot be read (${(err as Error).message}); check the path and its permissions`
-    throw new TraceFormatError(problem, { file: path, cause: err })
+    throw fileReadError(path, err)
   }
 }
 
