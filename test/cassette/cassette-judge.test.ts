@@ -10,15 +10,12 @@ import { JudgeConfigError } from '../../src/judges/errors'
 import { loadImage } from '../../src/media/load'
 import { toImagePart } from '../../src/media/loaded-image'
 import { countingJudge, fixedNow, tempDir, verdictRequest } from './helpers'
+import { rejectionOf } from '../helpers/rejection'
 
 const chartPath = new URL('../fixtures/images/revenue-by-region.png', import.meta.url)
 const newCassette = () => cassettePathFor(join(tempDir(), 'chart.test.ts'))
 
-async function missError(promise: Promise<unknown>): Promise<CassetteMissError> {
-  const err = await promise.then(() => null, (e: unknown) => e)
-  expect(err).toBeInstanceOf(CassetteMissError)
-  return err as CassetteMissError
-}
+const missError = (promise: Promise<unknown>) => rejectionOf(promise, CassetteMissError)
 
 describe('withCassette in auto mode', () => {
   it('records a miss, then replays it in a later run with no judge call', async () => {

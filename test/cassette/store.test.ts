@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { CassetteFormatError } from '../../src/cassette/errors'
 import { cassettePathFor, readCassette, serializeCassette, updateCassette, type CassetteEntry } from '../../src/cassette/store'
 import { tempDir } from './helpers'
+import { rejectionOf } from '../helpers/rejection'
 
 const KEY_A = 'a'.repeat(64)
 const KEY_B = 'b'.repeat(64)
@@ -19,11 +20,7 @@ const entry = (metric: string): CassetteEntry => ({
   costUsd: 0.002136,
 })
 
-async function formatError(promise: Promise<unknown>): Promise<CassetteFormatError> {
-  const err = await promise.then(() => null, (e: unknown) => e)
-  expect(err).toBeInstanceOf(CassetteFormatError)
-  return err as CassetteFormatError
-}
+const formatError = (promise: Promise<unknown>) => rejectionOf(promise, CassetteFormatError)
 
 describe('cassettePathFor', () => {
   it('puts the cassette in __verdicts__ beside the test file', () => {

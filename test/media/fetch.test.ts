@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { ImageInputError } from '../../src/media/errors'
 import { clearImageFetchCache, fetchImageBytes } from '../../src/media/fetch'
 import { loadImage } from '../../src/media/load'
+import { rejectionOf } from '../helpers/rejection'
 
 const png = readFileSync(new URL('../fixtures/images/revenue-by-region.png', import.meta.url))
 const hits = new Map<string, number>()
@@ -48,11 +49,7 @@ beforeEach(() => {
   hits.clear()
 })
 
-async function rejection(promise: Promise<unknown>): Promise<ImageInputError> {
-  const err = await promise.then(() => null, (e: unknown) => e)
-  expect(err).toBeInstanceOf(ImageInputError)
-  return err as ImageInputError
-}
+const rejection = (promise: Promise<unknown>) => rejectionOf(promise, ImageInputError)
 
 describe('image URLs', () => {
   it('fetches a loopback http URL once per process, also under concurrent loads', async () => {

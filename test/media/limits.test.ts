@@ -3,12 +3,9 @@ import { ImageInputError } from '../../src/media/errors'
 import { checkImageLimits, IMAGE_LIMITS, imageLimitsFor } from '../../src/media/limits'
 import { loadImage } from '../../src/media/load'
 import { gif, pngHeader } from './synthetic'
+import { rejectionOf } from '../helpers/rejection'
 
-async function rejection(promise: Promise<unknown>): Promise<ImageInputError> {
-  const err = await promise.then(() => null, (e: unknown) => e)
-  expect(err).toBeInstanceOf(ImageInputError)
-  return err as ImageInputError
-}
+const rejection = (promise: Promise<unknown>) => rejectionOf(promise, ImageInputError)
 
 describe('provider image limits', () => {
   it('refuses a PNG claiming 9000×9000 for Bedrock before any network call', async () => {

@@ -7,17 +7,14 @@ import { describe, expect, it, vi } from 'vitest'
 import { ImageInputError } from '../../src/media/errors'
 import { loadImage } from '../../src/media/load'
 import { toImagePart } from '../../src/media/loaded-image'
+import { rejectionOf } from '../helpers/rejection'
 
 const fixturePath = (name: string) => new URL(`../fixtures/images/${name}`, import.meta.url).pathname
 const fixture = (name: string) => readFileSync(fixturePath(name))
 // Computed with sha256sum(1) when the fixtures were copied in.
 const CHART_PNG_SHA256 = 'd53afb2fd1cb77d8b7b8a499563071c9ac3aa2f3ae9c635d726dee32a20daeca'
 
-async function rejection(promise: Promise<unknown>): Promise<ImageInputError> {
-  const err = await promise.then(() => null, (e: unknown) => e)
-  expect(err).toBeInstanceOf(ImageInputError)
-  return err as ImageInputError
-}
+const rejection = (promise: Promise<unknown>) => rejectionOf(promise, ImageInputError)
 
 describe('loadImage', () => {
   it('loads a path: format, size, byte length and a stable sha256 digest', async () => {

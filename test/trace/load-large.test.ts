@@ -10,6 +10,7 @@ import { JsonlTraceReader, parseTraces } from '../../src/trace/parse'
 import { spanToJSON } from '../../src/trace/span-json'
 import type { Trace } from '../../src/trace/trace'
 import { agentRun, createRecorder } from '../helpers/otel'
+import { rejectionOf } from '../helpers/rejection'
 
 const COLLECTOR_JSONL = fileURLToPath(new URL('../fixtures/otlp/collector-export.jsonl', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'agent-verdict-large-'))
@@ -73,29 +74,25 @@ describe('trace files too large for one string', () => {
     agentRun(rec.tracer)
     const line = rec.otlpJson()
     const path = write('one-doc.json', `${line}\n`)
-    const err = await loadJsonlFile(path, { maxLineBytes: 100 }).catch((e: unknown) => e)
-    expect(err).toBeInstanceOf(TraceFormatError)
-    expect((err as Error).message).toMatch(/one-doc\.json.*the file is one JSON document larger than 100 bytes.*export OTLP JSONL/)
-    const second = await loadJsonlFile(write('second.jsonl', `{"resourceSpans":[]}\n${line}`), { maxLineBytes: 100 }).catch((e: unknown) => e)
-    expect((second as Error).message).toMatch(/line 2 is one JSON document larger than 100 bytes/)
+    const err = await rejectionOf(loadJsonlFile(path, { maxLineBytes: 100 }), TraceFormatError)
+    expect(err.message).toMatch(/one-doc\.json.*the file is one JSON document larger than 100 bytes.*export OTLP JSONL/)
+    await expect(loadJsonlFile(write('second.jsonl', `{"resourceSpans":[]}\n${line}`), { maxLineBytes: 100 })).rejects.toThrow(/line 2 is one JSON document larger than 100 bytes/)
   })
 
   it('says a big pretty-printed document cannot be read, instead of calling it truncated', async () => {
     const rec = createRecorder({ seed: 8 })
     agentRun(rec.tracer)
     const path = write('pretty.json', JSON.stringify(JSON.parse(rec.otlpJson()), null, 2))
-    const err = await loadJsonlFile(path).catch((e: unknown) => e)
-    expect(err).toBeInstanceOf(TraceFormatError)
-    expect((err as Error).message).toMatch(/can only be read as JSONL.*line 1 is not one .*split the export/)
-    expect((err as Error).message).not.toMatch(/looks truncated/)
+    const err = await rejectionOf(loadJsonlFile(path), TraceFormatError)
+    expect(err.message).toMatch(/can only be read as JSONL.*line 1 is not one .*split the export/)
+    expect(err.message).not.toMatch(/looks truncated/)
   })
 
   it('names the line of a bad line after the first, and of a parent-id cycle found after reading', async () => {
     const rec = createRecorder({ seed: 9 })
     agentRun(rec.tracer)
     const good = rec.otlpJson()
-    const bad = await loadJsonlFile(write('bad.jsonl', `${good}\n{"resourceSpans": [ }\n`)).catch((e: unknown) => e)
-    expect((bad as Error).message).toMatch(/bad\.jsonl:2 .*not valid JSON/)
+    await expect(loadJsonlFile(write('bad.jsonl', `${good}\n{"resourceSpans": [ }\n`))).rejects.toThrow(/bad\.jsonl:2 .*not valid JSON/)
 
     const doc = JSON.parse(good)
     const spans = doc.resourceSpans[0].scopeSpans[0].spans
