@@ -112,23 +112,19 @@ export function traceEntry(trace: Trace, findings: Finding[], source: string): D
   }
 }
 
-/** Counts over all traces. */
-export function summarize(traces: DiagnoseTrace[], inputErrors: number): DiagnoseSummary {
-  const byCategory: DiagnoseSummary['byCategory'] = {}
-  let findings = 0
-  for (const t of traces) {
-    for (const f of t.findings) {
-      findings++
-      byCategory[f.category] = (byCategory[f.category] ?? 0) + 1
-    }
-  }
-  return {
-    traces: traces.length,
-    spans: traces.reduce((n, t) => n + t.spans.length, 0),
-    findings,
-    tracesWithFindings: traces.filter((t) => t.findings.length > 0).length,
-    byCategory,
-    warnings: traces.reduce((n, t) => n + t.warnings.length, 0),
-    inputErrors,
+/** A summary with nothing counted yet: {@link countTrace} adds traces to it one at a time. */
+export function emptySummary(): DiagnoseSummary {
+  return { traces: 0, spans: 0, findings: 0, tracesWithFindings: 0, byCategory: {}, warnings: 0, inputErrors: 0 }
+}
+
+/** Adds one trace's counts to `summary` (so a caller streaming traces need not keep them). */
+export function countTrace(summary: DiagnoseSummary, trace: DiagnoseTrace): void {
+  summary.traces++
+  summary.spans += trace.spans.length
+  summary.warnings += trace.warnings.length
+  if (trace.findings.length > 0) summary.tracesWithFindings++
+  for (const f of trace.findings) {
+    summary.findings++
+    summary.byCategory[f.category] = (summary.byCategory[f.category] ?? 0) + 1
   }
 }

@@ -17,9 +17,11 @@ import {
   DiagnoseReportSchema,
   JUDGE_METRICS,
   NO_JUDGE_MESSAGE,
-  summarize,
+  countTrace,
+  emptySummary,
   traceEntry,
   type DiagnoseReport,
+  type DiagnoseSummary,
   type DiagnoseTrace,
 } from './diagnose-report'
 import { costLine, diagnoseWithProgress, judgeMarks, renderJudgeSummary } from './diagnose-judge'
@@ -140,8 +142,21 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   }
 
   const progress = files.length >= PROGRESS_MIN_FILES && stderr.isTTY === true
-  const entries: Array<{ entry: DiagnoseTrace; trace: Trace; findings: Finding[]; diagnosis?: Diagnosis }> = []
-  for (let i = 0; i < files.length; i++) {
+  const clearProgress = () => {
+    if (progress) stderr.write('\r\u001b[2K')
+  }
+  const text = args.format === 'text'
+  const textOptions = { full: args.full, color: stdout.isTTY === true && !process.env.NO_COLOR }
+  // Each trace is printed as soon as it is diagnosed and then dropped: a directory of large traces needs the
+  // memory of the largest one, not of all of them (and an interrupted run has printed what it finished).
+  // Only the JSON report keeps every trace's entry (its spans without their payloads).
+  const keepEntries = args.format === 'json' || args.json !== undefined
+  const entries: DiagnoseTrace[] = []
+  const summary = emptySummary()
+  const diagnoses: Diagnosis[] = []
+  // One file at a time in a function of its own: when it returns, its traces are garbage. Left in this
+  // function's loop, the suspended async frame would keep the last file's traces alive while the next loads.
+  const diagnoseFile = async (i: number): Promise<void> => {
     if (progress) stderr.write(`\r\u001b[2Kdiagnosing ${i + 1}/${files.length} ${files[i]}`)
     let traces: Trace[]
     try {
@@ -150,54 +165,56 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     } catch (error) {
       if (!(error instanceof TraceFormatError)) throw error
       inputErrors.push({ source: files[i], message: error.message })
-      continue
+      return
     }
     for (const trace of traces) {
       const findings = detect(trace)
-      const entry = traceEntry(trace, findings, files[i])
-      if (!judge) {
-        entries.push({ entry, trace, findings })
-        continue
+      let entry = traceEntry(trace, findings, files[i])
+      let diagnosis: Diagnosis | undefined
+      if (judge) {
+        diagnosis = await diagnoseWithProgress(trace, { judge, ...args.judgeOptions }, stderr, files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '')
+        diagnoses.push(diagnosis)
+        entry = { ...entry, diagnosis }
       }
-      const diagnosis = await diagnoseWithProgress(trace, { judge, ...args.judgeOptions }, stderr, files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '')
-      entries.push({ entry: { ...entry, diagnosis }, trace, findings, diagnosis })
+      countTrace(summary, entry)
+      if (keepEntries) entries.push(entry)
+      if (text) {
+        clearProgress()
+        stdout.write(renderTraceText(entry, trace, findings, diagnosis, textOptions))
+      }
     }
   }
-  if (progress) stderr.write('\r\u001b[2K')
+  for (let i = 0; i < files.length; i++) await diagnoseFile(i)
+  clearProgress()
+  summary.inputErrors = inputErrors.length
 
-  const diagnoses = entries.flatMap((e) => (e.diagnosis ? [e.diagnosis] : []))
   const judgeConfigured = judge !== undefined
-  const report: DiagnoseReport = DiagnoseReportSchema.parse({
-    schemaVersion: DIAGNOSE_SCHEMA_VERSION,
-    traces: entries.map((e) => e.entry),
-    inputErrors,
-    summary: summarize(
-      entries.map((e) => e.entry),
-      inputErrors.length,
-    ),
-    judge: judgeConfigured
-      ? { configured: true, skipped: args.judgeOptions.agent ? [] : JUDGE_METRICS.filter((m) => m.startsWith('agent.')), message: costLine(diagnoses) }
-      : { configured: false, skipped: [...JUDGE_METRICS], message: NO_JUDGE_MESSAGE },
-  })
+  const judgeSection = judgeConfigured
+    ? { configured: true, skipped: args.judgeOptions.agent ? [] : JUDGE_METRICS.filter((m) => m.startsWith('agent.')), message: costLine(diagnoses) }
+    : { configured: false, skipped: [...JUDGE_METRICS], message: NO_JUDGE_MESSAGE }
 
   // A folder full of other JSON (annotations, configs) must not flood the terminal: name the first few.
   for (const e of inputErrors.slice(0, MAX_ERRORS_SHOWN)) stderr.write(`agent-verdict diagnose: ${e.message}\n`)
   if (inputErrors.length > MAX_ERRORS_SHOWN) {
     stderr.write(`agent-verdict diagnose: … ${inputErrors.length - MAX_ERRORS_SHOWN} more files could not be read as traces (all are listed in inputErrors of --format json)\n`)
   }
-  if (args.json) {
-    await mkdir(dirname(args.json), { recursive: true })
-    await writeFile(args.json, `${JSON.stringify(report, null, 2)}\n`)
+  if (keepEntries) {
+    const report: DiagnoseReport = DiagnoseReportSchema.parse({ schemaVersion: DIAGNOSE_SCHEMA_VERSION, traces: entries, inputErrors, summary, judge: judgeSection })
+    const json = `${JSON.stringify(report, null, 2)}\n`
+    if (args.json) {
+      await mkdir(dirname(args.json), { recursive: true })
+      await writeFile(args.json, json)
+    }
+    if (!text) {
+      stdout.write(json)
+      if (judgeConfigured) stderr.write(`${judgeSection.message}\n`)
+    }
   }
-  if (args.format === 'json') {
-    stdout.write(`${JSON.stringify(report, null, 2)}\n`)
-    if (judgeConfigured) stderr.write(`${report.judge.message}\n`)
-  }
-  else stdout.write(renderText(report, entries, { full: args.full, color: stdout.isTTY === true && !process.env.NO_COLOR }))
-  if (args.json && args.format === 'text') stdout.write(`wrote ${args.json}\n`)
+  if (text) stdout.write(renderSummaryText(summary, judgeSection.message))
+  if (args.json && text) stdout.write(`wrote ${args.json}\n`)
 
   if (inputErrors.length > 0) return 2
-  return report.summary.findings > 0 || diagnoses.some((d) => !d.verdict.pass) ? 1 : 0
+  return summary.findings > 0 || diagnoses.some((d) => !d.verdict.pass) ? 1 : 0
 }
 
 function countsByCategory(findings: readonly Finding[]): string {
@@ -206,26 +223,26 @@ function countsByCategory(findings: readonly Finding[]): string {
   return [...counts].map(([c, n]) => `${c} ${n}`).join(', ')
 }
 
-function renderText(report: DiagnoseReport, entries: Array<{ entry: DiagnoseTrace; trace: Trace; findings: Finding[]; diagnosis?: Diagnosis }>, options: { full: boolean; color: boolean }): string {
+/** One trace's block of the text output: the span tree with findings marked, warnings, a summary line. */
+function renderTraceText(entry: DiagnoseTrace, trace: Trace, findings: Finding[], diagnosis: Diagnosis | undefined, options: { full: boolean; color: boolean }): string {
   const out: string[] = []
-  for (const { entry, trace, findings, diagnosis } of entries) {
-    out.push(`${entry.source}  trace ${entry.traceId}  (${trace.size} spans)`)
-    out.push(renderTraceTree(trace, diagnosis ? [...findings, ...judgeMarks(diagnosis)] : findings, options).trimEnd())
-    if (diagnosis) out.push(renderJudgeSummary(diagnosis).trimEnd())
-    for (const w of entry.warnings.slice(0, 5)) out.push(`  warning: ${w.message}`)
-    if (entry.warnings.length > 5) out.push(`  … ${entry.warnings.length - 5} more warnings (see --format json)`)
-    const spansHit = new Set(findings.map((f) => f.spanId)).size
-    out.push(
-      findings.length === 0
-        ? `  summary: no findings in ${trace.size} spans\n`
-        : `  summary: ${findings.length} finding${findings.length === 1 ? '' : 's'} on ${spansHit} span${spansHit === 1 ? '' : 's'} (${countsByCategory(findings)})\n`,
-    )
-  }
-  const s = report.summary
-  const byCat = Object.entries(s.byCategory).map(([c, n]) => `${c} ${n}`).join(', ')
+  out.push(`${entry.source}  trace ${entry.traceId}  (${trace.size} spans)`)
+  out.push(renderTraceTree(trace, diagnosis ? [...findings, ...judgeMarks(diagnosis)] : findings, options).trimEnd())
+  if (diagnosis) out.push(renderJudgeSummary(diagnosis).trimEnd())
+  for (const w of entry.warnings.slice(0, 5)) out.push(`  warning: ${w.message}`)
+  if (entry.warnings.length > 5) out.push(`  … ${entry.warnings.length - 5} more warnings (see --format json)`)
+  const spansHit = new Set(findings.map((f) => f.spanId)).size
   out.push(
-    `diagnosed ${s.traces} trace${s.traces === 1 ? '' : 's'} (${s.spans} spans): ${s.findings} finding${s.findings === 1 ? '' : 's'} in ${s.tracesWithFindings} trace${s.tracesWithFindings === 1 ? '' : 's'}${byCat ? ` (${byCat})` : ''}${s.inputErrors > 0 ? `; ${s.inputErrors} input error${s.inputErrors === 1 ? '' : 's'}` : ''}`,
+    findings.length === 0
+      ? `  summary: no findings in ${trace.size} spans\n`
+      : `  summary: ${findings.length} finding${findings.length === 1 ? '' : 's'} on ${spansHit} span${spansHit === 1 ? '' : 's'} (${countsByCategory(findings)})\n`,
   )
-  out.push(report.judge.message)
   return `${out.join('\n')}\n`
+}
+
+/** The closing lines of the text output: counts over every trace, then what the judge did (or that none ran). */
+function renderSummaryText(s: DiagnoseSummary, judgeMessage: string): string {
+  const byCat = Object.entries(s.byCategory).map(([c, n]) => `${c} ${n}`).join(', ')
+  const counts = `diagnosed ${s.traces} trace${s.traces === 1 ? '' : 's'} (${s.spans} spans): ${s.findings} finding${s.findings === 1 ? '' : 's'} in ${s.tracesWithFindings} trace${s.tracesWithFindings === 1 ? '' : 's'}${byCat ? ` (${byCat})` : ''}${s.inputErrors > 0 ? `; ${s.inputErrors} input error${s.inputErrors === 1 ? '' : 's'}` : ''}`
+  return `${counts}\n${judgeMessage}\n`
 }

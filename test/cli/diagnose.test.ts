@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { diagnoseCommand } from '../../src/cli/diagnose'
 import { DiagnoseReportSchema } from '../../src/cli/diagnose-report'
 import { main } from '../../src/cli/main'
+import { syntheticOtlpTrace } from '../../bench/synthetic-otlp'
 import { agentRun, createRecorder } from '../helpers/otel'
 import { HAVE_TRAIL, TRAIL_DIR } from '../metrics/detectors/trail'
 import { FIXTURE_DIR } from '../helpers/trail'
@@ -106,6 +107,29 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     const { code, stdout } = await run('diagnose', join(repo, 'examples/traces'))
     expect(code).toBe(1)
     expect(stdout).toMatch(/diagnosed 3 traces \(\d+ spans\): [1-9]\d* findings? in [1-3] traces?/)
+  })
+
+  it('writes each trace as it is diagnosed, in a write of its own, and the totals last', async () => {
+    const writes: string[] = []
+    const stdout = { write: (s: string) => writes.push(s) }
+    const stderr = { write: () => true }
+    expect(await diagnoseCommand([withFindings], { stdout, stderr })).toBe(1)
+    // One write per trace (its whole block), then the totals: a run interrupted midway has printed what it
+    // finished, and a directory of large traces never holds more than one in memory.
+    expect(writes).toHaveLength(3)
+    expect(writes[0]).toMatch(/^\S*0ebe673d\.json {2}trace /)
+    expect(writes[0]).toMatch(/ {2}summary: \d+ findings? on \d+ spans? \(.+\)\n\n$/)
+    expect(writes[0]).not.toContain('41bbc898')
+    expect(writes[1]).toMatch(/^\S*41bbc898\.json {2}trace /)
+    expect(writes[2]).toMatch(/^diagnosed 2 traces \(\d+ spans\): \d+ findings in 2 traces/)
+    expect(writes[2]).toContain('Judge-based metrics skipped')
+    // --format json writes once, the whole report: the same bytes as the --json file.
+    const file = join(tmp, 'streamed.json')
+    const jsonWrites: string[] = []
+    expect(await diagnoseCommand([withFindings, '--format', 'json', '--json', file], { stdout: { write: (s: string) => jsonWrites.push(s) }, stderr })).toBe(1)
+    expect(jsonWrites).toHaveLength(1)
+    expect(readFileSync(file, 'utf8')).toBe(jsonWrites[0])
+    expect(DiagnoseReportSchema.parse(JSON.parse(jsonWrites[0])).summary.traces).toBe(2)
   })
 })
 
@@ -225,5 +249,18 @@ describe.skipIf(!BUILT)('the built bin (node bin/agent-verdict.js, after npx tsu
     const found = bin('diagnose', withFindings)
     expect(found.status).toBe(1)
     expect(found.stdout).toContain('✗ Environment Setup Errors')
+  })
+
+  it('diagnoses a directory of large traces in the memory of one: 5 × 10k spans under a 64 MB heap', () => {
+    // Each trace takes ~17 MB once read; keeping all five (as the command did before it streamed) ran out
+    // of a 64 MB heap, while one at a time needs under 48 MB.
+    const dir = join(tmp, 'large')
+    mkdirSync(dir, { recursive: true })
+    const text = syntheticOtlpTrace(10_000)
+    for (let i = 0; i < 5; i++) writeFileSync(join(dir, `run-${i}.json`), text)
+    const r = spawnSync(process.execPath, ['--max-old-space-size=64', BIN, 'diagnose', dir], { encoding: 'utf8', cwd: repo })
+    expect(r.stderr).not.toContain('heap out of memory')
+    expect(r.status).toBe(1)
+    expect(r.stdout).toMatch(/^diagnosed 5 traces \(50000 spans\): \d+ findings in 5 traces/m)
   })
 })
