@@ -4,7 +4,7 @@
 export * from './trace/span'
 export * from './trace/trace'
 export { TraceFormatError, type TraceFormatLocation } from './trace/errors'
-export { loadTrace, loadTraceFile, loadTraces, type TraceInput } from './trace/load'
+export { eachTrace, loadTrace, loadTraceFile, loadTraces, type TraceInput } from './trace/load'
 export { parseTrace, parseTraces, tracesFromValue, type TraceOptions } from './trace/parse'
 export { fromReadableSpans, type ReadableSpanLike, type HrTimeLike } from './trace/readers/readable-spans'
 export { spanToJSON, type SpanJSON } from './trace/span-json'

@@ -57,14 +57,8 @@ export async function loadTrace(input: TraceInput, opts: TraceOptions = {}): Pro
   return pickTrace(tracesFromValue(input), opts)
 }
 
-/**
- * All traces matched by paths, directories (searched for `**\/*.{json,jsonl}`) or globs, files sorted
- * by path. Finding no file at all is an error, so a typo does not pass as "no failures".
- *
- * @example
- * const traces = await loadTraces(['traces/', 'more/*.jsonl'])
- */
-export async function loadTraces(globsOrPaths: string | readonly string[]): Promise<Trace[]> {
+/** The files paths, directories and globs stand for, sorted; none at all is an error (a typo must not pass as "no failures"). */
+async function traceFiles(globsOrPaths: string | readonly string[]): Promise<string[]> {
   const patterns = typeof globsOrPaths === 'string' ? [globsOrPaths] : [...globsOrPaths]
   const files = new Set<string>()
   for (const pattern of patterns) {
@@ -77,9 +71,48 @@ export async function loadTraces(globsOrPaths: string | readonly string[]): Prom
       { file: where },
     )
   }
+  return [...files].sort()
+}
+
+/**
+ * All traces matched by paths, directories (searched for `**\/*.{json,jsonl}`) or globs, files sorted
+ * by path. Finding no file at all is an error, so a typo does not pass as "no failures". Every trace is
+ * held at once; to go through a large directory one file at a time, use {@link eachTrace}.
+ *
+ * @example
+ * const traces = await loadTraces(['traces/', 'more/*.jsonl'])
+ */
+export async function loadTraces(globsOrPaths: string | readonly string[]): Promise<Trace[]> {
   const traces: Trace[] = []
-  for (const file of [...files].sort()) for (const t of await loadTraceFile(file)) traces.push(t)
+  for await (const trace of eachTrace(globsOrPaths)) traces.push(trace)
   return traces
+}
+
+/**
+ * The traces {@link loadTraces} would return, one at a time: each file is read when the loop reaches it,
+ * and only that file's traces are held (plus whichever the loop keeps), so a directory of large traces
+ * needs the memory of its largest file, not of all of them (a `for await` loop itself keeps the previous
+ * trace until the next arrives: about two at a time). Same order and errors as `loadTraces`; a file that
+ * is not a trace throws when the loop reaches it, after the traces of the files before it.
+ *
+ * @example
+ * for await (const trace of eachTrace('exports/')) console.log(trace.traceId, detect(trace).length)
+ */
+export async function* eachTrace(globsOrPaths: string | readonly string[]): AsyncGenerator<Trace, void, undefined> {
+  // Both outside the loops and cleared by hand: a suspended generator keeps its locals, stale ones included,
+  // so a block-scoped `const trace` would hold the last file's last trace while the next file loads.
+  let traces: Array<Trace | undefined> | undefined
+  let trace: Trace | undefined
+  for (const file of await traceFiles(globsOrPaths)) {
+    traces = undefined
+    traces = await loadTraceFile(file)
+    for (let i = 0; i < traces.length; i++) {
+      trace = traces[i]!
+      traces[i] = undefined
+      yield trace
+      trace = undefined
+    }
+  }
 }
 
 /**

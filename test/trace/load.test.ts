@@ -1,14 +1,18 @@
+import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { describe, expect, it } from 'vitest'
-import { loadTrace, loadTraceFile, loadTraces } from '../../src/trace/load'
+import { syntheticOtlpTrace } from '../../bench/synthetic-otlp'
+import { TraceFormatError } from '../../src/trace/errors'
+import { eachTrace, loadTrace, loadTraceFile, loadTraces } from '../../src/trace/load'
 import { parseTrace, tracesFromValue } from '../../src/trace/parse'
 import { agentRun, createRecorder } from '../helpers/otel'
 import { FIXTURE_DIR } from '../helpers/trail'
 
+const REPO = fileURLToPath(new URL('../..', import.meta.url))
 const EXAMPLES = fileURLToPath(new URL('../../examples/traces', import.meta.url))
 const SMALL = join(FIXTURE_DIR, '0ebe673d64647ec44c370638b82d3c78.json')
 
@@ -85,5 +89,57 @@ describe('loadTraces', () => {
 
   it('loadTraceFile returns every trace of a file', async () => {
     expect(await loadTraceFile(SMALL)).toHaveLength(1)
+  })
+})
+
+describe('eachTrace', () => {
+  it('yields what loadTraces returns, in the same order, reading each file only when the loop gets there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-verdict-each-'))
+    copyFileSync(SMALL, join(dir, 'b.json'))
+    const rec = createRecorder({ seed: 54 })
+    agentRun(rec.tracer)
+    agentRun(rec.tracer, { failure: 404, offsetMs: 10_000 })
+    writeFileSync(join(dir, 'a.jsonl'), `${rec.otlpJson()}\n`)
+    writeFileSync(join(dir, 'c.json'), '{"not": "a trace"}')
+    const seen: Array<[string, number]> = []
+    let error: unknown
+    try {
+      for await (const t of eachTrace(dir)) seen.push([basename(t.source!), t.size])
+    } catch (e) {
+      error = e
+    }
+    // Both traces of a.jsonl and the one of b.json come out before c.json is read and fails.
+    expect(seen).toEqual([['a.jsonl', 4], ['a.jsonl', 4], ['b.json', 11]])
+    expect(error).toBeInstanceOf(TraceFormatError)
+    expect((error as Error).message).toContain('c.json')
+    await expect(loadTraces(dir)).rejects.toThrow(/c\.json/)
+    const first = await eachTrace([dir, join(dir, 'b.json')]).next()
+    expect(first.value?.source).toBe(join(dir, 'a.jsonl'))
+    await expect(eachTrace(join(dir, 'nope')).next()).rejects.toThrow(/no trace files were found at .*nope/)
+  })
+
+  it('holds one file at a time: 5 traces of 10k spans fit a 72 MB heap that loadTraces runs out of', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-verdict-each-large-'))
+    const text = syntheticOtlpTrace(10_000)
+    for (let i = 0; i < 5; i++) writeFileSync(join(dir, `run-${i}.json`), text)
+    const script = join(dir, 'count.mts')
+    const load = pathToFileURL(fileURLToPath(new URL('../../src/trace/load.ts', import.meta.url))).href
+    writeFileSync(
+      script,
+      `import { eachTrace, loadTraces } from '${load}'
+let spans = 0
+if (process.argv[2] === 'each') for await (const t of eachTrace(${JSON.stringify(dir)})) spans += t.size
+else for (const t of await loadTraces(${JSON.stringify(dir)})) spans += t.size
+console.log(spans)
+`,
+    )
+    // Each trace takes ~17 MB once read; a for-await loop holds about two at a time.
+    const run = (mode: string) => spawnSync(process.execPath, ['--max-old-space-size=72', '--import', 'tsx', script, mode], { encoding: 'utf8', cwd: REPO })
+    const each = run('each')
+    expect(each.stderr).toBe('')
+    expect(each.stdout.trim()).toBe('50000')
+    const all = run('all')
+    expect(all.status).not.toBe(0)
+    expect(all.stderr).toContain('heap out of memory')
   })
 })
