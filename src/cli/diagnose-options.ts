@@ -8,16 +8,19 @@ import type { SpanQuery } from '../trace/trace'
 export class OptionError extends Error {}
 
 /**
- * `--select llm,tool` → `{ kind: ['llm', 'tool'] }`.
+ * `--select llm,tool` → `{ kind: ['llm', 'tool'] }`; `--select none` → `{ kind: [] }` (no span judged,
+ * the agent-level pass only).
  *
  * @example
  * parseSelect('llm,tool') // { kind: ['llm', 'tool'] }
  */
 export function parseSelect(value: string): SpanQuery {
+  // No span judged: only the agent-level metrics run (the detectors always do).
+  if (value.trim().toLowerCase() === 'none') return { kind: [] }
   const kinds = value.split(',').map((k) => k.trim().toLowerCase()).filter(Boolean)
   const bad = kinds.filter((k) => !SpanKindSchema.safeParse(k).success)
   if (kinds.length === 0 || bad.length > 0) {
-    throw new OptionError(`--select takes span kinds separated by commas (${SpanKindSchema.options.join(', ')}), not "${value}"`)
+    throw new OptionError(`--select takes span kinds separated by commas (${SpanKindSchema.options.join(', ')}), or none for the agent-level metrics only, not "${value}"`)
   }
   return { kind: kinds as SpanKind[] }
 }

@@ -45,7 +45,8 @@ Options:
   --full              print every span of long traces (default: fold clean subtrees)
   --judge <spec>      openai:MODEL | bedrock:MODEL_ID | openai-compatible:BASE_URL#MODEL
                       (default: AGENT_VERDICT_JUDGE; none → deterministic detectors only)
-  --select <kinds>    span kinds to judge, comma-separated (default llm,tool)
+  --select <kinds>    span kinds to judge, comma-separated (default llm,tool); none judges
+                      no span, only the agent-level metrics
   --policy <policy>   existential (default) | threshold:0.3 | category:Rate Limiting,Service Errors
   --budget <tokens>   prompt tokens per judge call (default 16000); no call exceeds it
   --no-agent          skip the agent-level metrics

@@ -84,6 +84,18 @@ describe('agent-verdict diagnose --judge', () => {
     expect(stderr.trimEnd().split('\n').at(-1)).toBe(report.judge.message)
   })
 
+  test('--select none judges no span: only the agent-level pass calls the judge', async () => {
+    const { code, stdout, stderr } = await run([SWE, '--judge', spec, '--select', 'none', '--format', 'json'])
+    expect(stderr).not.toMatch(/judged \d+\/\d+ spans/)
+    const d = DiagnoseReportSchema.parse(JSON.parse(stdout)).traces[0].diagnosis!
+    expect(d.stats).toMatchObject({ spansSelected: 0, spansJudged: 0 })
+    expect(d.spans.flatMap((s) => s.verdicts).filter((v) => v.judge !== undefined)).toEqual([])
+    expect(d.agent.verdicts.map((v) => v.metric)).toEqual(['agent.plan_efficiency', 'agent.tool_coverage', 'agent.tool_abuse', 'agent.completeness'])
+    expect(fake.calls.length).toBeGreaterThan(0)
+    expect(fake.calls.every((c) => !c.prompt.includes('<span>\nid: '))).toBe(true)
+    expect(code).toBe(d.verdict.pass && detect(await loadTrace(SWE)).length === 0 ? 0 : 1)
+  })
+
   test('AGENT_VERDICT_JUDGE configures the judge when --judge is absent', async () => {
     const before = process.env.AGENT_VERDICT_JUDGE
     process.env.AGENT_VERDICT_JUDGE = spec
@@ -118,6 +130,8 @@ describe('option parsing', () => {
     expect(parsePolicy('category:rate limiting, Service Errors')).toEqual({ type: 'category', categories: ['Rate Limiting', 'Service Errors'] })
     expect(() => parsePolicy('threshold:1')).toThrow(/0 ≤ T < 1/)
     expect(parseSelect('LLM, tool')).toEqual({ kind: ['llm', 'tool'] })
+    expect(parseSelect(' None ')).toEqual({ kind: [] })
+    expect(() => parseSelect('none,llm')).toThrow(/or none for the agent-level metrics only, not "none,llm"/)
     expect(parseBudget('16000')).toBe(16000)
     expect(() => parseBudget('16k')).toThrow(/whole number/)
   })
