@@ -109,11 +109,11 @@ const SIZES = [
 
 const spread = (xs: number[]) => Math.max(...xs) / Math.min(...xs)
 
-/** One size's steady-state figure, from a process of its own. */
-function steady(spans: number, retain: boolean): SteadyResult {
-  const args = [...process.execArgv, join(BENCH_DIR, 'ingest-steady.ts'), String(spans), ...(retain ? ['--retain'] : [])]
+/** One size's steady-state figure, from a process of its own; `flag` is `--retain`, `--floor` or none. */
+function steady(spans: number, flag?: '--retain' | '--floor'): SteadyResult {
+  const args = [...process.execArgv, join(BENCH_DIR, 'ingest-steady.ts'), String(spans), ...(flag ? [flag] : [])]
   const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 })
-  if (child.status !== 0) throw new Error(`ingest-steady ${spans}${retain ? ' --retain' : ''} exited with ${child.status}: ${child.stderr.trim()}`)
+  if (child.status !== 0) throw new Error(`ingest-steady ${spans}${flag ? ` ${flag}` : ''} exited with ${child.status}: ${child.stderr.trim()}`)
   return JSON.parse(child.stdout.trim().split('\n').pop()!) as SteadyResult
 }
 
@@ -122,18 +122,27 @@ function steady(spans: number, retain: boolean): SteadyResult {
  * Each size runs in a process of its own (`ingest-steady.ts`): after a warm-up it ingests 100k spans per
  * round back to back (100 traces of 1k, 10 of 10k, 1 of 100k) and the collector's pauses count where they
  * fall. The headline drops each trace after detect() (a test that checks one trace); `retained_spread`
- * keeps a round's traces (what `diagnose` and `loadTraces()` do), so every size keeps 100k spans alive.
+ * keeps a round's traces (what `loadTraces()` does), so every size keeps 100k spans alive.
+ * `floor.ns_per_span.spread` is the control: the same protocol for a per-span JSON.parse whose results are
+ * kept, the least a reader building one object per span does; `above_floor_spread` is what the library adds.
  */
 function perSpanSteady(emit: Emit): void {
   const results = SIZES.map((s) => {
-    const r = steady(s.spans, false)
+    const r = steady(s.spans)
     emit(`ingest.ns_per_span.${s.label}`, Math.round(r.nsPerSpan), `gc=${Math.round(100 * r.gcShare)}% rounds=${r.rounds.join(',')} (ns/span, ${SPANS_PER_ROUND} spans each, traces dropped after detect)`)
     return r.nsPerSpan
   })
   emit('ingest.ns_per_span.spread', spread(results), 'max/min over 1k..100k, steady state, one process per size (goal ≤ 1.2, i.e. within ±20%)')
-  const retained = SIZES.map((s) => ({ label: s.label, r: steady(s.spans, true) }))
+  const retained = SIZES.map((s) => ({ label: s.label, r: steady(s.spans, '--retain') }))
   const detail = retained.map(({ label, r }) => `${label}=${Math.round(r.nsPerSpan)} (gc=${Math.round(100 * r.gcShare)}%)`).join(' ')
-  emit('ingest.ns_per_span.retained_spread', spread(retained.map(({ r }) => r.nsPerSpan)), `${detail} (each round keeps its traces, as diagnose and loadTraces() do)`)
+  emit('ingest.ns_per_span.retained_spread', spread(retained.map(({ r }) => r.nsPerSpan)), `${detail} (each round keeps its traces, as loadTraces() does)`)
+  // The control: per-span JSON.parse of the same texts, results kept for the trace's life, in rounds that
+  // alternate with the ingest's in one process. Its spread is the runtime's own (allocation, collector, caches).
+  const floored = SIZES.map((s) => ({ label: s.label, r: steady(s.spans, '--floor') }))
+  const floorDetail = floored.map(({ label, r }) => `${label}=${Math.round(r.floorNsPerSpan!)} (gc=${Math.round(100 * r.floorGcShare!)}%)`).join(' ')
+  emit('ingest.floor.ns_per_span.spread', spread(floored.map(({ r }) => r.floorNsPerSpan!)), `${floorDetail} (JSON.parse of each span's text, kept until the trace is dropped: the least any reader that builds one object per span does)`)
+  const aboveDetail = floored.map(({ label, r }) => `${label}=${Math.round(r.aboveFloorNsPerSpan!)}`).join(' ')
+  emit('ingest.ns_per_span.above_floor_spread', spread(floored.map(({ r }) => r.aboveFloorNsPerSpan!)), `${aboveDetail} (ingest minus floor per round, median; what normalizing, the tree and the detectors add)`)
 }
 
 /**
@@ -173,8 +182,9 @@ async function perSpanIsolated(emit: Emit): Promise<void> {
 
 /**
  * Bench module `ingest`: `ingest.ratio_vs_json_parse` over the TRAIL traces, `ingest.ns_per_span.*` (steady
- * state, a process per size, traces dropped), `ingest.ns_per_span.retained_spread` (traces kept) and
- * `ingest.ns_per_span.isolated_spread` (the earlier protocol).
+ * state, a process per size, traces dropped), `ingest.ns_per_span.retained_spread` (traces kept),
+ * `ingest.floor.ns_per_span.spread` and `ingest.ns_per_span.above_floor_spread` (the runtime's floor and the
+ * library's cost above it) and `ingest.ns_per_span.isolated_spread` (the earlier protocol).
  *
  * @example
  * await run((key, value, detail) => console.log(key, value, detail ?? ''))
