@@ -6,6 +6,7 @@ import { z } from 'zod'
  *
  * - `outputFile`: the JSON artifact, relative to the Vitest root / Jest `rootDir`. Default `agent-verdict-report.json`.
  * - `html`: a path writes the self-contained HTML report there (same base); `false` (default) writes none.
+ * - `junit`: a path writes the verdicts as JUnit XML there (same base), for CI test-result views; `false` (default) writes none.
  * - `githubSummary`: append a Markdown summary to `$GITHUB_STEP_SUMMARY`. Default: when that variable is set.
  * - `silent`: print nothing (the files are still written).
  */
@@ -13,6 +14,7 @@ export const ReporterOptionsSchema = z
   .object({
     outputFile: z.string().min(1).optional(),
     html: z.union([z.string().min(1), z.literal(false)]).optional(),
+    junit: z.union([z.string().min(1), z.literal(false)]).optional(),
     githubSummary: z.boolean().optional(),
     silent: z.boolean().optional(),
   })
@@ -33,7 +35,7 @@ export function parseReporterOptions(options: unknown): ReporterOptions {
   const issue = parsed.error.issues[0]
   throw new Error(
     `agent-verdict reporter: invalid option ${issue.path.join('.') || '(options)'}: ${issue.message}. ` +
-      `Valid options: outputFile (string), html (string | false), githubSummary (boolean), silent (boolean).`,
+      `Valid options: outputFile (string), html (string | false), junit (string | false), githubSummary (boolean), silent (boolean).`,
   )
 }
 

@@ -3,8 +3,10 @@ import { relative, resolve, sep } from 'node:path'
 import type { Report, ReportTest } from '../src/verdict/report'
 import { buildReport, writeReport } from './artifact'
 import { writeHtmlReport } from './html-report'
+import { writeFileAtomic } from './write-atomic'
 import { DEFAULT_OUTPUT_FILE, runInfoFromEnv, type ReporterOptions } from './options'
 import { appendGithubSummary } from './render-github-summary'
+import { renderJunit } from './render-junit'
 import { renderTerminal, terminalOptionsFor } from './render-terminal'
 
 export interface PublishInput {
@@ -12,7 +14,7 @@ export interface PublishInput {
   tests: ReportTest[]
   startedAt: Date
   runner: 'vitest' | 'jest'
-  /** Vitest root / Jest rootDir: base of `outputFile` and `html`, and of relative image paths. */
+  /** Vitest root / Jest rootDir: base of `outputFile`, `html` and `junit`, and of relative image paths. */
   root: string
   options: ReporterOptions
   /** Where the terminal section goes (colours and width follow it). */
@@ -24,12 +26,13 @@ export interface PublishResult {
   report: Report
   artifactPath: string
   htmlPath?: string
+  junitPath?: string
   summaryPath?: string
 }
 
 /**
  * Builds the report, prints the terminal section (unless `silent`), writes the JSON artifact and,
- * when configured, the HTML report and the GitHub step summary.
+ * when configured, the HTML report, the JUnit XML and the GitHub step summary.
  *
  * @example
  * await publishReport({ tests, startedAt, runner: 'vitest', root, options: {}, out: process.stdout })
@@ -55,6 +58,10 @@ export async function publishReport(input: PublishInput): Promise<PublishResult>
   if (input.options.html) {
     result.htmlPath = await writeHtmlReport(resolve(input.root, input.options.html), report, { baseDir: input.root })
     say(`agent-verdict: HTML report written to ${display(result.htmlPath)}\n`)
+  }
+  if (input.options.junit) {
+    result.junitPath = await writeFileAtomic(resolve(input.root, input.options.junit), renderJunit(report))
+    say(`agent-verdict: JUnit XML written to ${display(result.junitPath)}\n`)
   }
   if (input.options.githubSummary ?? Boolean(env.GITHUB_STEP_SUMMARY)) {
     result.summaryPath = (await appendGithubSummary(report, env)) ?? undefined

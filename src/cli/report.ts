@@ -1,12 +1,15 @@
-// `agent-verdict report merge | html`: combine CI shards' artifacts, render one as HTML.
+// `agent-verdict report merge | html | junit`: combine CI shards' artifacts, render one as HTML or JUnit XML.
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { mergeReports, readReport, writeReport } from '../../reporters/artifact'
 import { writeHtmlReport } from '../../reporters/html-report'
+import { DEFAULT_JUNIT_FILE, renderJunit } from '../../reporters/render-junit'
+import { writeFileAtomic } from '../../reporters/write-atomic'
 
 const USAGE = `usage:
   agent-verdict report merge <a.json> <b.json…> [--out agent-verdict-report.json]
   agent-verdict report html <report.json> [--out agent-verdict-report.html] [--base-dir <dir>]
+  agent-verdict report junit <report.json> [--out agent-verdict-junit.xml]
 `
 
 /** Where the command writes; injectable so tests can capture output. */
@@ -53,6 +56,13 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
       const baseDir = resolve(args.values['base-dir'] ?? dirname(resolve(files[0])))
       const out = await writeHtmlReport(args.values.out ?? 'agent-verdict-report.html', report, { baseDir })
       stdout.write(`wrote ${out}\n`)
+      return 0
+    }
+    if (sub === 'junit') {
+      if (files.length !== 1) return usage(stderr, 'junit takes exactly one report file (merge shards first)')
+      const report = await readReport(files[0])
+      const out = await writeFileAtomic(args.values.out ?? DEFAULT_JUNIT_FILE, renderJunit(report))
+      stdout.write(`wrote ${out} (${report.tests.length} tests, ${report.run.totals.verdicts} verdicts)\n`)
       return 0
     }
     return usage(stderr, sub ? `unknown subcommand "${sub}"` : 'missing subcommand')

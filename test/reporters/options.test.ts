@@ -3,7 +3,7 @@ import { parseReporterOptions, runInfoFromEnv } from '../../reporters/options'
 
 describe('parseReporterOptions', () => {
   it('accepts the documented options', () => {
-    expect(parseReporterOptions({ outputFile: 'r.json', html: 'r.html', githubSummary: false, silent: true })).toEqual({ outputFile: 'r.json', html: 'r.html', githubSummary: false, silent: true })
+    expect(parseReporterOptions({ outputFile: 'r.json', html: 'r.html', junit: 'r.xml', githubSummary: false, silent: true })).toEqual({ outputFile: 'r.json', html: 'r.html', junit: 'r.xml', githubSummary: false, silent: true })
     expect(parseReporterOptions(undefined)).toEqual({})
     expect(parseReporterOptions({ html: false })).toEqual({ html: false })
   })
@@ -11,6 +11,7 @@ describe('parseReporterOptions', () => {
   it('rejects a misspelt option or a wrong type, naming it and listing the valid ones', () => {
     expect(() => parseReporterOptions({ outFile: 'x.json' })).toThrow(/invalid option.*outFile.*Valid options: outputFile/)
     expect(() => parseReporterOptions({ html: true })).toThrow(/invalid option html/)
+    expect(() => parseReporterOptions({ junit: '' })).toThrow(/invalid option junit.*junit \(string \| false\)/)
   })
 })
 
