@@ -14,7 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./bench')).benchCommand,
   },
   report: {
-    summary: 'merge CI shards\u2019 report artifacts, or render one as HTML',
+    summary: 'merge CI shards\u2019 report artifacts, or render one as HTML or JUnit XML',
     load: async () => (await import('./report')).reportCommand,
   },
   'fake-judge': {
