@@ -1,0 +1,70 @@
+// The allowed arrows between folders of ../shared/DESIGN.md ("Layout and boundaries"), enforced in CI
+// (`npm run lint:deps`). Each src/ folder lists the src/ folders it may import; anything else is an error.
+// Arrows point down; none points back, so no cycle between folders can form.
+const ALLOWED = {
+  taxonomy: [],
+  config: [],
+  stats: [],
+  verdict: [],
+  trace: [],
+  media: [],
+  judges: ['config', 'media'],
+  cassette: ['judges', 'config'],
+  metrics: ['judges', 'trace', 'media', 'verdict', 'taxonomy', 'config'],
+  diagnosis: ['metrics', 'judges', 'trace', 'verdict', 'taxonomy', 'media', 'config'],
+  report: ['verdict', 'taxonomy', 'config', 'stats'],
+  bench: ['diagnosis', 'metrics', 'judges', 'trace', 'verdict', 'taxonomy', 'media', 'config', 'stats', 'cassette', 'testing'],
+  testing: ['config'],
+}
+const folders = Object.keys(ALLOWED)
+
+module.exports = {
+  forbidden: [
+    ...folders.map((from) => ({
+      name: `layer-${from}`,
+      comment: `src/${from} may import only: ${ALLOWED[from].join(', ') || 'nothing else in src'} (DESIGN.md)`,
+      severity: 'error',
+      from: { path: `^src/${from}/` },
+      to: { path: `^src/(?!(${[from, ...ALLOWED[from]].join('|')})/)[^/]+/` },
+    })),
+    {
+      name: 'reporters-through-report',
+      comment: 'runner adapters in reporters/ use src/report, src/verdict and src/config only',
+      severity: 'error',
+      from: { path: '^reporters/' },
+      to: { path: '^src/(?!(report|verdict|config)/)' },
+    },
+    {
+      name: 'src-is-runner-agnostic',
+      comment: 'src/ never imports vitest or jest (matchers/ and reporters/ are the runner adapters)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: 'node_modules/(vitest|jest|@jest|@vitest)/' },
+    },
+    {
+      name: 'src-never-imports-adapters',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(matchers|reporters|bench|test)/' },
+    },
+    {
+      name: 'provider-sdks-in-providers-only',
+      comment: 'provider SDKs are imported only in src/judges/<provider>.ts (and lazily there)',
+      severity: 'error',
+      from: { path: '^(src|matchers|reporters)/', pathNot: '^src/judges/(openai|bedrock)[^/]*\\.ts$' },
+      to: { path: 'node_modules/(openai|@aws-sdk/client-bedrock-runtime)/' },
+    },
+    {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { path: '^src/' } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    exclude: { path: '^(dist|node_modules|test/e2e/fixtures)' },
+  },
+}
