@@ -45,7 +45,7 @@ function score(rows: Row[], keep: (f: Finding) => boolean = () => true): TrailSc
 }
 
 const line = (s: TrailScores) =>
-  `loc=${s.location_accuracy.toFixed(3)} joint=${s.joint_accuracy.toFixed(3)} wf1=${s.weighted_f1.toFixed(3)} P=${s.localization_precision.toFixed(3)} R=${s.localization_recall.toFixed(3)} F1=${s.localization_f1.toFixed(3)} files=${s.files_processed}`
+  `loc=${s.location_accuracy.toFixed(3)} joint=${s.joint_accuracy.toFixed(3)} wf1=${s.weighted_f1.toFixed(3)} P=${s.localization_precision.toFixed(3)} R=${s.localization_recall.toFixed(3)} F1=${s.localization_f1.toFixed(3)} pairP=${s.pair_precision.toFixed(3)} pairR=${s.pair_recall.toFixed(3)} top1joint=${s.top1_joint_accuracy.toFixed(3)} preds/trace=${s.predictions_per_trace.toFixed(2)} files=${s.files_processed}`
 
 export async function run(emit: Emit): Promise<void> {
   for (const split of ['GAIA', 'SWE_Bench'] as const) {

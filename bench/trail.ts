@@ -38,6 +38,9 @@ export async function run(emit: Emit): Promise<void> {
         emit(`${key}.joint_accuracy`, s.joint_accuracy, files)
         emit(`${key}.weighted_f1`, s.weighted_f1, files)
         emit(`${key}.localization_precision`, s.localization_precision, `recall=${s.localization_recall.toFixed(3)} f1=${s.localization_f1.toFixed(3)}`)
+        emit(`${key}.pair_precision`, s.pair_precision, `pair_recall=${s.pair_recall.toFixed(3)}`)
+        emit(`${key}.top1_joint_accuracy`, s.top1_joint_accuracy, `official joint ${s.joint_accuracy.toFixed(3)}`)
+        emit(`${key}.predictions_per_trace`, s.predictions_per_trace, `max ${s.predictions_max}`)
         if (r.failures.length > 0) emit(`${key}.failed_traces`, r.failures.length, r.failures[0].message)
       }
     } finally {

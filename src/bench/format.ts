@@ -9,6 +9,10 @@ export const TrailSummarySchema = TrailScoresSchema.pick({
   weighted_f1: true,
   localization_precision: true,
   localization_f1: true,
+  pair_precision: true,
+  pair_recall: true,
+  top1_joint_accuracy: true,
+  predictions_per_trace: true,
   files_processed: true,
 })
 export type TrailSummary = z.infer<typeof TrailSummarySchema>
@@ -28,6 +32,10 @@ export function summarizeTrail(results: Partial<Record<TrailSplit, TrailScores>>
       weighted_f1: s.weighted_f1,
       localization_precision: s.localization_precision,
       localization_f1: s.localization_f1,
+      pair_precision: s.pair_precision,
+      pair_recall: s.pair_recall,
+      top1_joint_accuracy: s.top1_joint_accuracy,
+      predictions_per_trace: s.predictions_per_trace,
       files_processed: s.files_processed,
     }
   }
@@ -55,6 +63,10 @@ export function formatTrailScores(split: TrailSplit, s: TrailScores): string {
     ['localization precision', f4(s.localization_precision), 'predicted spans that are gold spans (micro)'],
     ['localization recall', f4(s.localization_recall), 'gold spans predicted (micro)'],
     ['localization F1', f4(s.localization_f1), ''],
+    ['pair precision', f4(s.pair_precision), 'predicted (span, category) pairs that are gold (micro)'],
+    ['pair recall', f4(s.pair_recall), 'gold (span, category) pairs predicted (micro)'],
+    ['top-1 joint accuracy', f4(s.top1_joint_accuracy), 'joint accuracy keeping the first category per span'],
+    ['predictions per trace', s.predictions_per_trace.toFixed(2), `errors named per trace (max ${s.predictions_max})`],
   ]
   const lines = [`TRAIL ${split}`, ...rows.map(([k, v, note]) => `  ${k.padEnd(24)}${v.padStart(7)}${note ? `   ${note}` : ''}`)]
   lines.push(`  score correlations      ${correlations.join(' · ')}`)

@@ -18,6 +18,14 @@ export interface TraceMetrics {
   goldLocations: number
   predictedLocations: number
   matchedLocations: number
+  /** Distinct gold (location, category) pairs, distinct predicted pairs, and how many are in both. */
+  goldPairs: number
+  predictedPairs: number
+  matchedPairs: number
+  /** Joint accuracy after keeping only the first predicted category of each location (prediction order). */
+  top1JointAccuracy: number
+  /** Errors the prediction lists (before any deduplication). */
+  predictions: number
 }
 
 /**
@@ -54,6 +62,16 @@ export function calculateMetrics(gt: unknown, gen: unknown): TraceMetrics {
 
   const matchedPairs = countShared(gtPairs, genPairs)
   const matchedLocations = countShared(gtLocs, genLocs)
+  // The companion a recall-only metric needs: one category per predicted span, so naming two or three
+  // categories on one span earns nothing over naming the most likely one.
+  const top1Pairs = new Set<string>()
+  const seenLocations = new Set<string>()
+  pairKeys(genLocations, genCategories).forEach((key, i) => {
+    const loc = pyHashKey(genLocations[i])
+    if (seenLocations.has(loc)) return
+    seenLocations.add(loc)
+    top1Pairs.add(key)
+  })
 
   const labels = TRAIL_CATEGORIES as readonly string[]
   const indicator = (categories: string[]) => labels.map((label) => (categories.includes(label) ? 1 : 0))
@@ -70,6 +88,11 @@ export function calculateMetrics(gt: unknown, gen: unknown): TraceMetrics {
     goldLocations: gtLocs.size,
     predictedLocations: genLocs.size,
     matchedLocations,
+    goldPairs: gtPairs.size,
+    predictedPairs: genPairs.size,
+    matchedPairs,
+    top1JointAccuracy: gtPairs.size > 0 ? countShared(gtPairs, top1Pairs) / gtPairs.size : 0,
+    predictions: genErrors.length,
   }
 }
 

@@ -41,6 +41,16 @@ export const TrailScoresSchema = z.object({
   localization_precision: z.number(),
   localization_recall: z.number(),
   localization_f1: z.number(),
+  /**
+   * Companions of the recall-only official metrics (not in the official scorer): precision and recall of
+   * distinct (span, category) pairs (micro), joint accuracy with one category per predicted span (the
+   * first one named), and how many errors a prediction names per processed trace (mean and max).
+   */
+  pair_precision: z.number(),
+  pair_recall: z.number(),
+  top1_joint_accuracy: z.number(),
+  predictions_per_trace: z.number(),
+  predictions_max: z.number().int(),
   /** Gold files not counted: no prediction, unparseable gold or prediction, or a scorer exception. */
   skipped: z.array(z.object({ file: z.string(), reason: z.string() })),
 })
@@ -75,6 +85,12 @@ export function scoreTrailInputs(inputs: Iterable<TrailScoringInput>): TrailScor
   let matched = 0
   let predicted = 0
   let gold = 0
+  let matchedPairs = 0
+  let predictedPairs = 0
+  let goldPairs = 0
+  let top1Sum = 0
+  let predictionsSum = 0
+  let predictionsMax = 0
   const skipped: TrailScores['skipped'] = []
   const pairs = Object.fromEntries(TRAIL_SCORE_KEYS.map(([, name]) => [name, { gt: [] as number[], gen: [] as number[] }])) as Record<
     ScoreName,
@@ -101,6 +117,12 @@ export function scoreTrailInputs(inputs: Iterable<TrailScoringInput>): TrailScor
       matched += m.matchedLocations
       predicted += m.predictedLocations
       gold += m.goldLocations
+      matchedPairs += m.matchedPairs
+      predictedPairs += m.predictedPairs
+      goldPairs += m.goldPairs
+      top1Sum += m.top1JointAccuracy
+      predictionsSum += m.predictions
+      predictionsMax = Math.max(predictionsMax, m.predictions)
     } catch (err) {
       if (!isScorerSkip(err)) throw err
       skipped.push({ file: input.file, reason: (err as Error).message })
@@ -127,6 +149,11 @@ export function scoreTrailInputs(inputs: Iterable<TrailScoringInput>): TrailScor
     localization_precision: precision,
     localization_recall: recall,
     localization_f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall),
+    pair_precision: predictedPairs === 0 ? 0 : matchedPairs / predictedPairs,
+    pair_recall: goldPairs === 0 ? 0 : matchedPairs / goldPairs,
+    top1_joint_accuracy: filesProcessed === 0 ? 0 : top1Sum / filesProcessed,
+    predictions_per_trace: filesProcessed === 0 ? 0 : predictionsSum / filesProcessed,
+    predictions_max: predictionsMax,
     skipped,
   }
 }

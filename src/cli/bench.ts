@@ -30,9 +30,11 @@ export const BENCH_USAGE = `Usage:
       folder; <predictions-dir> holds GAIA/ and/or SWE_Bench/, or is itself one split's folder.
 
 Prints location accuracy, joint accuracy and weighted F1 (the official, recall-only metrics) beside
-localization precision / recall / F1 and score correlations. --json writes
-{ "GAIA": { location_accuracy, joint_accuracy, weighted_f1, localization_precision, localization_f1,
-files_processed }, "SWE_Bench": { … } } for the splits that ran.
+their companions: localization precision / recall / F1 over spans, pair precision / recall over
+(span, category) pairs, top-1 joint accuracy (one category per span) and predictions per trace; and
+score correlations. --json writes { "GAIA": { location_accuracy, joint_accuracy, weighted_f1,
+localization_precision, localization_f1, pair_precision, pair_recall, top1_joint_accuracy,
+predictions_per_trace, files_processed }, "SWE_Bench": { … } } for the splits that ran.
 `
 
 class UsageError extends Error {}

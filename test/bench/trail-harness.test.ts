@@ -77,6 +77,10 @@ describe('runTrailBench with a stub predictor', () => {
         weighted_f1: s.weighted_f1,
         localization_precision: s.localization_precision,
         localization_f1: s.localization_f1,
+        pair_precision: s.pair_precision,
+        pair_recall: s.pair_recall,
+        top1_joint_accuracy: s.top1_joint_accuracy,
+        predictions_per_trace: s.predictions_per_trace,
         files_processed: 3,
       },
     })

@@ -138,3 +138,37 @@ describe('localization precision, recall and F1 (micro over processed traces)', 
     expect(got.localization_f1).toBe(0)
   })
 })
+
+describe('companion metrics: pair precision and recall, top-1 joint accuracy, predictions per trace', () => {
+  test('extra categories on a found span raise the official joint accuracy but not the top-1 one, and cost pair precision', () => {
+    // Gold: span a is a Formatting Error. The prediction names a with Goal Deviation first, then Formatting Errors.
+    const hedged = file('t', { errors: [err('a')] }, { errors: [err('a', 'Goal Deviation'), err('a', 'Formatting Errors'), err('a', 'Resource Abuse')] })
+    const got = scoreTrailInputs([hedged])
+    expect(got.joint_accuracy).toBe(1) // official: recall of gold pairs, hedging is free
+    expect(got.top1_joint_accuracy).toBe(0) // the first category named for a is wrong
+    expect(got.pair_precision).toBe(1 / 3)
+    expect(got.pair_recall).toBe(1)
+    expect(got.predictions_per_trace).toBe(3)
+    expect(got.predictions_max).toBe(3)
+  })
+
+  test('micro pair counts over traces, duplicates counted once, mean and max of predictions', () => {
+    const got = scoreTrailInputs([
+      // gold pairs {(a,FE),(b,GD)}; predicted pairs {(a,FE),(c,FE)} (a named twice with the same category)
+      file('t1', { errors: [err('a'), err('b', 'Goal Deviation')] }, { errors: [err('a'), err('a'), err('c')] }),
+      // gold {(x,FE)}; predicted {(x,RA)} first, then (x,FE): top-1 misses, official joint hits
+      file('t2', { errors: [err('x')] }, { errors: [err('x', 'Resource Abuse'), err('x')] }),
+    ])
+    expect(got.pair_precision).toBe(2 / 4)
+    expect(got.pair_recall).toBe(2 / 3)
+    expect(got.joint_accuracy).toBe((1 / 2 + 1) / 2)
+    expect(got.top1_joint_accuracy).toBe((1 / 2 + 0) / 2)
+    expect(got.predictions_per_trace).toBe(2.5)
+    expect(got.predictions_max).toBe(3)
+  })
+
+  test('nothing predicted: every companion is 0, not NaN', () => {
+    const got = scoreTrailInputs([file('t', { errors: [err('a')] }, { errors: [] })])
+    expect([got.pair_precision, got.pair_recall, got.top1_joint_accuracy, got.predictions_per_trace, got.predictions_max]).toEqual([0, 0, 0, 0, 0])
+  })
+})

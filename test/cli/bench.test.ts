@@ -32,7 +32,18 @@ test('score: a TRAIL folder against a predictions folder scores both splits and 
   const summary = JSON.parse(readFileSync(json, 'utf8'))
   expect(Object.keys(summary)).toEqual(['GAIA', 'SWE_Bench'])
   expect(Object.keys(summary.GAIA).sort()).toEqual(
-    ['files_processed', 'joint_accuracy', 'localization_f1', 'localization_precision', 'location_accuracy', 'weighted_f1'].sort(),
+    [
+      'files_processed',
+      'joint_accuracy',
+      'localization_f1',
+      'localization_precision',
+      'location_accuracy',
+      'weighted_f1',
+      'pair_precision',
+      'pair_recall',
+      'top1_joint_accuracy',
+      'predictions_per_trace',
+    ].sort(),
   )
   expect(summary.GAIA).toMatchObject({ files_processed: 80, location_accuracy: 0.975, weighted_f1: 1, localization_precision: 1 })
   expect(summary.SWE_Bench.files_processed).toBe(18)
@@ -43,7 +54,18 @@ test('score: one split folder against one gold folder, the split taken from the 
   const r = await run('trail', 'score', join(TRAIL_DIR, 'annotations_swe_bench'), join(PREDICTIONS, 'silent/SWE_Bench'), '--json', json)
   expect(r.code).toBe(0)
   expect(JSON.parse(readFileSync(json, 'utf8'))).toEqual({
-    SWE_Bench: { location_accuracy: 0, joint_accuracy: 0, weighted_f1: 0, localization_precision: 0, localization_f1: 0, files_processed: 18 },
+    SWE_Bench: {
+      location_accuracy: 0,
+      joint_accuracy: 0,
+      weighted_f1: 0,
+      localization_precision: 0,
+      localization_f1: 0,
+      pair_precision: 0,
+      pair_recall: 0,
+      top1_joint_accuracy: 0,
+      predictions_per_trace: 0,
+      files_processed: 18,
+    },
   })
 })
 
