@@ -19,6 +19,8 @@ interface Row {
   id: string
   gold: string | Error
   findings: Finding[]
+  /** The same under the `trail-recall` profile (second guesses on the same evidence included). */
+  recallFindings: Finding[]
 }
 
 /** Half A or B of a split: parity of the first byte of sha256(trace id). Stable, and independent of file order. */
@@ -33,14 +35,18 @@ async function rowsOf(split: TrailSplit): Promise<Row[]> {
   for (const file of files) {
     const path = join(TRAIL_DIR, dirs.traces, file)
     const trace = parseTrace(await readFile(path, 'utf8'), path)
-    rows.push({ id: file.slice(0, -'.json'.length), gold: await readPythonText(join(TRAIL_DIR, dirs.gold, file)), findings: detect(trace) })
+    rows.push({ id: file.slice(0, -'.json'.length), gold: await readPythonText(join(TRAIL_DIR, dirs.gold, file)), findings: detect(trace), recallFindings: detect(trace, { profile: 'trail-recall' }) })
   }
   return rows
 }
 
-function score(rows: Row[], keep: (f: Finding) => boolean = () => true): TrailScores {
+function score(rows: Row[], keep: (f: Finding) => boolean = () => true, profile: 'default' | 'trail-recall' = 'default'): TrailScores {
   return scoreTrailInputs(
-    rows.map((r) => ({ file: `${r.id}.json`, gold: r.gold, prediction: JSON.stringify(findingsToPrediction(r.findings.filter(keep))) })),
+    rows.map((r) => ({
+      file: `${r.id}.json`,
+      gold: r.gold,
+      prediction: JSON.stringify(findingsToPrediction((profile === 'default' ? r.findings : r.recallFindings).filter(keep))),
+    })),
   )
 }
 
@@ -53,6 +59,8 @@ export async function run(emit: Emit): Promise<void> {
     const key = `trail_detectors.${split.toLowerCase()}`
     const all = score(rows)
     emit(`${key}.all.joint_accuracy`, all.joint_accuracy, line(all))
+    const recall = score(rows, undefined, 'trail-recall')
+    emit(`${key}.profile_trail_recall.joint_accuracy`, recall.joint_accuracy, line(recall))
     for (const half of ['A', 'B'] as const) {
       const s = score(rows.filter((r) => traceHalf(r.id) === half))
       emit(`${key}.half_${half}.joint_accuracy`, s.joint_accuracy, line(s))

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { PropagationPolicy } from '../diagnosis/types'
 import type { Judge } from '../judges/types'
-import { detect } from '../metrics/detectors'
+import { detect, type DetectorProfile } from '../metrics/detectors'
 import { judgePredictor } from './judge-predictor'
 import { monolithicPredictor } from './monolithic-predictor'
 import { findingsToPrediction, type TrailPredictor } from './trail-prediction'
@@ -27,6 +27,11 @@ export class TrailBenchConfigError extends Error {
  */
 export const deterministicPredictor: TrailPredictor = async (trace) => findingsToPrediction(detect(trace))
 
+/** Deterministic mode under a detector profile (`trail-recall` adds the second guesses TRAIL's recall rewards). */
+export function deterministicPredictorFor(profile: DetectorProfile = 'default'): TrailPredictor {
+  return profile === 'default' ? deterministicPredictor : async (trace) => findingsToPrediction(detect(trace, { profile }))
+}
+
 /** What the judge-backed modes need. */
 export interface PredictorOptions {
   judge?: Judge
@@ -35,6 +40,8 @@ export interface PredictorOptions {
   /** Judge mode: per-call budget (default 16 000). */
   budgetTokens?: number
   policy?: PropagationPolicy
+  /** Detector profile of the deterministic mode (default `default`). */
+  profile?: DetectorProfile
 }
 
 /**
@@ -47,7 +54,7 @@ export interface PredictorOptions {
  */
 export function predictorFor(mode: TrailMode, given?: TrailPredictor, options: PredictorOptions = {}): TrailPredictor {
   if (given) return given
-  if (mode === 'deterministic') return deterministicPredictor
+  if (mode === 'deterministic') return deterministicPredictorFor(options.profile)
   if (!options.judge) {
     throw new TrailBenchConfigError(
       `mode ${mode} needs a judge: pass --judge openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL (or set AGENT_VERDICT_JUDGE), or run --mode deterministic`,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { z } from 'zod'
 import type { Judge } from '../judges/types'
+import type { DetectorProfile } from '../metrics/detectors'
 import { loadTrace } from '../trace/load'
 import { CONTEXT_EXCEEDED_TEXT, ContextWindowExceededError } from './monolithic-predictor'
 import { TrailBenchConfigError, TrailModeSchema, predictorFor, type TrailMode } from './predictors'
@@ -32,6 +33,8 @@ export interface RunTrailBenchOptions {
   contextTokens?: number
   /** Judge mode: per-call token budget (default 16 000). */
   budgetTokens?: number
+  /** Deterministic mode: detector profile (`default`, or `trail-recall` for the recall-only metrics' extra guesses). */
+  profile?: DetectorProfile
   /** Only these trace ids (file names without `.json`); default every trace of the split. */
   traces?: readonly string[]
   /** Traces predicted at once (default 4; judge-backed predictors have their own limiter too). */
@@ -71,7 +74,7 @@ export type TrailBenchResult = z.infer<typeof TrailBenchResultSchema>
  * console.log(run.splits.GAIA?.scores.localization_precision)
  */
 export async function runTrailBench(options: RunTrailBenchOptions): Promise<TrailBenchResult> {
-  const predictor = predictorFor(options.mode, options.predictor, { judge: options.judge, contextTokens: options.contextTokens, budgetTokens: options.budgetTokens })
+  const predictor = predictorFor(options.mode, options.predictor, { judge: options.judge, contextTokens: options.contextTokens, budgetTokens: options.budgetTokens, profile: options.profile })
   const splits = resolveSplits(options.dir, options.split)
   const outDir = resolve(options.outDir ?? (await mkdtemp(join(tmpdir(), 'agent-verdict-trail-'))))
   const result: TrailBenchResult = { mode: options.mode, outDir, splits: {} }

@@ -13,10 +13,12 @@ import { DEFAULT_CONTEXT_TOKENS } from '../bench/monolithic-predictor'
 import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
 import { JudgeConfigError } from '../judges/errors'
 import type { Judge } from '../judges/types'
+import { DetectorProfileSchema } from '../metrics/detectors'
 
 export const BENCH_USAGE = `Usage:
   agent-verdict bench trail <trail-dir> [--split gaia|swe|both] [--mode deterministic|judge|monolithic]
                             [--out predictions/] [--json out.json] [--judge <spec>] [--context 128000]
+                            [--profile default|trail-recall]
       Predict errors for every trace of the split(s) under <trail-dir> (GAIA/, SWE_Bench/), write
       <out>/<GAIA|SWE_Bench>/<trace_id>.json, and score them against annotations_gaia/ and
       annotations_swe_bench/ with the TypeScript port of the official TRAIL scorer.
@@ -24,6 +26,9 @@ export const BENCH_USAGE = `Usage:
       --mode monolithic: the whole trace file in one judge prompt (the papers' baseline); traces whose
       prompt exceeds --context tokens (estimated, default 128000) are written as "Context window
       exceeded. No output generated." and skipped by the scorer, as in the official pipeline.
+      --profile trail-recall (deterministic mode): also name the second categories that rest on the
+      same evidence as the first, which the recall-only official metrics reward; off by default,
+      because they are guesses, not findings.
       Both need --judge openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL (or AGENT_VERDICT_JUDGE).
   agent-verdict bench trail score <gold-dir> <predictions-dir> [--split gaia|swe] [--json out.json]
       Score existing predictions. <gold-dir> is a TRAIL folder (with annotations_gaia/ …) or one gold
@@ -67,6 +72,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
 const OPTIONS = {
   split: { type: 'string' },
   mode: { type: 'string' },
+  profile: { type: 'string' },
   out: { type: 'string' },
   json: { type: 'string' },
   judge: { type: 'string' },
@@ -111,7 +117,7 @@ async function scoreCommand(argv: string[]): Promise<number> {
 }
 
 async function runCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, ['split', 'mode', 'out', 'json', 'judge', 'context'])
+  const { values, positionals } = parse(argv, ['split', 'mode', 'out', 'json', 'judge', 'context', 'profile'])
   if (values.help) return help()
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`)
   const dir = requireDir(positionals[0], 'TRAIL folder')
@@ -120,6 +126,9 @@ async function runCommand(argv: string[]): Promise<number> {
   const contextTokens = values.context === undefined ? DEFAULT_CONTEXT_TOKENS : Number(values.context)
   if (!Number.isInteger(contextTokens) || contextTokens <= 0) throw new UsageError(`--context must be a positive whole number of tokens, not "${values.context}"`)
   if (values.context !== undefined && mode.data !== 'monolithic') throw new UsageError('--context applies to --mode monolithic only')
+  const profile = DetectorProfileSchema.safeParse(values.profile ?? 'default')
+  if (!profile.success) throw new UsageError(`--profile must be default or trail-recall, not "${values.profile}"`)
+  if (values.profile !== undefined && mode.data !== 'deterministic') throw new UsageError('--profile applies to --mode deterministic only')
   let judge: Judge | undefined
   try {
     judge = mode.data === 'deterministic' ? undefined : values.judge !== undefined ? defineJudge(parseJudgeSpec(values.judge)) : judgeFromEnv()
@@ -136,6 +145,7 @@ async function runCommand(argv: string[]): Promise<number> {
       outDir: values.out ?? 'predictions',
       judge,
       contextTokens,
+      profile: profile.data,
     })
   } catch (err) {
     if (err instanceof TrailBenchConfigError) throw new UsageError(err.message)

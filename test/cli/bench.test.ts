@@ -90,6 +90,8 @@ test.each([
   [['trail', TRAIL_DIR, '--mode', 'judge'], /mode judge needs a judge: /],
   [['trail', TRAIL_DIR, '--mode', 'monolithic'], /mode monolithic needs a judge: /],
   [['trail', TRAIL_DIR, '--mode', 'fast'], /--mode must be deterministic, judge or monolithic/],
+  [['trail', TRAIL_DIR, '--profile', 'max'], /--profile must be default or trail-recall/],
+  [['trail', TRAIL_DIR, '--mode', 'judge', '--profile', 'trail-recall'], /--profile applies to --mode deterministic only/],
   [['swe-bench'], /unknown benchmark "swe-bench"/],
   [[], /Usage:/],
 ])('exit 2 with a clear message: %j', async (argv, message) => {
@@ -117,4 +119,22 @@ test('run: deterministic mode over a small TRAIL folder writes predictions and t
   const summary = JSON.parse(readFileSync(json, 'utf8'))
   expect(Object.keys(summary)).toEqual(['GAIA'])
   expect(summary.GAIA.files_processed).toBe(2)
+})
+
+test('run: --profile trail-recall adds the second guesses (more predictions, same spans); the default names one category per evidence', async () => {
+  const dir = join(tmp, 'trail-profile')
+  mkdirSync(join(dir, 'GAIA'), { recursive: true })
+  mkdirSync(join(dir, 'annotations_gaia'), { recursive: true })
+  // f39aec9b answers before any lookup its survey asked for: Goal Deviation (+ Tool Selection Errors under trail-recall).
+  const id = 'f39aec9b8a61fd2aaed5849cc00bc165'
+  copyFileSync(join(TRAIL_DIR, 'GAIA', `${id}.json`), join(dir, 'GAIA', `${id}.json`))
+  copyFileSync(join(TRAIL_DIR, 'annotations_gaia', `${id}.json`), join(dir, 'annotations_gaia', `${id}.json`))
+  const categories = (out: string) => JSON.parse(readFileSync(join(out, 'GAIA', `${id}.json`), 'utf8')).errors.map((e: { category: string }) => e.category)
+  const plain = join(tmp, 'profile-default')
+  const recall = join(tmp, 'profile-recall')
+  expect((await run('trail', dir, '--out', plain)).code).toBe(0)
+  expect((await run('trail', dir, '--out', recall, '--profile', 'trail-recall')).code).toBe(0)
+  expect(categories(plain)).not.toContain('Tool Selection Errors')
+  expect(categories(recall)).toContain('Tool Selection Errors')
+  expect(categories(recall).length).toBe(categories(plain).length + 1)
 })

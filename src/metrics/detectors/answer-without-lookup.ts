@@ -2,7 +2,7 @@ import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
 import { isFinalAnswer, outputText, runViews, type AgentRun, type RunView, type StepView } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
-import { quoteEvidence, type Finding } from './finding'
+import { quoteEvidence, type DetectorProfile, type Finding } from './finding'
 import { spanLabel } from './localize'
 import { codeCalls, hasWord } from './python-code'
 
@@ -16,12 +16,18 @@ export const ANSWER_WITHOUT_LOOKUP_DETECTOR = 'answer-without-lookup'
  * Errors (it answered from memory with lookup tools at hand) and, when its reasoning claims a check that
  * never ran ("I have verified…", "the USGS report indicates…"), Tool-related. Runs without a survey, or whose
  * survey says nothing needs looking up (a self-contained puzzle), get no finding.
+ *
+ * One category per piece of evidence: the skipped lookup is Goal Deviation. Tool Selection Errors rests on
+ * the same observation (no tool was called), so it is a second guess at the same fact, named only under the
+ * `trail-recall` profile (TRAIL's recall-only metrics reward it: on the dev GAIA traces it is gold on 13 of
+ * its 40 spans, Goal Deviation on 25). The retrieval claim has evidence of its own and is always named.
  * `runs` are the trace's {@link runViews} when the caller already has them (`detect()` shares one set).
  *
  * @example
- * detectAnswerWithoutLookup(trace).map((f) => f.category) // ['Goal Deviation', 'Tool Selection Errors']
+ * detectAnswerWithoutLookup(trace).map((f) => f.category) // ['Goal Deviation']
+ * detectAnswerWithoutLookup(trace, undefined, 'trail-recall').map((f) => f.category) // ['Goal Deviation', 'Tool Selection Errors']
  */
-export function detectAnswerWithoutLookup(trace: Trace, runs: readonly RunView[] = runViews(trace)): Finding[] {
+export function detectAnswerWithoutLookup(trace: Trace, runs: readonly RunView[] = runViews(trace), profile: DetectorProfile = 'default'): Finding[] {
   const out: Finding[] = []
   for (const { run, steps } of runs) {
     // The structural test first: most runs look something up before answering, and then no text is read.
@@ -40,7 +46,7 @@ export function detectAnswerWithoutLookup(trace: Trace, runs: readonly RunView[]
       reason: `${BEHAVIOR_RULES['answer-skips-lookup'].reason} (survey: ${spanLabel(survey.span)})${skipped}`,
       severity: 'high',
     })
-    out.push({
+    if (profile === 'trail-recall') out.push({
       spanId: answer.llm.id,
       category: BEHAVIOR_RULES['answer-without-tools'].category,
       detector: ANSWER_WITHOUT_LOOKUP_DETECTOR,

@@ -34,6 +34,17 @@ export const FindingSchema = z.object({
 export type Finding = z.infer<typeof FindingSchema>
 
 /**
+ * Which findings the detectors name. `default`: one category per piece of evidence — what a user's report
+ * shows. `trail-recall`: also the second categories that rest on the same evidence, which TRAIL's recall-only
+ * metrics reward (for benchmark comparisons only; they are guesses, not findings).
+ *
+ * @example
+ * detect(trace, { profile: 'trail-recall' })
+ */
+export const DetectorProfileSchema = z.enum(['default', 'trail-recall'])
+export type DetectorProfile = z.infer<typeof DetectorProfileSchema>
+
+/**
  * Cuts `text` to at most {@link MAX_EVIDENCE_CHARS} characters around `at` (an index into `text`),
  * preferring the line that holds it; the result is always a verbatim substring, trimmed of whitespace.
  *

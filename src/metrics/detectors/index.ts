@@ -8,7 +8,7 @@ import { ANSWER_TEMPLATE_DETECTOR, detectAnswerTemplate } from './answer-templat
 import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './answer-without-lookup'
 import { detectErrorStatus, ERROR_STATUS_DETECTOR } from './error-status'
 import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
-import type { Finding } from './finding'
+import { DetectorProfileSchema, type Finding } from './finding'
 import { detectRepeatedCalls, REPEATED_CALLS_DETECTOR, RepeatedCallsOptionsSchema } from './repeated-calls'
 import { detectToolOutputErrors, TOOL_OUTPUT_DETECTOR } from './tool-output'
 import { PriceTableSchema } from './usage'
@@ -43,6 +43,7 @@ export type DetectorName = z.infer<typeof DetectorNameSchema>
  * - `detectors`: which to run (default: all; `budget` runs only when `budget` is given).
  * - `repeatedCalls`: see `RepeatedCallsOptionsSchema` (`minRepeats` default 2).
  * - `budget` / `prices`: limits checked by `checkBudget`, and prices for the cost budget.
+ * - `profile`: `default` (one category per piece of evidence) or `trail-recall` (see `DetectorProfileSchema`).
  *
  * @example
  * detect(trace, DetectorOptionsSchema.parse({ repeatedCalls: { minRepeats: 1 }, budget: { tokens: 200_000 } }))
@@ -53,6 +54,7 @@ export const DetectorOptionsSchema = z
     repeatedCalls: RepeatedCallsOptionsSchema.partial().optional(),
     budget: BudgetSchema.optional(),
     prices: PriceTableSchema.optional(),
+    profile: DetectorProfileSchema.optional(),
   })
   .strict()
 export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
@@ -81,7 +83,7 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   if (enabled.has(REPEATED_CALLS_DETECTOR)) append(found, detectRepeatedCalls(trace, opts.repeatedCalls))
   // The two detectors that read agent steps share one view of them, computed here once.
   const runs = enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR) || enabled.has(ANNOUNCED_CALL_DETECTOR) ? runViews(trace) : []
-  if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) append(found, detectAnswerWithoutLookup(trace, runs))
+  if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) append(found, detectAnswerWithoutLookup(trace, runs, opts.profile))
   if (enabled.has(ANNOUNCED_CALL_DETECTOR)) append(found, detectAnnouncedCalls(trace, runs))
   if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) append(found, detectAnswerTemplate(trace))
   if (enabled.has('budget') && opts.budget) append(found, checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
@@ -134,8 +136,8 @@ const CATEGORY_RANK = new Map<string, number>(TRAIL_CATEGORIES.map((c, i) => [c,
 export { checkBudget } from './budget'
 export type { Budget, BudgetCheck, BudgetResult, BudgetName, CheckBudgetOptions } from './budget'
 export { BudgetSchema, BudgetCheckSchema, BudgetResultSchema } from './budget'
-export { FindingSchema, quoteEvidence, MAX_EVIDENCE_CHARS } from './finding'
-export type { Finding } from './finding'
+export { FindingSchema, quoteEvidence, MAX_EVIDENCE_CHARS, DetectorProfileSchema } from './finding'
+export type { Finding, DetectorProfile } from './finding'
 export { ERROR_RULES, classifyErrorText, ruleForHttpStatus } from './error-patterns'
 export type { ErrorRule, Placement } from './error-patterns'
 export { BEHAVIOR_RULES } from './behavior-rules'

@@ -42,13 +42,17 @@ describe('answer-without-lookup on the repo fixtures', () => {
     const survey = factsSurvey(run)!
     expect(survey.lookups.length).toBeGreaterThan(0)
 
+    // One category per piece of evidence by default: the skipped lookup, and the claimed check.
     const found = by(detect(trace), 'answer-without-lookup')
-    expect(found.map((f) => f.category).sort()).toEqual(['Goal Deviation', 'Tool Selection Errors', 'Tool-related'])
+    expect(found.map((f) => f.category).sort()).toEqual(['Goal Deviation', 'Tool-related'])
     for (const f of found) expect(f.spanId).toBe(llm.id)
     const gd = found.find((f) => f.category === 'Goal Deviation')!
     expect(gd.evidence).toBe('final_answer("Marek")')
     expect(gd.reason).toContain('its plan names search_agent, never called')
-    const tse = found.find((f) => f.category === 'Tool Selection Errors')!
+    // The trail-recall profile adds the second guess on the same observation, quoting the survey.
+    const recall = by(detect(trace, { profile: 'trail-recall' }), 'answer-without-lookup')
+    expect(recall.map((f) => f.category).sort()).toEqual(['Goal Deviation', 'Tool Selection Errors', 'Tool-related'])
+    const tse = recall.find((f) => f.category === 'Tool Selection Errors')!
     expect(tse.evidenceSpanId).toBe(survey.span.id)
     expect(outputText(survey.span)).toContain(tse.evidence)
     // The retrieval the answer claims ("the data shows …") never happened.
@@ -184,7 +188,7 @@ describe.skipIf(!HAVE_TRAIL)('behaviour detectors on every shared TRAIL trace', 
         expect(spanText(trace.get(f.evidenceSpanId ?? f.spanId)!)).toContain(f.evidence)
       }
     }
-    expect(counts['answer-without-lookup']).toBeGreaterThan(60)
+    expect(counts['answer-without-lookup']).toBeGreaterThan(45)
     expect(counts['announced-call']).toBeGreaterThan(20)
     expect(counts['error-observed']).toBeGreaterThan(40)
     expect(counts['answer-template']).toBeGreaterThanOrEqual(2)
