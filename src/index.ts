@@ -104,3 +104,6 @@ export {
   type BehaviorRuleId,
 } from './metrics/detectors/index'
 export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } from './cli/diagnose-report'
+
+// --- statistics (trials, intervals, judge agreement) ---
+export * from './stats/index'
