@@ -14,7 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./bench')).benchCommand,
   },
   report: {
-    summary: 'merge CI shards\u2019 report artifacts, or render one as HTML or JUnit XML',
+    summary: 'merge CI shards\u2019 report artifacts, render one as HTML or JUnit XML, check suite gates, diff two runs',
     load: async () => (await import('./report')).reportCommand,
   },
   'fake-judge': {

@@ -1,7 +1,9 @@
-// `agent-verdict report merge | html | junit`: combine CI shards' artifacts, render one as HTML or JUnit XML.
+// `agent-verdict report merge | html | junit | gate | diff`: combine CI shards' artifacts, render one as HTML or JUnit XML, check suite gates, diff two runs.
 import { dirname, resolve } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { mergeReports, readReport, writeReport } from '../../reporters/artifact'
+import { evaluateGates, parseGates, type Gates } from '../../reporters/gates'
 import { writeHtmlReport } from '../../reporters/html-report'
 import { DEFAULT_JUNIT_FILE, renderJunit } from '../../reporters/render-junit'
 import { writeFileAtomic } from '../../reporters/write-atomic'
@@ -10,6 +12,9 @@ const USAGE = `usage:
   agent-verdict report merge <a.json> <b.json…> [--out agent-verdict-report.json]
   agent-verdict report html <report.json> [--out agent-verdict-report.html] [--base-dir <dir>]
   agent-verdict report junit <report.json> [--out agent-verdict-junit.xml]
+  agent-verdict report gate <report.json> [--gates gates.json] [--min-pass-rate 0.9] [--max-unjudgeable 0]
+                            [--max-cost-usd 2.5] [--metric-min faithfulness=0.8] [--metric-min-score quality=0.7]
+      exit 1 when a gate is broken (one line per gate: its name, the measured value and the limit)
 `
 
 /** Where the command writes; injectable so tests can capture output. */
@@ -65,6 +70,21 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
       stdout.write(`wrote ${out} (${report.tests.length} tests, ${report.run.totals.verdicts} verdicts)\n`)
       return 0
     }
+    if (sub === 'gate') {
+      if (files.length !== 1) return usage(stderr, 'gate takes exactly one report file (merge shards first)')
+      let gates: Gates
+      try {
+        gates = await gatesFromArgs(args.values)
+      } catch (error) {
+        return usage(stderr, (error as Error).message)
+      }
+      if (Object.keys(gates).length === 0) return usage(stderr, 'gate needs at least one limit (--min-pass-rate, --max-unjudgeable, --max-cost-usd, --metric-min, --metric-min-score or --gates)')
+      const results = evaluateGates(await readReport(files[0]), gates)
+      for (const r of results) (r.ok ? stdout : stderr).write(`${r.line}\n`)
+      const broken = results.filter((r) => !r.ok).length
+      stdout.write(broken === 0 ? `all ${results.length} gates hold\n` : `${broken} of ${results.length} gates broken\n`)
+      return broken === 0 ? 0 : 1
+    }
     return usage(stderr, sub ? `unknown subcommand "${sub}"` : 'missing subcommand')
   } catch (error) {
     stderr.write(`${(error as Error).message}\n`)
@@ -76,11 +96,61 @@ function parse(argv: string[]) {
   return parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { out: { type: 'string', short: 'o' }, 'base-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      out: { type: 'string', short: 'o' },
+      'base-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      gates: { type: 'string' },
+      'min-pass-rate': { type: 'string' },
+      'max-unjudgeable': { type: 'string' },
+      'max-cost-usd': { type: 'string' },
+      'metric-min': { type: 'string', multiple: true },
+      'metric-min-score': { type: 'string', multiple: true },
+    },
   })
 }
 
 function usage(stderr: { write(text: string): unknown }, problem: string): number {
   stderr.write(`agent-verdict report: ${problem}\n${USAGE}`)
   return 2
+}
+
+type ParsedValues = ReturnType<typeof parse>['values']
+
+// Flags override the same gates read from `--gates <file>`; both go through one schema.
+async function gatesFromArgs(values: ParsedValues): Promise<Gates> {
+  let fromFile: Record<string, unknown> = {}
+  if (values.gates) {
+    try {
+      fromFile = JSON.parse(await readFile(values.gates, 'utf8'))
+    } catch (error) {
+      throw new Error(`cannot read --gates ${values.gates}: ${(error as Error).message}`)
+    }
+  }
+  const num = (flag: string, v: string | undefined) => {
+    if (v === undefined) return undefined
+    const n = Number(v)
+    if (v.trim() === '' || !Number.isFinite(n)) throw new Error(`--${flag} needs a number, got "${v}"`)
+    return n
+  }
+  const metrics: Record<string, { minPassRate?: number; minMeanScore?: number }> = { ...((fromFile.metrics as object) ?? {}) }
+  const perMetric = (flag: string, key: 'minPassRate' | 'minMeanScore', list: string[] | undefined) => {
+    for (const item of list ?? []) {
+      const eq = item.lastIndexOf('=')
+      if (eq <= 0) throw new Error(`--${flag} takes metric=value, e.g. --${flag} faithfulness=0.8; got "${item}"`)
+      const name = item.slice(0, eq)
+      metrics[name] = { ...metrics[name], [key]: num(flag, item.slice(eq + 1)) }
+    }
+  }
+  perMetric('metric-min', 'minPassRate', values['metric-min'])
+  perMetric('metric-min-score', 'minMeanScore', values['metric-min-score'])
+  const merged: Record<string, unknown> = { ...fromFile }
+  const set = (key: string, v: number | undefined) => {
+    if (v !== undefined) merged[key] = v
+  }
+  set('minPassRate', num('min-pass-rate', values['min-pass-rate']))
+  set('maxUnjudgeable', num('max-unjudgeable', values['max-unjudgeable']))
+  set('maxCostUsd', num('max-cost-usd', values['max-cost-usd']))
+  if (Object.keys(metrics).length > 0) merged.metrics = metrics
+  return parseGates(merged, values.gates ? `gate in ${values.gates}` : 'gate')
 }
