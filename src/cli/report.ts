@@ -3,7 +3,10 @@ import { dirname, resolve } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { mergeReports, readReport, writeReport } from '../../reporters/artifact'
+import { diffVerdicts } from '../../reporters/diff'
 import { evaluateGates, parseGates, type Gates } from '../../reporters/gates'
+import { renderDiffMarkdown, renderDiffText } from '../../reporters/render-diff'
+import { loadSide, loadSideAtRef } from './diff-sources'
 import { writeHtmlReport } from '../../reporters/html-report'
 import { DEFAULT_JUNIT_FILE, renderJunit } from '../../reporters/render-junit'
 import { writeFileAtomic } from '../../reporters/write-atomic'
@@ -15,6 +18,9 @@ const USAGE = `usage:
   agent-verdict report gate <report.json> [--gates gates.json] [--min-pass-rate 0.9] [--max-unjudgeable 0]
                             [--max-cost-usd 2.5] [--metric-min faithfulness=0.8] [--metric-min-score quality=0.7]
       exit 1 when a gate is broken (one line per gate: its name, the measured value and the limit)
+  agent-verdict report diff <base> <head> [--json | --markdown] [--fail-on regression|change]
+  agent-verdict report diff --base-ref origin/main <head> [--json | --markdown] [--fail-on regression|change]
+      each side: a report JSON or a folder with __verdicts__ cassettes; --base-ref reads the head's path at a git ref
 `
 
 /** Where the command writes; injectable so tests can capture output. */
@@ -85,6 +91,19 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
       stdout.write(broken === 0 ? `all ${results.length} gates hold\n` : `${broken} of ${results.length} gates broken\n`)
       return broken === 0 ? 0 : 1
     }
+    if (sub === 'diff') {
+      const ref = args.values['base-ref']
+      if (ref ? files.length !== 1 : files.length !== 2) return usage(stderr, ref ? 'diff --base-ref takes exactly one head (a report JSON or a folder)' : 'diff takes a base and a head (or --base-ref <ref> and a head)')
+      const failOn = args.values['fail-on']
+      if (failOn !== undefined && failOn !== 'regression' && failOn !== 'change') return usage(stderr, `--fail-on takes regression or change, got "${failOn}"`)
+      if (args.values.json && args.values.markdown) return usage(stderr, 'choose one of --json and --markdown')
+      const head = files[files.length - 1]
+      const [baseSide, headSide] = await Promise.all([ref ? loadSideAtRef(ref, head) : loadSide(files[0]), loadSide(head)])
+      const diff = diffVerdicts(baseSide, headSide)
+      stdout.write(args.values.json ? JSON.stringify(diff, null, 2) + '\n' : args.values.markdown ? renderDiffMarkdown(diff) : renderDiffText(diff))
+      const changed = diff.flipped.length + diff.scoreChanges.length + diff.added.length + diff.removed.length > 0
+      return (failOn === 'regression' && diff.regressions > 0) || (failOn === 'change' && changed) ? 1 : 0
+    }
     return usage(stderr, sub ? `unknown subcommand "${sub}"` : 'missing subcommand')
   } catch (error) {
     stderr.write(`${(error as Error).message}\n`)
@@ -106,6 +125,10 @@ function parse(argv: string[]) {
       'max-cost-usd': { type: 'string' },
       'metric-min': { type: 'string', multiple: true },
       'metric-min-score': { type: 'string', multiple: true },
+      'base-ref': { type: 'string' },
+      json: { type: 'boolean' },
+      markdown: { type: 'boolean' },
+      'fail-on': { type: 'string' },
     },
   })
 }
