@@ -107,3 +107,6 @@ export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } fr
 
 // --- statistics (trials, intervals, judge agreement) ---
 export * from './stats/index'
+export { runTrials, isTrials, type Trials, type RunTrialsOptions } from './trials/run-trials'
+export { summarizeTrials, parseTrialRule, describeRule, type TrialRuleOption } from './trials/summarize'
+export { TrialRuleSchema, TrialsSummarySchema, type TrialRule, type TrialsSummary } from './verdict/trials'
