@@ -1,6 +1,6 @@
 // Repeated agent trials under real Vitest and Jest against the fake judge: trial 3 of 5 fails; the
 // rules decide; a replay of the recorded trials makes 0 judge calls.
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
@@ -19,12 +19,15 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
+// The fixture imports runTrials by its path in the repo; the scratch project sits at .tmp/<name>/.
+const relocate = (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace("'../../../../src/", "'../../src/"))
+
 const EXPECTED = { 'pass^5': 'failed', 'pass@5': 'passed', 'passRate 0.8': 'passed', 'passRate 0.8 on the Wilson lower bound': 'failed' } as const
 
 test('vitest: pass^5 fails, pass@5 passes, passRate 0.8 passes with its interval; the replay makes 0 judge calls', async () => {
   const dir = makeScratchProject('trials')
   dirs.push(dir)
-  addFixture(dir, 'trials.fixture.ts')
+  relocate(addFixture(dir, 'trials.fixture.ts'))
   fake.reset()
   const first = await runVitest(dir, judgeEnv())
   for (const [title, status] of Object.entries(EXPECTED)) expect([title, byTitle(first, title).status]).toEqual([title, status])
@@ -48,7 +51,7 @@ test('vitest: pass^5 fails, pass@5 passes, passRate 0.8 passes with its interval
 test('jest: the same rules decide the same way, and the replay makes 0 judge calls', async () => {
   const dir = makeJestProject('jest-trials')
   dirs.push(dir)
-  addJestFixture(dir, 'trials.fixture.ts')
+  relocate(addJestFixture(dir, 'trials.fixture.ts'))
   fake.reset()
   const first = await runJest(dir, judgeEnv())
   for (const [title, status] of Object.entries(EXPECTED)) expect([title, jestTest(first, title).status]).toEqual([title, status])

@@ -50,7 +50,7 @@ describe('runTrials', () => {
 })
 
 // Per-trial verdicts shaped by hand: this exercises the folding arithmetic, not a judge.
-const v = (outcome: Verdict['outcome'], reason = outcome): Verdict => ({
+const v = (outcome: Verdict['outcome'], reason: string = outcome): Verdict => ({
   metric: 'correctness',
   level: 'output',
   scale: 'binary',
