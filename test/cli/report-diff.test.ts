@@ -102,6 +102,13 @@ describe('agent-verdict report diff', () => {
       '1 flipped (1 regression), 1 score change, 1 new, 1 removed',
       '',
     ])
+    // A committed report file works the same way: the base is that file at the ref.
+    cpSync(f('base-report.json'), join(repo, 'report.json'))
+    git('add', 'report.json')
+    git('commit', '-qm', 'base report')
+    cpSync(f('head-report.json'), join(repo, 'report.json'))
+    const fromReport = await diff(['--base-ref', 'feature', join(repo, 'report.json')])
+    expect(fromReport.stdout.split('\n').slice(0, 2)).toEqual([`verdict diff: feature:report.json → ${join(repo, 'report.json')}`, 'flipped  test/chart.test.ts › chart answer is grounded › faithfulness: pass 1 → fail 0 — regression'])
     const bad = await diff(['--base-ref', 'no-such-branch', join(repo, 'test')])
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('unknown git ref "no-such-branch"')
