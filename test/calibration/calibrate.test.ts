@@ -105,6 +105,29 @@ describe('agent-verdict calibrate', () => {
     expect(fake.calls.every((c) => c.imageCount === 1)).toBe(true)
   })
 
+  it('lists a case the judge could not judge instead of counting it as a disagreement', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-calibrate-unj-'))
+    const file = join(dir, 'cases.json')
+    const cases = [
+      { id: 'ok-1', instruction: 'Q?', reference: 'A', response: 'A', labels: { correctness: 1 } },
+      { id: 'ok-2', instruction: 'Q?', reference: 'A', response: 'B JUDGE-SAYS-NO', labels: { correctness: 0 } },
+      { id: 'broken', instruction: 'Q?', reference: 'A', response: 'A BROKEN-REPLY', labels: { correctness: 0 } },
+    ]
+    writeFileSync(file, JSON.stringify({ cases }))
+    fake.setFaults([{ type: 'malformed-json', when: { contains: 'BROKEN-REPLY' } }])
+    try {
+      const { code, stdout } = await run([file, '--json', '--mode', 'live'])
+      expect(code).toBe(0)
+      const [m] = JSON.parse(stdout).metrics
+      expect(m.n).toBe(2)
+      expect(m.agreement).toBe(1)
+      expect(m.disagreements).toEqual([])
+      expect(m.unjudgeable).toEqual([{ id: 'broken', reason: expect.any(String) }])
+    } finally {
+      fake.setFaults([])
+    }
+  })
+
   it('says what to do with no judge, an unknown metric, a bad label or a malformed file', async () => {
     const file = labelledFile()
     expect((await run([file], { AGENT_VERDICT_JUDGE: '' })).stderr).toContain('no judge: pass --judge <spec> or set AGENT_VERDICT_JUDGE')
