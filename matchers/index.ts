@@ -12,6 +12,7 @@ import { toFollowPlan } from './to-follow-plan'
 import { toHaveNoFailingSpans } from './to-have-no-failing-spans'
 import { toStayWithinBudget } from './to-stay-within-budget'
 import { toUseToolsEfficiently } from './to-use-tools-efficiently'
+import { withTraceTrials } from './with-trials'
 
 export { toBeCorrect, toBeCorrectForImage, toBeFaithfulTo, toBeFaithfulToImage, toFollowInstructions, toHaveQuality, toSatisfyRubric }
 export { toHaveNoFailingSpans, toUseToolsEfficiently, toCompleteTask, toFollowPlan, toCallTool, toStayWithinBudget }
@@ -27,6 +28,7 @@ export type { AgentMatcherOptions } from './run-agent-matcher'
 export type { ToCompleteTaskOptions } from './to-complete-task'
 export type { ToCallToolOptions } from './to-call-tool'
 export type { ToStayWithinBudgetOptions } from './to-stay-within-budget'
+export type { TrialsOption } from './with-trials'
 export { TRACE_RECEIVED_HELP } from './trace-received'
 export type { MatcherContext, MatcherResult } from './context'
 export type { AgentVerdictMatchers } from './types'
@@ -47,10 +49,11 @@ export const matchers = {
   toBeCorrectForImage,
   toHaveQuality,
   toSatisfyRubric,
-  toHaveNoFailingSpans,
-  toUseToolsEfficiently,
-  toCompleteTask,
-  toFollowPlan,
+  // Trace matchers also accept runTrials results with a `trials` rule.
+  toHaveNoFailingSpans: withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0),
+  toUseToolsEfficiently: withTraceTrials('toUseToolsEfficiently', toUseToolsEfficiently, 0),
+  toCompleteTask: withTraceTrials('toCompleteTask', toCompleteTask, 1),
+  toFollowPlan: withTraceTrials('toFollowPlan', toFollowPlan, 0),
   toCallTool,
   toStayWithinBudget,
 }

@@ -1,10 +1,13 @@
 import type { Judge } from '../src/judges/types'
 import type { MetricDefinition } from '../src/metrics/metric'
 import { runMetric } from '../src/metrics/run-metric'
+import { isTrials } from '../src/trials/run-trials'
+import type { TrialRuleOption } from '../src/trials/summarize'
 import type { MatcherContext, MatcherResult } from './context'
 import { usageMessage, verdictMessage } from './messages'
 import { parseReceived, type NormalizedReceived } from './received'
 import { attachVerdicts, judgeFor, track } from './runtime'
+import { runTrialsMatcher } from './run-trials-matcher'
 
 /** Options every judge matcher takes per call. */
 export interface JudgeCallOptions {
@@ -14,6 +17,8 @@ export interface JudgeCallOptions {
   threshold?: number
   /** Self-consistency: ask the judge n times; majority (binary) or median (1–5). */
   samples?: number
+  /** When `received` comes from `runTrials`: the rule deciding the assertion over the judged trials. */
+  trials?: TrialRuleOption
 }
 
 /** One output matcher call: which metric, how the matcher's arguments become its input. */
@@ -43,9 +48,14 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
   spec: OutputMatcherSpec<I, O>,
 ): Promise<MatcherResult> {
   const run = async (): Promise<MatcherResult> => {
+    const options = spec.options ?? {}
+    if (isTrials(received)) {
+      const threshold = options.threshold ?? spec.threshold?.()
+      return runTrialsMatcher(ctx, received, { ...spec, judge: options.judge, threshold, samples: options.samples, trials: options.trials })
+    }
+    if (options.trials !== undefined) throw new TypeError(usageMessage(spec.name, ctx.isNot, spec.args ?? '', 'the trials option needs received values from runTrials(k, agent): `await expect(await runTrials(5, agent)).toBeCorrect({ trials: "pass^k" })`'))
     const parsed = parseReceived(received)
     if (!parsed.ok) throw new TypeError(usageMessage(spec.name, ctx.isNot, spec.args ?? '', parsed.error))
-    const options = spec.options ?? {}
     const verdict = await runMetric(spec.metric, spec.input(parsed.value), {
       judge: judgeFor(ctx, options.judge),
       threshold: options.threshold ?? spec.threshold?.(),

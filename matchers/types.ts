@@ -11,6 +11,7 @@ import type { ToStayWithinBudgetOptions } from './to-stay-within-budget'
 import type { ToHaveNoFailingSpansOptions } from './to-have-no-failing-spans'
 import type { AgentMatcherOptions } from './run-agent-matcher'
 import type { ToCompleteTaskOptions } from './to-complete-task'
+import type { TrialsOption } from './with-trials'
 
 /**
  * The matcher signatures as users call them; `R` is what an async (judge) matcher returns
@@ -38,13 +39,13 @@ export interface AgentVerdictMatchers<R = Promise<void>, S = void> {
 
   // --- trace matchers: received is a Trace, a trace file path, an InMemorySpanExporter or its spans ---
   /** No span fails after diagnosis (detectors + one judge call per selected leaf, propagated by the policy). */
-  toHaveNoFailingSpans(options?: ToHaveNoFailingSpansOptions): R
+  toHaveNoFailingSpans(options?: ToHaveNoFailingSpansOptions & TrialsOption): R
   /** The run uses tools efficiently: agent-level tool abuse and tool coverage both pass. */
-  toUseToolsEfficiently(options?: AgentMatcherOptions): R
+  toUseToolsEfficiently(options?: AgentMatcherOptions & TrialsOption): R
   /** The run completes its task (`goal`, default the root agent's task): agent-level completeness. */
-  toCompleteTask(goal?: string, options?: ToCompleteTaskOptions): R
+  toCompleteTask(goal?: string, options?: ToCompleteTaskOptions & TrialsOption): R
   /** The run follows the plan it stated: agent-level plan efficiency. */
-  toFollowPlan(options?: AgentMatcherOptions): R
+  toFollowPlan(options?: AgentMatcherOptions & TrialsOption): R
   /** Synchronous: the run called the tool (with arguments containing `args`; exactly `times` times when given). */
   toCallTool(name: string | RegExp, options?: ToCallToolOptions): S
   /** Synchronous: the run stays within every given budget (tokens, LLM calls, wall time, cost). */

@@ -82,7 +82,10 @@ export default class AgentVerdictJestReporter {
       }
       if (!this.options.silent) for (const w of log.warnings) process.stderr.write(`agent-verdict: ${w}\n`)
       const startedAt = results.startTime ? new Date(results.startTime) : new Date()
-      await publishReport({ tests: withVerdicts(tests), startedAt, runner: 'jest', root: this.rootDir, options: this.options, out: process.stderr })
+      const published = await publishReport({ tests: withVerdicts(tests), startedAt, runner: 'jest', root: this.rootDir, options: this.options, out: process.stderr })
+      const broken = published.gates.filter((g) => !g.ok)
+      // Jest exits non-zero when a reporter reports an error: that is how a gate fails a green run.
+      if (broken.length > 0) this.lastError = new Error(`agent-verdict: ${broken.length} gate(s) broken: ${broken.map((g) => g.line).join('; ')}`)
     } catch (error) {
       this.lastError = error as Error
       process.stderr.write(`agent-verdict: ${(error as Error).message}\n`)

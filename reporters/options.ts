@@ -1,5 +1,6 @@
 // Options shared by the Vitest and Jest reporters, and what the run records from the environment.
 import { z } from 'zod'
+import { GatesSchema } from './gates'
 
 /**
  * Options of `agent-verdict/reporter` (Vitest) and `agent-verdict/jest-reporter` (Jest).
@@ -8,7 +9,9 @@ import { z } from 'zod'
  * - `html`: a path writes the self-contained HTML report there (same base); `false` (default) writes none.
  * - `junit`: a path writes the verdicts as JUnit XML there (same base), for CI test-result views; `false` (default) writes none.
  * - `githubSummary`: append a Markdown summary to `$GITHUB_STEP_SUMMARY`. Default: when that variable is set.
- * - `silent`: print nothing (the files are still written).
+ * - `silent`: print nothing (the files are still written); a broken gate is still printed.
+ * - `gates`: suite limits (`minPassRate`, `maxUnjudgeable`, `maxCostUsd`, `metrics`, see `GatesSchema`);
+ *   a broken gate fails the run even when every test passed.
  */
 export const ReporterOptionsSchema = z
   .object({
@@ -17,6 +20,7 @@ export const ReporterOptionsSchema = z
     junit: z.union([z.string().min(1), z.literal(false)]).optional(),
     githubSummary: z.boolean().optional(),
     silent: z.boolean().optional(),
+    gates: GatesSchema.optional(),
   })
   .strict()
 export type ReporterOptions = z.infer<typeof ReporterOptionsSchema>
@@ -35,7 +39,7 @@ export function parseReporterOptions(options: unknown): ReporterOptions {
   const issue = parsed.error.issues[0]
   throw new Error(
     `agent-verdict reporter: invalid option ${issue.path.join('.') || '(options)'}: ${issue.message}. ` +
-      `Valid options: outputFile (string), html (string | false), junit (string | false), githubSummary (boolean), silent (boolean).`,
+      `Valid options: outputFile (string), html (string | false), junit (string | false), githubSummary (boolean), silent (boolean), gates ({ minPassRate, maxUnjudgeable, maxCostUsd, metrics }).`,
   )
 }
 

@@ -2,6 +2,7 @@
 import { relative, resolve, sep } from 'node:path'
 import type { Report, ReportTest } from '../src/verdict/report'
 import { buildReport, writeReport } from './artifact'
+import { evaluateGates, type GateResult } from './gates'
 import { writeHtmlReport } from './html-report'
 import { writeFileAtomic } from './write-atomic'
 import { DEFAULT_OUTPUT_FILE, runInfoFromEnv, type ReporterOptions } from './options'
@@ -28,6 +29,8 @@ export interface PublishResult {
   htmlPath?: string
   junitPath?: string
   summaryPath?: string
+  /** Every configured gate's result (empty without `gates`); the reporter fails the run when one broke. */
+  gates: GateResult[]
 }
 
 /**
@@ -54,7 +57,7 @@ export async function publishReport(input: PublishInput): Promise<PublishResult>
   say('\n' + renderTerminal(report, terminalOptionsFor(input.out, env)))
   const artifactPath = await writeReport(resolve(input.root, input.options.outputFile ?? DEFAULT_OUTPUT_FILE), report)
   say(`agent-verdict: report written to ${display(artifactPath)}\n`)
-  const result: PublishResult = { report, artifactPath }
+  const result: PublishResult = { report, artifactPath, gates: input.options.gates ? evaluateGates(report, input.options.gates) : [] }
   if (input.options.html) {
     result.htmlPath = await writeHtmlReport(resolve(input.root, input.options.html), report, { baseDir: input.root })
     say(`agent-verdict: HTML report written to ${display(result.htmlPath)}\n`)
@@ -66,6 +69,8 @@ export async function publishReport(input: PublishInput): Promise<PublishResult>
   if (input.options.githubSummary ?? Boolean(env.GITHUB_STEP_SUMMARY)) {
     result.summaryPath = (await appendGithubSummary(report, env)) ?? undefined
   }
+  // A broken gate fails the run, so it is printed even when silent: a red run must say why.
+  for (const g of result.gates) if (!g.ok || !input.options.silent) input.out.write(`agent-verdict: ${g.line}\n`)
   return result
 }
 

@@ -52,7 +52,9 @@ export default class AgentVerdictReporter implements Reporter {
     }
     const out = this.vitest?.logger.outputStream ?? process.stdout
     if (!this.options.silent) for (const w of warnings) (this.vitest?.logger.errorStream ?? process.stderr).write(`agent-verdict: ${w}\n`)
-    await publishReport({ tests: withVerdicts(tests), startedAt: this.startedAt, runner: 'vitest', root, options: this.options, out })
+    const published = await publishReport({ tests: withVerdicts(tests), startedAt: this.startedAt, runner: 'vitest', root, options: this.options, out })
+    // Vitest only ever raises the exit code, so this survives its own end-of-run bookkeeping.
+    if (published.gates.some((g) => !g.ok)) process.exitCode = 1
   }
 }
 

@@ -104,3 +104,12 @@ export {
   type BehaviorRuleId,
 } from './metrics/detectors/index'
 export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } from './cli/diagnose-report'
+
+// --- statistics (trials, intervals, judge agreement) ---
+export * from './stats/index'
+export { runTrials, isTrials, type Trials, type RunTrialsOptions } from './trials/run-trials'
+export { summarizeTrials, parseTrialRule, describeRule, type TrialRuleOption } from './trials/summarize'
+export { TrialRuleSchema, TrialsSummarySchema, type TrialRule, type TrialsSummary } from './verdict/trials'
+export { calibrate, CALIBRATION_METRICS, type CalibrateOptions, type MetricCalibration, type Disagreement } from './calibration/calibrate'
+export { readLabelledFile, LabelledFileSchema, LabelledCaseSchema, type LabelledFile, type LabelledCase } from './calibration/labelled'
+export { renderCalibration } from './calibration/render'

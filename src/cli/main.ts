@@ -14,8 +14,12 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./bench')).benchCommand,
   },
   report: {
-    summary: 'merge CI shards\u2019 report artifacts, or render one as HTML or JUnit XML',
+    summary: 'merge CI shards\u2019 report artifacts, render one as HTML or JUnit XML, check suite gates, diff two runs',
     load: async () => (await import('./report')).reportCommand,
+  },
+  calibrate: {
+    summary: 'measure how far a judge agrees with human labels (κ, weighted κ, Spearman, disagreements)',
+    load: async () => (await import('./calibrate')).calibrateCommand,
   },
   'fake-judge': {
     summary: 'run a local OpenAI-compatible fake judge server (for tests and benches)',

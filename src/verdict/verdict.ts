@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { TrialsSummarySchema } from './trials'
 
 export const VerdictLevelSchema = z.enum(['output', 'span', 'agent'])
 export const VerdictScaleSchema = z.enum(['binary', 'likert5', 'ratio'])
@@ -44,6 +45,8 @@ export const VerdictSchema = z.object({
   /** Self-consistency: the individual sample scores when `samples > 1`. */
   samples: z.array(z.number()).optional(),
   judge: JudgeInfoSchema.optional(),
+  /** Repeated agent trials: k, passes, rate, Wilson interval and the deciding rule (see `src/verdict/trials.ts`). */
+  trials: TrialsSummarySchema.optional(),
 })
 export type Verdict = z.infer<typeof VerdictSchema>
 export type VerdictOutcome = z.infer<typeof VerdictOutcomeSchema>

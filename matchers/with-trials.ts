@@ -1,0 +1,85 @@
+// Trace matchers over repeated agent trials: the matcher checks each trial's trace, a declared rule decides.
+import { isTrials } from '../src/trials/run-trials'
+import { describeRule, parseTrialRule, summarizeTrials, type TrialRuleOption } from '../src/trials/summarize'
+import type { Verdict } from '../src/verdict/verdict'
+import type { MatcherContext, MatcherResult } from './context'
+import { matcherHint, usageMessage } from './messages'
+import { attachVerdicts, track } from './runtime'
+
+/** The option a trace matcher takes when `received` comes from `runTrials`. */
+export interface TrialsOption {
+  /** The rule deciding the assertion over the trials: `'pass^k'`, `'pass@k'` or `{ passRate, bound? }`. */
+  trials?: TrialRuleOption
+}
+
+type Matcher = (this: MatcherContext, received: unknown, ...args: any[]) => Promise<MatcherResult>
+
+// What a trace matcher's result says about unjudgeable: agent matchers carry verdicts, toHaveNoFailingSpans the diagnosis verdict.
+function wasUnjudgeable(result: MatcherResult): boolean {
+  const meta = result.meta as { verdicts?: Verdict[]; diagnosis?: { verdict?: { outcome?: string } } } | undefined
+  return meta?.verdicts?.some((v) => v.outcome === 'unjudgeable') === true || meta?.diagnosis?.verdict?.outcome === 'unjudgeable'
+}
+
+// The lines of a trial's message after the matcher hint: what failed, where and why.
+function gist(result: MatcherResult): string {
+  const lines = result.message().split('\n').slice(1).map((l) => l.trim()).filter(Boolean)
+  return lines.slice(0, 2).join(' ').slice(0, 500)
+}
+
+/**
+ * Wraps a trace matcher so it also accepts `runTrials` results. Each trial's trace is checked by the
+ * matcher as usual (its verdicts and span tree go to the report, judged through the cassette), one
+ * after another; then one verdict `trials.<matcher>` with k, passes, interval and rule decides the
+ * assertion. `optionsAt` is the index of the options argument after `received`.
+ *
+ * @example
+ * const toHaveNoFailingSpansOrTrials = withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0)
+ */
+export function withTraceTrials<M extends Matcher>(name: string, matcher: M, optionsAt: number): M {
+  const wrapped = function (this: MatcherContext, received: unknown, ...args: unknown[]): Promise<MatcherResult> {
+    const options = args[optionsAt] as (TrialsOption & Record<string, unknown>) | undefined
+    const rest = options && 'trials' in options ? Object.fromEntries(Object.entries(options).filter(([k]) => k !== 'trials')) : options
+    const innerArgs = [...args]
+    if (optionsAt < innerArgs.length) innerArgs[optionsAt] = rest
+    if (!isTrials(received)) {
+      if (options?.trials !== undefined) {
+        return Promise.reject(new TypeError(usageMessage(name, this.isNot, 'options', 'the trials option needs received values from runTrials(k, agent): `await expect(await runTrials(5, runAgent)).' + name + '({ trials: "pass^k" })`')))
+      }
+      return matcher.call(this, received, ...args)
+    }
+    const ctx = this
+    return track(ctx, name, async () => {
+      let rule: ReturnType<typeof parseTrialRule>
+      try {
+        rule = parseTrialRule(options?.trials)
+      } catch (error) {
+        throw new TypeError(usageMessage(name, ctx.isNot, 'options', `received ${received.k} trials, so ${(error as Error).message}`))
+      }
+      // Each trial is judged as a plain assertion; the polarity belongs to the rule, not to each trial.
+      const plain = Object.create(ctx, { isNot: { value: false } }) as MatcherContext
+      const perTrial: Verdict[] = []
+      for (const [i, result] of received.results.entries()) {
+        const r = await matcher.call(plain, result, ...innerArgs)
+        const outcome = r.pass ? 'pass' : wasUnjudgeable(r) ? 'unjudgeable' : 'fail'
+        perTrial.push({ metric: `trials.${name}`, level: 'agent', scale: 'binary', raw: r.pass ? 1 : 0, score: outcome === 'unjudgeable' ? null : r.pass ? 1 : 0, threshold: 1, pass: r.pass, outcome, reason: r.pass ? 'passed' : gist(r) || `trial ${i + 1} failed` })
+      }
+      // Judge tokens and cost are on the trials' own verdicts already; the summary adds none.
+      const verdict = summarizeTrials(perTrial, rule)
+      attachVerdicts(ctx, [verdict])
+      const t = verdict.trials!
+      const message = () =>
+        [
+          matcherHint(name, ctx.isNot, 'options'),
+          '',
+          `${name} over ${t.k} trials: ${verdict.outcome}${ctx.isNot && verdict.pass ? ' — expected the rule not to be met' : ''}`,
+          `Rule: ${describeRule(t.rule, t.k)}`,
+          `Passed: ${t.passes}/${t.k} (rate ${+t.rate.toFixed(4)}, ${Math.round(t.confidence * 100)}% Wilson interval ${t.lower.toFixed(4)}–${t.upper.toFixed(4)})`,
+          `Trials: ${t.outcomes.map((o, i) => `${i + 1} ${o === 'pass' ? '✓' : o === 'fail' ? '✗' : '?'}`).join('  ')}`,
+          ...perTrial.flatMap((v, i) => (v.outcome === 'pass' ? [] : [`Trial ${i + 1}: ${v.outcome} — ${v.reason}`])),
+        ].join('\n')
+      const pass = verdict.outcome === 'unjudgeable' ? ctx.isNot === true : verdict.pass
+      return { pass, message, meta: { verdict } }
+    })
+  }
+  return wrapped as M
+}
