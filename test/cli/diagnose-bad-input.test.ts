@@ -88,6 +88,23 @@ describe('diagnose with one bad file among good ones', () => {
     expect(stdout).toMatch(/diagnosed 1 trace .*; 1 input error\n/)
   })
 
+  it('a 30,000-deep parent chain prints in full (--full) with capped indentation, not as an error', async () => {
+    const n = 30_000
+    const id = (i: number) => (i + 1).toString(16).padStart(16, '0')
+    const spans: string[] = []
+    for (let i = 0; i < n; i++) {
+      spans.push(`{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"${id(i)}"${i ? `,"parentSpanId":"${id(i - 1)}"` : ''},"name":"s${i}","kind":1,"startTimeUnixNano":"${1000 + i}","endTimeUnixNano":"${2_000_000 + n - i}","attributes":[],"status":{}}`)
+    }
+    const file = join(tmp, 'chain', 'chain.json')
+    mkdirSync(join(tmp, 'chain'), { recursive: true })
+    writeFileSync(file, `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"s"},"spans":[${spans.join(',')}]}]}]}`)
+    const { code, stdout, stderr } = await run('diagnose', file, '--full')
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).toContain(`${'  '.repeat(40)}[depth ${n - 1}] other s${n - 1}  unset`)
+    expect(stdout).toContain(`diagnosed 1 trace (${n} spans)`)
+  }, 60_000)
+
   it('as a process: no stack trace, exit status 2', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'diagnose', dir], { encoding: 'utf8', cwd: repo })
     expect(r.status).toBe(2)
