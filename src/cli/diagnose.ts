@@ -5,7 +5,7 @@ import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Diagnosis } from '../diagnosis/types'
 import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
-import { JudgeConfigError } from '../judges/errors'
+import { JudgeAbortError, JudgeConfigError } from '../judges/errors'
 import type { Judge } from '../judges/types'
 import { detect } from '../metrics/detectors/index'
 import type { Finding } from '../metrics/detectors/finding'
@@ -174,7 +174,8 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
       try {
         await diagnoseTrace(i, trace)
       } catch (error) {
-        if (isAbort(error)) throw error
+        // The judge's setup or a cancel concerns every file: not an error of this one.
+        if (isAbort(error) || error instanceof JudgeConfigError || error instanceof JudgeAbortError) throw error
         inputErrors.push({ source: files[i], message: fileErrorMessage(files[i], error, trace.traceId) })
       }
     }
@@ -195,7 +196,14 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
       stdout.write(renderTraceText(entry, trace, findings, diagnosis, textOptions))
     }
   }
-  for (let i = 0; i < files.length; i++) await diagnoseFile(i)
+  try {
+    for (let i = 0; i < files.length; i++) await diagnoseFile(i)
+  } catch (error) {
+    if (!(error instanceof JudgeConfigError)) throw error
+    clearProgress()
+    stderr.write(`agent-verdict diagnose: ${error.message}\n`)
+    return 2
+  }
   clearProgress()
   summary.inputErrors = inputErrors.length
 

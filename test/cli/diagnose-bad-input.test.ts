@@ -7,11 +7,18 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { DiagnoseReportSchema } from '../../src/cli/diagnose-report'
 import { main } from '../../src/cli/main'
+import * as diagnoseJudge from '../../src/cli/diagnose-judge'
+import { JudgeConfigError } from '../../src/judges/errors'
 import * as detectors from '../../src/metrics/detectors/index'
 import { agentRun, createRecorder } from '../helpers/otel'
 import { FIXTURE_DIR } from '../helpers/trail'
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)))
+
+vi.mock('../../src/cli/diagnose-judge', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/cli/diagnose-judge')>()
+  return { ...actual, diagnoseWithProgress: vi.fn(actual.diagnoseWithProgress) }
+})
 
 vi.mock('../../src/metrics/detectors/index', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/metrics/detectors/index')>()
@@ -52,7 +59,10 @@ beforeAll(() => {
   writeFileSync(join(dir, 'c-clean.json'), rec.otlpJson())
 })
 
-afterEach(() => vi.mocked(detectors.detect).mockClear())
+afterEach(() => {
+  vi.mocked(detectors.detect).mockClear()
+  vi.mocked(diagnoseJudge.diagnoseWithProgress).mockClear()
+})
 
 describe('diagnose with one bad file among good ones', () => {
   it('exits 2, names the bad file and JSON path, and diagnoses the files before and after it', async () => {
@@ -104,6 +114,16 @@ describe('diagnose with one bad file among good ones', () => {
     expect(stdout).toContain(`${'  '.repeat(40)}[depth ${n - 1}] other s${n - 1}  unset`)
     expect(stdout).toContain(`diagnosed 1 trace (${n} spans)`)
   }, 60_000)
+
+  it("a judge setup error stops the run once with exit 2, instead of being blamed on each file", async () => {
+    vi.mocked(diagnoseJudge.diagnoseWithProgress).mockRejectedValueOnce(new JudgeConfigError('openai-compatible:m is not configured: no credentials'))
+    const { code, stdout, stderr } = await run('diagnose', join(dir, 'a-findings.json'), join(dir, 'c-clean.json'), '--judge', 'openai-compatible:http://127.0.0.1:9/v1#m')
+    expect(code).toBe(2)
+    expect(stderr.match(/is not configured: no credentials/g)).toHaveLength(1)
+    expect(stderr).not.toContain('could not be diagnosed')
+    expect(stdout).toBe('')
+    expect(vi.mocked(diagnoseJudge.diagnoseWithProgress)).toHaveBeenCalledTimes(1)
+  })
 
   it('as a process: no stack trace, exit status 2', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'diagnose', dir], { encoding: 'utf8', cwd: repo })
