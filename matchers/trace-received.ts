@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { TraceFormatError } from '../src/trace/errors'
+import { notRegularFileError, TraceFormatError } from '../src/trace/errors'
 import { parseTrace, pickTrace, tracesFromValue } from '../src/trace/parse'
 import { isReadableSpanLike } from '../src/trace/readers/readable-spans'
 import { SpanSchema, type Span } from '../src/trace/span'
@@ -72,10 +72,22 @@ function parseSpan(value: unknown, index: number): Span {
   })
 }
 
+// O_NONBLOCK: opening a FIFO must not block the test process waiting for a writer; regular files ignore it.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+
 function readTraceFile(path: string): string {
+  let fd: number | undefined
   try {
-    return readFileSync(path, 'utf8')
+    fd = openSync(path, OPEN_FLAGS)
+    // A FIFO would block this synchronous read for good, a device never end: refused before reading.
+    const stats = fstatSync(fd)
+    if (!stats.isDirectory()) {
+      const refused = notRegularFileError(path, stats)
+      if (refused) throw refused
+    }
+    return readFileSync(fd, 'utf8')
   } catch (err) {
+    if (err instanceof TraceFormatError) throw err
     const code = (err as NodeJS.ErrnoException).code
     const problem =
       code === 'ENOENT'
@@ -84,6 +96,8 @@ function readTraceFile(path: string): string {
           ? 'is a directory, not a trace file; load one file, or loop over `await loadTraces(dir)`'
           : `cannot be read (${(err as Error).message})`
     throw new TraceFormatError(problem, { file: path, cause: err })
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
 
@@ -94,7 +108,8 @@ function isExporter(value: unknown): value is { getFinishedSpans(): unknown[] } 
 function describeReceived(value: unknown): string {
   if (value === null) return 'null'
   if (value === undefined) return 'undefined'
-  if (Array.isArray(value)) return `an array whose first item is ${describeReceived(value[0]).replace(/^an? /, 'a ')}`
+  // Nested arrays are described one level deep: received values can nest without bound.
+  if (Array.isArray(value)) return `an array whose first item is ${Array.isArray(value[0]) ? 'an array' : describeReceived(value[0]).replace(/^an? /, 'a ')}`
   if (value instanceof Uint8Array) return 'bytes (decode them and parse with parseTrace(text), or pass the file path)'
   if (value instanceof Promise) return 'a Promise — await it first: expect(await loadTrace(path))'
   if (value instanceof URL) return `a non-file URL (${value.protocol})`

@@ -8,7 +8,9 @@ export function displayPath(file: string): string {
 }
 
 /**
- * Base of cassette file problems (corrupt file, lock not obtained, invalid mode). Never retried.
+ * Base of cassette file problems (corrupt or unreadable file, other version, lock not obtained, invalid
+ * mode). Never retried, and never turned into an "unjudgeable" verdict: the judge is not at fault, so
+ * matchers and `callJudge` throw it as it is and the message says what to do with the file.
  *
  * @example
  * if (err instanceof CassetteError) console.error(`cassette ${err.file}: ${err.message}`)
@@ -17,6 +19,8 @@ export class CassetteError extends Error {
   override name = 'CassetteError'
   /** The cassette file concerned ('' for configuration errors). */
   readonly file: string
+  /** Read by `callJudge`: an error of the cassette, not of the judge behind it. */
+  readonly notFromJudge = true
 
   constructor(message: string, options: { file?: string; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })

@@ -20,7 +20,8 @@ interface LockOwner {
 const HOST = hostname()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function pidAlive(pid: number): boolean {
+/** True if a process with this pid runs on this machine (one owned by another user counts). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { z } from 'zod'
-import { CassetteFormatError, displayPath } from './errors'
-import { withFileLock, type FileLockOptions } from './lock'
+import { CassetteError, CassetteFormatError, displayPath } from './errors'
+import { pidAlive, withFileLock, type FileLockOptions } from './lock'
 
 /**
  * One recorded verdict. Holds the parsed output, usage and when it was recorded — never credentials.
@@ -35,6 +35,9 @@ export const CassetteFileSchema = z.object({
   entries: z.record(z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex'), CassetteEntrySchema),
 })
 export type CassetteFile = z.infer<typeof CassetteFileSchema>
+
+/** The cassette file version this build reads and writes. */
+const CASSETTE_VERSION = 1
 
 const emptyCassette = (): CassetteFile => ({ version: 1, entries: {} })
 
@@ -86,8 +89,10 @@ export async function readCassette(file: string): Promise<CassetteFile> {
   try {
     text = await readFile(file, 'utf8')
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyCassette()
-    throw err
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return emptyCassette()
+    const what = code === 'EISDIR' ? 'is a directory, not a cassette file' : `cannot be read (${code ?? (err as Error).message})`
+    throw new CassetteError(`cassette ${displayPath(file)} ${what} — check its permissions, or delete it to re-record its verdicts`, { file, cause: err })
   }
   const fix = `delete it to re-record its verdicts, or fix it${text.includes('<<<<<<<') ? ' (it has unresolved git merge conflict markers)' : ''}`
   let json: unknown
@@ -96,6 +101,13 @@ export async function readCassette(file: string): Promise<CassetteFile> {
   } catch (err) {
     throw new CassetteFormatError(`cassette ${displayPath(file)} is not valid JSON (${(err as Error).message}) — ${fix}`, { file, cause: err })
   }
+  const version = (json as { version?: unknown } | null)?.version
+  if (typeof version === 'number' && version !== CASSETTE_VERSION) {
+    throw new CassetteFormatError(
+      `cassette ${displayPath(file)} is not a valid verdict cassette: at version: it has version ${version}, this agent-verdict reads version ${CASSETTE_VERSION} — ${version > CASSETTE_VERSION ? 'upgrade agent-verdict (a newer one wrote it), or ' : ''}delete it to re-record its verdicts`,
+      { file },
+    )
+  }
   const parsed = CassetteFileSchema.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
@@ -103,6 +115,36 @@ export async function readCassette(file: string): Promise<CassetteFile> {
     throw new CassetteFormatError(`cassette ${displayPath(file)} is not a valid verdict cassette: at ${at}: ${issue.message} — ${fix}`, { file })
   }
   return parsed.data
+}
+
+/** A temp file older than this is abandoned whoever wrote it: a live write takes milliseconds (pid reuse, other hosts). */
+export const STALE_TEMP_MS = 10 * 60_000
+// `.<cassette name>.<pid>.<uuid>.tmp`, as writeAtomic names them.
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f-]{36}\.tmp$/
+
+/**
+ * Removes temp files that killed writers left in a cassette directory: those whose pid is not running
+ * (on this machine), and any older than {@link STALE_TEMP_MS}. A running writer's temp file is left alone.
+ * Returns the names removed.
+ *
+ * @example
+ * await removeStaleTemps('test/__verdicts__')
+ */
+export async function removeStaleTemps(dir: string, now = Date.now()): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[])
+  const removed: string[] = []
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[1])
+    if (!pid) continue
+    const path = join(dir, name)
+    const info = await stat(path).catch(() => null)
+    if (!info) continue
+    const abandoned = pid !== process.pid && !pidAlive(pid)
+    if (!abandoned && now - info.mtimeMs <= STALE_TEMP_MS) continue
+    // Gone already (another writer cleaned it, or its own writer renamed it): nothing to do.
+    if (await unlink(path).then(() => true, () => false)) removed.push(name)
+  }
+  return removed
 }
 
 async function writeAtomic(file: string, text: string): Promise<void> {
@@ -123,6 +165,11 @@ async function writeAtomic(file: string, text: string): Promise<void> {
   }
 }
 
+function writeError(file: string, err: unknown): CassetteError {
+  const code = (err as NodeJS.ErrnoException).code
+  return new CassetteError(`cassette ${displayPath(file)} could not be written (${code ?? (err as Error).message}) — check that its directory is writable and the disk has space`, { file, cause: err })
+}
+
 // Callers in one process queue here first, so they do not poll the file lock against each other.
 const queues = new Map<string, Promise<unknown>>()
 
@@ -137,12 +184,18 @@ const queues = new Map<string, Promise<unknown>>()
 export async function updateCassette(file: string, change: (cassette: CassetteFile) => void, options: FileLockOptions = {}): Promise<CassetteFile> {
   const path = resolve(file)
   const run = async () => {
-    await mkdir(dirname(path), { recursive: true })
+    await mkdir(dirname(path), { recursive: true }).catch((err: unknown) => {
+      throw writeError(path, err)
+    })
     return withFileLock(`${path}.lock`, async () => {
+      // Killed writers leave their temp files behind; the next write clears them.
+      await removeStaleTemps(dirname(path))
       const cassette = await readCassette(path)
       change(cassette)
       if (Object.keys(cassette.entries).length === 0) await unlink(path).catch(() => {})
-      else await writeAtomic(path, serializeCassette(cassette))
+      else await writeAtomic(path, serializeCassette(cassette)).catch((err: unknown) => {
+        throw writeError(path, err)
+      })
       return cassette
     }, options)
   }

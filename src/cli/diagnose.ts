@@ -5,7 +5,7 @@ import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Diagnosis } from '../diagnosis/types'
 import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
-import { JudgeConfigError } from '../judges/errors'
+import { JudgeAbortError, JudgeConfigError } from '../judges/errors'
 import type { Judge } from '../judges/types'
 import { detect } from '../metrics/detectors/index'
 import type { Finding } from '../metrics/detectors/finding'
@@ -54,6 +54,8 @@ Options:
 
 Progress goes to stderr; with a judge the last line is the cost (calls, replayed, tokens, cost).
 Exit codes: 0 no findings, 1 findings or a failing/unjudgeable trace verdict, 2 bad input or usage.
+A file that cannot be read or diagnosed is named on stderr and the other files are still diagnosed;
+the run then exits 2 even if other files have findings (they are printed and in the JSON report).
 `
 
 /** Where the command writes; defaults to the process streams (tests pass their own). */
@@ -164,28 +166,44 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
       traces = await loadTraceFile(files[i])
       if (traces.length === 0) throw new TraceFormatError('no spans found: the file holds no spans; check that the exporter ran and flushed', { file: files[i] })
     } catch (error) {
-      if (!(error instanceof TraceFormatError)) throw error
-      inputErrors.push({ source: files[i], message: error.message })
+      inputErrors.push({ source: files[i], message: fileErrorMessage(files[i], error) })
       return
     }
     for (const trace of traces) {
-      const findings = detect(trace)
-      let entry = traceEntry(trace, findings, files[i])
-      let diagnosis: Diagnosis | undefined
-      if (judge) {
-        diagnosis = await diagnoseWithProgress(trace, { judge, ...args.judgeOptions }, stderr, files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '')
-        diagnoses.push(diagnosis)
-        entry = { ...entry, diagnosis }
-      }
-      countTrace(summary, entry)
-      if (keepEntries) entries.push(entry)
-      if (text) {
-        clearProgress()
-        stdout.write(renderTraceText(entry, trace, findings, diagnosis, textOptions))
+      // One trace that breaks the pipeline must not hide the others: it is reported as bad input, the run goes on.
+      try {
+        await diagnoseTrace(i, trace)
+      } catch (error) {
+        // The judge's setup or a cancel concerns every file: not an error of this one.
+        if (isAbort(error) || error instanceof JudgeConfigError || error instanceof JudgeAbortError) throw error
+        inputErrors.push({ source: files[i], message: fileErrorMessage(files[i], error, trace.traceId) })
       }
     }
   }
-  for (let i = 0; i < files.length; i++) await diagnoseFile(i)
+  const diagnoseTrace = async (i: number, trace: Trace): Promise<void> => {
+    const findings = detect(trace)
+    let entry = traceEntry(trace, findings, files[i])
+    let diagnosis: Diagnosis | undefined
+    if (judge) {
+      diagnosis = await diagnoseWithProgress(trace, { judge, ...args.judgeOptions }, stderr, files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '')
+      diagnoses.push(diagnosis)
+      entry = { ...entry, diagnosis }
+    }
+    countTrace(summary, entry)
+    if (keepEntries) entries.push(entry)
+    if (text) {
+      clearProgress()
+      stdout.write(renderTraceText(entry, trace, findings, diagnosis, textOptions))
+    }
+  }
+  try {
+    for (let i = 0; i < files.length; i++) await diagnoseFile(i)
+  } catch (error) {
+    if (!(error instanceof JudgeConfigError)) throw error
+    clearProgress()
+    stderr.write(`agent-verdict diagnose: ${error.message}\n`)
+    return 2
+  }
   clearProgress()
   summary.inputErrors = inputErrors.length
 
@@ -216,6 +234,20 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
 
   if (inputErrors.length > 0) return 2
   return summary.findings > 0 || diagnoses.some((d) => !d.verdict.pass) ? 1 : 0
+}
+
+function isAbort(error: unknown): boolean {
+  return (error as Error | undefined)?.name === 'AbortError'
+}
+
+/** What went wrong with one file, naming it, for the input-error list (and stderr). */
+function fileErrorMessage(file: string, error: unknown, traceId?: string): string {
+  if (error instanceof TraceFormatError) return error.file === undefined ? `${file}: ${error.message}` : error.message
+  const where = traceId === undefined ? file : `${file} (trace ${traceId})`
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    return `${where}: could not be diagnosed: the trace nests too deeply (${error.message}); flatten the deepest attribute values, and please report the file`
+  }
+  return `${where}: could not be diagnosed: ${(error as Error)?.message ?? String(error)}; the other files were still diagnosed`
 }
 
 function countsByCategory(findings: readonly Finding[]): string {

@@ -6,6 +6,8 @@ import type { Trace } from '../trace/trace'
 export const FULL_TREE_MAX_SPANS = 60
 /** In a long trace, this many clean siblings in a row are shown before the rest of the run is folded. */
 const SHOWN_CLEAN_RUN = 2
+/** Indentation stops growing here; deeper lines say their depth (a 50k-deep chain would not fit in a string). */
+const MAX_INDENT_LEVELS = 40
 /** Evidence is cut to this many characters in the terminal (the JSON output keeps it whole). */
 const EVIDENCE_CHARS = 160
 
@@ -31,6 +33,8 @@ export function formatDuration(ns: number): string {
   if (ns >= 1e6) return `${Math.round(ns / 1e6)}ms`
   return `${Math.round(ns / 1e3)}µs`
 }
+
+const indent = (depth: number) => (depth <= MAX_INDENT_LEVELS ? '  '.repeat(depth) : `${'  '.repeat(MAX_INDENT_LEVELS)}[depth ${depth}] `)
 
 const paint = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s)
 
@@ -58,7 +62,7 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
 
   const spanLine = (span: Span, depth: number, hidden: number) => {
     const marked = bySpan.has(span.id)
-    const parts = [`${'  '.repeat(depth)}${span.kind.padEnd(6)}${span.name}`]
+    const parts = [`${indent(depth)}${span.kind.padEnd(6)}${span.name}`]
     if (span.toolName && span.toolName !== span.name) parts.push(`[${span.toolName}]`)
     if (span.model) parts.push(dim(`(${span.model})`))
     parts.push(span.status === 'error' ? red('error') : dim(span.status))
@@ -67,7 +71,7 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
     if (hidden > 0) parts.push(dim(`(+${hidden} ok spans folded)`))
     lines.push(`${marked ? red('✗') : ' '} ${parts.join('  ')}`)
     for (const f of bySpan.get(span.id) ?? []) {
-      const pad = `  ${'  '.repeat(depth)}    `
+      const pad = `  ${'  '.repeat(Math.min(depth, MAX_INDENT_LEVELS))}    `
       lines.push(`${pad}${red(`✗ ${f.category}`)}: ${f.reason}`)
       const evidence = f.evidence.length > EVIDENCE_CHARS ? `${f.evidence.slice(0, EVIDENCE_CHARS)}…` : f.evidence
       lines.push(`${pad}${dim(`evidence${f.evidenceSpanId ? ` (from span ${f.evidenceSpanId})` : ''}: ${JSON.stringify(evidence)}`)}`)
@@ -98,7 +102,7 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
   while (stack.length > 0) {
     const frame = stack.pop()!
     if ('more' in frame) {
-      lines.push(`  ${'  '.repeat(frame.depth)}${dim(`… ${frame.more} more ok span${frame.more === 1 ? '' : 's'}${frame.count < frame.more ? ` in ${frame.count} subtrees` : ''}`)}`)
+      lines.push(`  ${indent(frame.depth)}${dim(`… ${frame.more} more ok span${frame.more === 1 ? '' : 's'}${frame.count < frame.more ? ` in ${frame.count} subtrees` : ''}`)}`)
       continue
     }
     const { span, depth } = frame

@@ -50,6 +50,8 @@ export async function callJudge<T>(judge: Judge, request: JudgeRequest<T>, optio
   const errors: JudgeError[] = []
   for (const outcome of settled) {
     if (outcome.status === 'fulfilled') responses.push(outcome.value)
+    // Not the judge's failure (a corrupt or locked cassette file): thrown as it is, never "unjudgeable".
+    else if ((outcome.reason as { notFromJudge?: unknown } | null)?.notFromJudge === true) throw outcome.reason
     else errors.push(classifyJudgeError(outcome.reason, { provider: judge.provider, model: judge.model }))
   }
   const fatal = errors.find((e) => e instanceof JudgeConfigError || e instanceof JudgeAbortError)

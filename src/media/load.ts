@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
-import { readFile, stat } from 'node:fs/promises'
+import { constants, type Stats } from 'node:fs'
+import { open, type FileHandle } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readDimensions, isAnimated } from './dimensions'
 import { ImageInputError } from './errors'
-import { fetchImageBytes, describeUrl, type FetchImageOptions } from './fetch'
+import { DEFAULT_FETCH_MAX_BYTES, fetchImageBytes, describeUrl, type FetchImageOptions } from './fetch'
 import { checkImageLimits } from './limits'
 import type { LoadedImage } from './loaded-image'
 import { isSupportedFormat, rejectionAdvice, sniffImage } from './sniff'
@@ -43,22 +44,67 @@ function parseDataUrl(text: string): RawImage {
   return { bytes: new Uint8Array(Buffer.from(clean, 'base64')), source }
 }
 
+// O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after); regular files ignore it.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+const READ_CHUNK = 64 * 1024
+
+/** What a path that is not a regular file is, for messages; undefined for a regular file. */
+function notRegular(info: Stats): string | undefined {
+  if (info.isFile()) return undefined
+  if (info.isDirectory()) return 'a directory'
+  if (info.isFIFO()) return 'a FIFO (named pipe)'
+  if (info.isCharacterDevice()) return 'a character device'
+  if (info.isBlockDevice()) return 'a block device'
+  if (info.isSocket()) return 'a socket'
+  return 'not a regular file'
+}
+
+/** At most `maxBytes` bytes of an open file; more is an error (the file may have grown since its stat). */
+async function readCapped(handle: FileHandle, source: string, maxBytes: number, explicit: boolean): Promise<Uint8Array> {
+  const chunks: Buffer[] = []
+  let total = 0
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(READ_CHUNK)
+    const { bytesRead } = await handle.read(chunk, 0, READ_CHUNK, null)
+    if (bytesRead === 0) break
+    total += bytesRead
+    if (total > maxBytes) throw overCap(source, `more than ${maxBytes} bytes`, maxBytes, explicit)
+    chunks.push(bytesRead === READ_CHUNK ? chunk : chunk.subarray(0, bytesRead))
+  }
+  const buf = Buffer.concat(chunks, total)
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
+}
+
+function overCap(source: string, size: string, maxBytes: number, explicit: boolean): ImageInputError {
+  const message = explicit
+    ? `${source}: file is ${size}, over maxBytes ${maxBytes} — pass a smaller image or raise maxBytes`
+    : `${source}: file is ${size}, over the ${maxBytes}-byte default cap (no judge provider accepts more per image) — downscale the image, or raise maxBytes`
+  return new ImageInputError(message, { source, limit: 'maxBytes' })
+}
+
 async function readPath(path: string, maxBytes: number | undefined): Promise<RawImage> {
   const source = path
+  const cap = maxBytes ?? DEFAULT_FETCH_MAX_BYTES
+  let handle: FileHandle | undefined
   try {
-    const info = await stat(path)
-    if (info.isDirectory()) throw new ImageInputError(`${source}: is a directory, not an image file`, { source })
-    // Check the size before reading so a huge file is refused without loading it.
-    if (maxBytes !== undefined && info.size > maxBytes) {
-      throw new ImageInputError(`${source}: file is ${info.size} bytes, over maxBytes ${maxBytes} — pass a smaller image or raise maxBytes`, { source, limit: 'maxBytes' })
+    handle = await open(path, OPEN_FLAGS)
+    // Checked on the open file, so the path cannot be swapped for a pipe or device between check and read.
+    const info = await handle.stat()
+    const what = notRegular(info)
+    if (what === 'a directory') throw new ImageInputError(`${source}: is a directory, not an image file — pass the path of an image file`, { source })
+    if (what !== undefined) {
+      throw new ImageInputError(`${source}: is ${what}, not a regular file, so it is not read (it could block or never end) — save the image to a file, or read it yourself and pass the bytes as a Buffer`, { source })
     }
-    const buf = await readFile(path)
-    return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), source }
+    // Check the size before reading so a huge file is refused without loading it.
+    if (info.size > cap) throw overCap(source, `${info.size} bytes`, cap, maxBytes !== undefined)
+    return { bytes: await readCapped(handle, source, cap, maxBytes !== undefined), source }
   } catch (err) {
     if (err instanceof ImageInputError) throw err
     const code = (err as NodeJS.ErrnoException).code
     const why = code === 'ENOENT' ? `image file not found (looked at ${resolve(path)})` : `could not read the image file (${code ?? String(err)})`
     throw new ImageInputError(`${source}: ${why} — relative paths resolve from the current directory, ${process.cwd()}`, { source, cause: err })
+  } finally {
+    await handle?.close().catch(() => {})
   }
 }
 

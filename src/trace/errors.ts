@@ -1,3 +1,5 @@
+import type { Stats } from 'node:fs'
+
 /** Where a problem was found: the file and the JSON path inside it. */
 export interface TraceFormatLocation {
   /** File the input came from, when it came from disk. */
@@ -103,4 +105,18 @@ export function fileReadError(path: string, err: unknown): TraceFormatError {
           ? 'no such file; check the path (relative paths resolve from the current directory)'
           : `cannot be read (${(err as Error).message}); check the path and its permissions`
   return new TraceFormatError(problem, { file: path, cause: err })
+}
+
+/**
+ * The TraceFormatError for a path that is not a regular file (a FIFO would block, a device never end),
+ * or undefined for a regular file. Directories keep their own message (see fileReadError).
+ */
+export function notRegularFileError(path: string, info: Stats): TraceFormatError | undefined {
+  if (info.isFile()) return undefined
+  if (info.isDirectory()) return fileReadError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }))
+  const what = info.isFIFO() ? 'a FIFO (named pipe)' : info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'not a regular file'
+  return new TraceFormatError(
+    `is ${what}, not a regular file, so it is not read (it could block or never end); write the trace to a file first, or read it yourself and pass the text to parseTraces()`,
+    { file: path },
+  )
 }

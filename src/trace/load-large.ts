@@ -1,7 +1,8 @@
 // Trace files larger than a JavaScript string can hold: JSONL exports are read line by line.
 import { constants } from 'node:buffer'
 import { createReadStream } from 'node:fs'
-import { fileReadError, TraceFormatError } from './errors'
+import { stat } from 'node:fs/promises'
+import { fileReadError, notRegularFileError, TraceFormatError } from './errors'
 import { JsonlTraceReader } from './parse'
 import type { Trace } from './trace'
 
@@ -35,6 +36,12 @@ function notJsonl(path: string, line: number, cause: TraceFormatError): TraceFor
  */
 export async function loadJsonlFile(path: string, opts: { maxLineBytes?: number } = {}): Promise<Trace[]> {
   const maxLineBytes = opts.maxLineBytes ?? MAX_TEXT_BYTES
+  // stat does not open the path: a FIFO or device is refused before any read (stream them to a file first).
+  const info = await stat(path).catch((err: unknown) => {
+    throw fileReadError(path, err)
+  })
+  const refused = notRegularFileError(path, info)
+  if (refused) throw refused
   const reader = new JsonlTraceReader(path)
   let pending: Buffer[] = []
   let pendingBytes = 0

@@ -1,6 +1,7 @@
-import { readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, stat, type FileHandle } from 'node:fs/promises'
 import fg from 'fast-glob'
-import { fileReadError, TraceFormatError } from './errors'
+import { fileReadError, notRegularFileError, TraceFormatError } from './errors'
 import { loadJsonlFile, MAX_TEXT_BYTES } from './load-large'
 import { parseTrace, parseTraces, pickTrace, tracesFromValue, type TraceOptions } from './parse'
 import type { ReadableSpanLike } from './readers/readable-spans'
@@ -9,11 +10,25 @@ import { Trace } from './trace'
 /** What {@link loadTrace} accepts: a file path (or JSON text), file bytes, a parsed export, SDK spans, or a Trace. */
 export type TraceInput = string | Uint8Array | Trace | readonly ReadableSpanLike[] | Record<string, unknown>
 
-async function readTraceText(path: string): Promise<string> {
+// O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after); regular files ignore it.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+
+/** The file's text, or undefined when it is too large for one string (then it is read as JSONL); TraceFormatError otherwise. */
+async function readTraceText(path: string): Promise<string | undefined> {
+  let handle: FileHandle | undefined
   try {
-    return await readFile(path, 'utf8')
+    handle = await open(path, OPEN_FLAGS)
+    // Checked on the open file, so the path cannot be swapped for a pipe or device between check and read.
+    const info = await handle.stat()
+    const refused = notRegularFileError(path, info)
+    if (refused) throw refused
+    // A file larger than the longest string V8 can make is read line by line (JSONL), not whole.
+    if (info.size > MAX_TEXT_BYTES) return undefined
+    return await handle.readFile('utf8')
   } catch (err) {
-    throw fileReadError(path, err)
+    throw err instanceof TraceFormatError ? err : fileReadError(path, err)
+  } finally {
+    await handle?.close().catch(() => {})
   }
 }
 
@@ -26,10 +41,8 @@ async function readTraceText(path: string): Promise<string> {
  * console.log(traces.map((t) => `${t.traceId}: ${t.size} spans`))
  */
 export async function loadTraceFile(path: string): Promise<Trace[]> {
-  // A file larger than the longest string V8 can make is read line by line (JSONL), not whole.
-  const size = (await stat(path).catch(() => undefined))?.size ?? 0
-  if (size > MAX_TEXT_BYTES) return loadJsonlFile(path)
-  return parseTraces(await readTraceText(path), path)
+  const text = await readTraceText(path)
+  return text === undefined ? loadJsonlFile(path) : parseTraces(text, path)
 }
 
 /**
@@ -125,8 +138,9 @@ export async function* eachTrace(globsOrPaths: string | readonly string[]): Asyn
 export async function expandTracePattern(pattern: string): Promise<string[]> {
   if (fg.isDynamicPattern(pattern)) return fg(pattern, { onlyFiles: true, ignore: ['**/node_modules/**'] })
   const info = await stat(pattern).catch(() => undefined)
-  if (info?.isFile()) return [pattern]
-  if (!info?.isDirectory()) return []
+  if (!info) return []
+  // A FIFO or device named on its own is returned too: loading refuses it with a message that says what it is.
+  if (!info.isDirectory()) return [pattern]
   const base = fg.convertPathToPattern(pattern.replace(/[\\/]+$/, '') || '/')
   return fg(`${base}/**/*.{json,jsonl}`, { onlyFiles: true, ignore: ['**/node_modules/**'] })
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MAX_NESTING_DEPTH, parseBoundedJson } from '../../trace/depth'
 import type { Message, Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
 import { quoteEvidence, type Finding } from './finding'
@@ -250,26 +251,28 @@ export function canonical(value: unknown): string {
 // Whitespace that `\s+` → ' ' would change: two in a row, or any but a plain space.
 const ODD_SPACE = /\s\s|[^\S ]/
 
-function normalize(value: unknown): unknown {
+/** Past this depth arguments are compared as one opaque marker: an in-memory span may nest without bound. */
+const TOO_DEEP = '\u0000nested too deep'
+
+function normalize(value: unknown, depth = 0): unknown {
+  if (depth > MAX_NESTING_DEPTH) return TOO_DEEP
   if (typeof value === 'string') {
     const t = value.trim()
     if ((t.startsWith('{') || t.startsWith('[')) && t.length < 65_536) {
-      try {
-        return normalize(JSON.parse(t))
-      } catch {
-        // Not JSON after all: compare as text.
-      }
+      // Not JSON after all (or too deep to walk): compare as text.
+      const parsed = parseBoundedJson(t)
+      if (parsed !== undefined) return normalize(parsed, depth + 1)
     }
     if (t === '') return null
     // Collapsing whitespace changes nothing when every run of it is one plain space: no copy then.
     return (ODD_SPACE.test(t) ? t.replace(/\s+/g, ' ') : t).toLowerCase()
   }
-  if (Array.isArray(value)) return value.length === 0 ? null : value.map(normalize)
+  if (Array.isArray(value)) return value.length === 0 ? null : value.map((v) => normalize(v, depth + 1))
   if (value !== null && typeof value === 'object') {
     const keys = Object.keys(value).sort()
     if (keys.length === 0) return null
     const out: Record<string, unknown> = {}
-    for (const k of keys) out[k.trim().toLowerCase()] = normalize((value as Record<string, unknown>)[k])
+    for (const k of keys) out[k.trim().toLowerCase()] = normalize((value as Record<string, unknown>)[k], depth + 1)
     return out
   }
   return value ?? null

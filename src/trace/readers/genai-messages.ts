@@ -1,3 +1,4 @@
+import { parseBoundedJson } from '../depth'
 import type { Message, ToolCall } from '../span'
 import { toText } from './common'
 import { looksLikeJson } from './payload'
@@ -12,11 +13,7 @@ function isObject(value: unknown): value is Json {
 export function structured(value: unknown): unknown {
   if (typeof value !== 'string') return value
   if (!looksLikeJson(value)) return undefined
-  try {
-    return JSON.parse(value)
-  } catch {
-    return undefined
-  }
+  return parseBoundedJson(value)
 }
 
 /** Text of a content value: a string, or text blocks (`{type:'text', content|text}`, `{text}`) joined. */

@@ -1,3 +1,4 @@
+import { parseBoundedJson } from '../depth'
 import type { Message, Span, SpanKind } from '../span'
 import { asString, tokenCounts } from './common'
 import type { ReadContext } from './context'
@@ -112,18 +113,12 @@ function outputMessages(span: Span): Message[] | undefined {
 function eventBody(attrs: Record<string, unknown>): unknown {
   const packed = attrs['gen_ai.event.content']
   if (typeof packed === 'string') {
-    try {
-      return JSON.parse(packed)
-    } catch {
-      return { content: packed }
-    }
+    const body = parseBoundedJson(packed)
+    return body === undefined ? { content: packed } : body
   }
   if (typeof attrs.message === 'string') {
-    try {
-      return { ...attrs, message: JSON.parse(attrs.message) }
-    } catch {
-      return { ...attrs, content: attrs.message }
-    }
+    const message = parseBoundedJson(attrs.message)
+    return message === undefined ? { ...attrs, content: attrs.message } : { ...attrs, message }
   }
   return attrs
 }

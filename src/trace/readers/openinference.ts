@@ -1,3 +1,4 @@
+import { checkAttributeDepth } from '../depth'
 import { expected } from '../errors'
 import type { Span, SpanEvent } from '../span'
 import { isoDurationToNs, isoToNs } from '../time'
@@ -84,6 +85,7 @@ function readSpan(node: Json, frame: Frame, envelopeTraceId: string | undefined,
   const endNs = readEnd(node, startNs, frame, base, file)
   const attributes = node.span_attributes ?? {}
   if (!isObject(attributes)) throw bad(frame, base, 'span_attributes', 'an object of span attributes', attributes, file)
+  checkAttributeDepth(attributes, `${pathOf(frame, base)}.span_attributes`, file)
   const statusMessage = node.status_message ?? ''
   if (typeof statusMessage !== 'string') throw bad(frame, base, 'status_message', 'a status message string', statusMessage, file)
   const rawEvents = node.events
@@ -125,6 +127,7 @@ function readEvents(raw: unknown, frame: Frame, base: string, file: string | und
     if (typeof name !== 'string') throw bad(frame, base, `${at}.Name`, 'an event name string', name, file)
     const attributes = e.Attributes ?? e.attributes ?? {}
     if (!isObject(attributes)) throw bad(frame, base, `${at}.Attributes`, 'an object of event attributes', attributes, file)
+    checkAttributeDepth(attributes, `${pathOf(frame, base)}.${at}.Attributes`, file)
     events.push({ name, timeNs, attributes })
   }
   return events

@@ -1,4 +1,5 @@
-import { expected } from '../errors'
+import { MAX_NESTING_DEPTH } from '../depth'
+import { expected, TraceFormatError } from '../errors'
 
 type Json = Record<string, unknown>
 
@@ -24,11 +25,19 @@ function pathText(path: JsonPath): string {
  * decodeAnyValue({ intValue: '42' }, '$.attributes[0].value') // 42
  */
 export function decodeAnyValue(value: unknown, path: JsonPath, file?: string): unknown {
-  return decodeValue(value, path, -1, file)
+  try {
+    return decodeValue(value, path, -1, file, 1)
+  } catch (err) {
+    throw err === TOO_DEEP ? tooDeep(pathText(path), file) : err
+  }
 }
 
-/** {@link decodeAnyValue} at `path`, or at `path[index].value` when `index` ≥ 0 (a KeyValue list's entry). */
-function decodeValue(value: unknown, path: JsonPath, index: number, file: string | undefined): unknown {
+/**
+ * {@link decodeAnyValue} at `path`, or at `path[index].value` when `index` ≥ 0 (a KeyValue list's entry).
+ * `depth` counts nested arrayValue/kvlistValue levels: the recursion stops at {@link MAX_NESTING_DEPTH}.
+ */
+function decodeValue(value: unknown, path: JsonPath, index: number, file: string | undefined, depth: number): unknown {
+  if (depth > MAX_NESTING_DEPTH) throw TOO_DEEP
   if (!isObject(value)) throw expected('an OTLP AnyValue object like {"stringValue": "…"}', value, at(path, index, ''), file)
   if ('stringValue' in value) {
     const v = value.stringValue
@@ -55,11 +64,11 @@ function decodeValue(value: unknown, path: JsonPath, index: number, file: string
   if ('arrayValue' in value) {
     const values = (value.arrayValue as Json | undefined)?.values ?? []
     if (!Array.isArray(values)) throw expected('an array of AnyValue', values, at(path, index, '.arrayValue.values'), file)
-    return values.map((v, i) => decodeValue(v, () => `${at(path, index, '.arrayValue.values')}[${i}]`, -1, file))
+    return values.map((v, i) => decodeValue(v, () => `${at(path, index, '.arrayValue.values')}[${i}]`, -1, file, depth + 1))
   }
   if ('kvlistValue' in value) {
     const values = (value.kvlistValue as Json | undefined)?.values ?? []
-    return decodeKeyValues(values, () => at(path, index, '.kvlistValue.values'), file)
+    return decodeKeyValuesAt(values, () => at(path, index, '.kvlistValue.values'), file, depth + 1)
   }
   if ('bytesValue' in value) {
     const v = value.bytesValue
@@ -68,6 +77,16 @@ function decodeValue(value: unknown, path: JsonPath, index: number, file: string
   }
   // An empty AnyValue is how OTLP encodes "no value".
   return null
+}
+
+/** Thrown from deep inside a value, turned into a TraceFormatError at the attribute's path (a short one). */
+const TOO_DEEP = Symbol('too deep')
+
+function tooDeep(jsonPath: string, file: string | undefined): TraceFormatError {
+  return new TraceFormatError(
+    `an attribute value nests arrayValue/kvlistValue more than ${MAX_NESTING_DEPTH} levels deep, too deep to judge or report; flatten the attribute, or record it as a JSON string`,
+    { file, jsonPath },
+  )
 }
 
 /** The path of a value decoded by {@link decodeValue}, plus `suffix`. */
@@ -92,13 +111,24 @@ function decodeInt(v: unknown): number | string | undefined {
  * decodeKeyValues([{ key: 'gen_ai.request.model', value: { stringValue: 'gpt-4.1' } }], '$.attributes') // { 'gen_ai.request.model': 'gpt-4.1' }
  */
 export function decodeKeyValues(list: unknown, path: JsonPath, file?: string): Record<string, unknown> {
+  const at = { i: 0 }
+  try {
+    return decodeKeyValuesAt(list, path, file, 1, at)
+  } catch (err) {
+    throw err === TOO_DEEP ? tooDeep(`${pathText(path)}[${at.i}].value`, file) : err
+  }
+}
+
+/** {@link decodeKeyValues} at nesting `depth`; `cursor.i` is left at the entry being decoded (for errors). */
+function decodeKeyValuesAt(list: unknown, path: JsonPath, file: string | undefined, depth: number, cursor?: { i: number }): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (list === undefined || list === null) return out
   if (!Array.isArray(list)) throw expected('an array of {key, value} attributes', list, pathText(path), file)
   for (let i = 0; i < list.length; i++) {
+    if (cursor) cursor.i = i
     const kv = list[i]
     if (!isObject(kv) || typeof kv.key !== 'string') throw expected('an attribute {key: string, value: AnyValue}', kv, `${pathText(path)}[${i}]`, file)
-    out[kv.key] = kv.value === undefined ? null : decodeValue(kv.value, path, i, file)
+    out[kv.key] = kv.value === undefined ? null : decodeValue(kv.value, path, i, file, depth)
   }
   return out
 }

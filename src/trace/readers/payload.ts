@@ -1,3 +1,4 @@
+import { jsonTextTooDeep, MAX_NESTING_DEPTH } from '../depth'
 import type { Span } from '../span'
 import type { ReadContext } from './context'
 
@@ -34,6 +35,10 @@ export function readPayload(
   if (typeof value !== 'string') return value
   if (opts.mime === 'text/plain' || value.length > (opts.limit ?? MAX_PARSED_PAYLOAD) || !looksLikeJson(value)) return value
   // A Python dict or list repr (`{'a': 1}`) cannot be JSON: no parse, and no exception (which costs more than one).
+  if (jsonTextTooDeep(value)) {
+    ctx.warnUnparsed(span.traceId, span.id, span.name, `a JSON payload nests more than ${MAX_NESTING_DEPTH} levels deep`)
+    return value
+  }
   const parsed = startsLikePythonRepr(value) ? NOT_JSON : parseOrNotJson(value)
   if (parsed === NOT_JSON) {
     ctx.warnUnparsed(span.traceId, span.id, span.name, 'a payload looks like JSON but does not parse')

@@ -1,3 +1,4 @@
+import { checkAttributeDepth } from '../depth'
 import { expected } from '../errors'
 import type { Span, SpanEvent } from '../span'
 import { hrTimeToNs } from '../time'
@@ -60,8 +61,10 @@ export function fromReadableSpans(spans: readonly ReadableSpanLike[], opts: { co
     const endNs = isHrTime(s.endTime) ? hrTimeToNs(s.endTime) : startNs
     const events: SpanEvent[] = s.events.map((e, j) => {
       if (!isHrTime(e.time)) throw expected('an HrTime [seconds, nanos]', e.time, `${path}.events[${j}].time`, ctx.source)
+      if (e.attributes) checkAttributeDepth(e.attributes, `${path}.events[${j}].attributes`, ctx.source)
       return { name: e.name, timeNs: hrTimeToNs(e.time), attributes: { ...e.attributes } }
     })
+    checkAttributeDepth(s.attributes, `${path}.attributes`, ctx.source)
     const span = newSpan(spanId, parentId, traceId, s.name, startNs, endNs, toStatus(s.status?.code), s.status?.message ?? '', { ...s.attributes }, events)
     applyConventions(span, ctx)
     out[i] = span
