@@ -26,7 +26,7 @@ export function parseJudgeText<T>(text: string, schema: z.ZodType<T>, ctx: Parse
   try {
     value = JSON.parse(document)
   } catch {
-    const what = text.trim() === '' ? 'an empty reply' : 'text that is not one JSON document (the whole reply must be the verdict JSON)'
+    const what = text.trim() === '' ? 'an empty reply' : 'text that is not JSON as a whole (the reply must be exactly one JSON verdict, at most inside one code fence)'
     throw new JudgeOutputError(`${ctx.provider}:${ctx.model} replied with ${what} for ${ctx.metric}: "${short(text)}"`, { ...ctx, raw: text })
   }
   return validateJudgeOutput(value, schema, { ...ctx, raw: text })

@@ -83,6 +83,6 @@ describe('agent-verdict diagnose with a judge that quotes a passing verdict befo
     expect(code).not.toBe(0)
     expect(stdout).not.toMatch(/verdict: pass/)
     expect(stdout).toMatch(/^ {2}verdict: unjudgeable/m)
-    expect(stdout).toContain('not one JSON document')
+    expect(stdout).toContain('not JSON as a whole')
   })
 })

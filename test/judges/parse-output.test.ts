@@ -37,7 +37,7 @@ describe('parseJudgeText', () => {
 
   it('refuses JSON wrapped in prose: the whole reply must be the verdict', () => {
     const verdict = JSON.stringify({ reasoning: 'fine', score: 3 })
-    expect(() => parseJudgeText('Sure! ' + verdict + ' Hope that helps.', LikertSchema, ctx)).toThrow(/not one JSON document/)
+    expect(() => parseJudgeText('Sure! ' + verdict + ' Hope that helps.', LikertSchema, ctx)).toThrow(/not JSON as a whole/)
   })
 
   it('a quoted passing block followed by the real failing verdict is no verdict, never the quoted pass', () => {
