@@ -29,15 +29,19 @@ export function abortGroup(parent?: AbortSignal): AbortGroup {
   return {
     signal: controller.signal,
     run<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T> {
-      const running = Promise.resolve()
-        .then(() => task(controller.signal))
-        .catch((error: unknown) => {
-          if (!first) {
-            first = { error }
-            controller.abort(error)
-          }
-          throw error
-        })
+      let started: Promise<T>
+      try {
+        started = task(controller.signal) // at once, so the task hears an abort that comes right after
+      } catch (error) {
+        started = Promise.reject(error)
+      }
+      const running = started.catch((error: unknown) => {
+        if (!first) {
+          first = { error }
+          controller.abort(error)
+        }
+        throw error
+      })
       // Handled here, so a task the caller never awaits (the group rejected first) is no unhandled rejection.
       tracked.push(running.catch(() => {}))
       return running
