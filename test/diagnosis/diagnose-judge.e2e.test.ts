@@ -129,7 +129,9 @@ describe('judge failures', () => {
   test('a fault on one span makes that span unjudgeable and keeps every other verdict', async () => {
     fake.setFaults([{ type: 'server-error', status: 503, when: { regex: TARGET_OUTPUT } }])
     const trace = await loadTrace(GAIA)
-    const d = await diagnose(trace, { judge: fakeJudgeClient(fake), detectors: false })
+    // Three attempts and a budget no loaded machine spends: the retry count must not depend on timing.
+    const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, maxAttempts: 3, maxWaitMs: 60_000, retry: { baseDelayMs: 1, maxDelayMs: 5 } })
+    const d = await diagnose(trace, { judge, detectors: false })
     const target = d.spans.find((s) => s.spanId === TARGET)!
     expect(target.own).toBe('unjudgeable')
     expect(target.verdicts.every((v) => v.outcome === 'unjudgeable' && v.reason.startsWith('unjudgeable: '))).toBe(true)
@@ -139,7 +141,7 @@ describe('judge failures', () => {
     expect(d.stats.unjudgeable).toBe(1)
     expect(d.verdict.outcome).toBe('unjudgeable')
     expect(d.verdict.reason).toContain(`id ${TARGET}`)
-    expect(fake.calls.filter((c) => c.fault === 'server-error').length).toBeGreaterThan(1) // it was retried first
+    expect(fake.calls.filter((c) => c.fault === 'server-error').length).toBe(3) // it was retried first
   })
 
   test('aborting rejects the diagnosis instead of returning half-judged spans', async () => {
