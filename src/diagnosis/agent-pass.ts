@@ -1,4 +1,5 @@
 // The top-down pass: agent-level verdicts over the compact step list, chunked within the budget.
+import { abortGroup } from '../judges/abort-group'
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge, type CallJudgeResult } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
@@ -61,17 +62,21 @@ export async function runAgentPass(trace: Trace, steps: readonly CompactStep[], 
   const prompts = agentPrompts(trace, steps, facts, { system: SYSTEM, schema: AgentJudgementSchema, budgetTokens: options.budgetTokens, goal: options.goal })
   let done = 0
   const started = performance.now()
-  const results = await Promise.all(
-    prompts.map(async (p) => {
+  // The parts stand or fall together: a rejection of one stops the others before this rejects.
+  const group = abortGroup(options.signal)
+  const runs = prompts.map((p) =>
+    group.run(async (signal) => {
       const r = await callJudge(
         judge,
         { metric: 'agent-diagnosis', promptVersion: PROMPT_VERSION, system: SYSTEM, content: [{ type: 'text', text: p.text }], schema: AgentJudgementSchema, schemaName: 'agent_diagnosis', maxOutputTokens: MAX_OUTPUT_TOKENS },
-        { scoreOf: (o) => o.completeness.score, signal: options.signal },
+        { scoreOf: (o) => o.completeness.score, signal },
       )
       options.onCall?.(++done, prompts.length)
       return r
     }),
   )
+  await group.settle()
+  const results = await Promise.all(runs)
   const responses = results.flatMap((r) => (r.status === 'ok' ? (r.responses as JudgeResponse<unknown>[]) : []))
   const failed = results.find((r): r is Extract<CallJudgeResult<AgentJudgement>, { status: 'unjudgeable' }> => r.status === 'unjudgeable')
   const info = judgeInfo(judge, responses, results, Math.round(performance.now() - started))

@@ -1,4 +1,5 @@
 // diagnose(trace, options): detectors, span judgements bottom-up, propagation, the agent pass.
+import { abortGroup } from '../judges/abort-group'
 import { detect } from '../metrics/detectors/index'
 import type { Span } from '../trace/span'
 import type { SpanQuery, Trace } from '../trace/trace'
@@ -69,20 +70,28 @@ export async function diagnose(trace: Trace, options: DiagnoseOptions = {}): Pro
   const toJudge = judge ? selected.filter((s) => opts.judgeDetectorSpans || !explained.has(s.id)) : []
 
   let spansDone = 0
-  const spanRuns = toJudge.map(async (span) => {
-    const r = await judgeSpan(span, { trace, judge: judge!, budgetTokens, threshold, steps, contextSteps: opts.contextSteps ?? DEFAULT_CONTEXT_STEPS, signal: opts.signal })
-    opts.onProgress?.({ phase: 'spans', done: ++spansDone, total: toJudge.length })
-    return r
-  })
-  const agentRun = runAgentPass(trace, steps, {
-    judge,
-    metrics: agentMetrics,
-    budgetTokens,
-    threshold,
-    goal: opts.goal,
-    signal: opts.signal,
-    onCall: (done, total) => opts.onProgress?.({ phase: 'agent', done, total }),
-  })
+  // One group: the first rejection (abort, config error) stops every other span and the agent pass, and
+  // diagnose rejects only once they have all stopped, so no judge call of this run outlives it.
+  const group = abortGroup(opts.signal)
+  const spanRuns = toJudge.map((span) =>
+    group.run(async (signal) => {
+      const r = await judgeSpan(span, { trace, judge: judge!, budgetTokens, threshold, steps, contextSteps: opts.contextSteps ?? DEFAULT_CONTEXT_STEPS, signal })
+      opts.onProgress?.({ phase: 'spans', done: ++spansDone, total: toJudge.length })
+      return r
+    }),
+  )
+  const agentRun = group.run((signal) =>
+    runAgentPass(trace, steps, {
+      judge,
+      metrics: agentMetrics,
+      budgetTokens,
+      threshold,
+      goal: opts.goal,
+      signal,
+      onCall: (done, total) => opts.onProgress?.({ phase: 'agent', done, total }),
+    }),
+  )
+  await group.settle()
   const [spanResults, agent] = await Promise.all([Promise.all(spanRuns), agentRun])
   for (const r of spanResults) r.verdicts.forEach(add)
 

@@ -5,9 +5,10 @@ import {
   type ContentBlock,
   type ConverseCommandInput,
 } from '@aws-sdk/client-bedrock-runtime'
+import type { z } from 'zod'
 import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
-import { validateJudgeOutput } from './parse-output'
+import { agreedVerdict, parseJudgeText, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import type { ContentPart } from './types'
 
@@ -69,18 +70,37 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
     const response = await getClient().send(new ConverseCommand(input), { abortSignal: signal })
     const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 }
     const blocks = response.output?.message?.content ?? []
-    const toolUse = blocks.find((b) => b.toolUse?.name === toolName)?.toolUse ?? blocks.find((b) => b.toolUse)?.toolUse
-    const raw = JSON.stringify(toolUse?.input ?? blocks.map((b) => b.text ?? '').join(' '))
+    const tools = blocks.flatMap((b) => (b.toolUse ? [b.toolUse] : []))
+    const text = blocks.map((b) => b.text ?? '').join('\n')
+    const raw = tools.length > 0 ? JSON.stringify(tools.length === 1 ? tools[0].input : tools.map((t) => t.input)) : text
     const who = `bedrock:${model}`
+    const parse = { ...ctx, metric: request.metric, raw, usage }
     if (response.stopReason === 'max_tokens') {
       throw new JudgeOutputError(`${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`, { ...ctx, raw, usage, retryable: false })
     }
-    if (!toolUse) throw new JudgeOutputError(`${who} did not call the ${toolName} tool for ${request.metric} (stopReason ${response.stopReason})`, { ...ctx, raw, usage })
-    return { output: validateJudgeOutput(toolUse.input, request.schema, { ...ctx, metric: request.metric, raw, usage }), usage }
+    if (tools.length === 0) {
+      // Converse text (a model that ignored the forced tool): held to the same whole-reply rule.
+      if (text.trim() === '') throw new JudgeOutputError(`${who} did not call the ${toolName} tool for ${request.metric} (stopReason ${response.stopReason})`, parse)
+      return { output: parseJudgeText(text, request.schema, parse), usage }
+    }
+    // Every tool call is a candidate verdict, and so is a text block that is itself a whole verdict:
+    // they must agree, or there is no verdict.
+    const candidates: unknown[] = tools.map((t) => t.input)
+    for (const b of blocks) if (b.text !== undefined && isVerdictText(b.text, request.schema)) candidates.push(JSON.parse(wholeDocument(b.text)))
+    return { output: agreedVerdict(candidates, request.schema, parse), usage }
   }, options)
 }
 
 function toBedrockBlock(part: ContentPart): ContentBlock {
   if (part.type === 'text') return { text: part.text }
   return { image: { format: part.format, source: { bytes: part.bytes } } }
+}
+
+/** Whether a text block is, as a whole, a document the schema accepts (prose around a tool call is not). */
+function isVerdictText(text: string, schema: z.ZodType): boolean {
+  try {
+    return schema.safeParse(JSON.parse(wholeDocument(text))).success
+  } catch {
+    return false
+  }
 }

@@ -23,40 +23,79 @@ export type CallJudgeResult<T> =
       samples?: number[]
       /** True when the samples did not all agree. */
       disagreement: boolean
-      /** Samples that failed although others succeeded (the aggregate uses the rest). */
+      /** Samples that failed (no valid verdict) although a majority succeeded; the aggregate uses the rest. */
       errors?: JudgeError[]
     }
-  | { status: 'unjudgeable'; error: JudgeError; cause: string }
+  | {
+      status: 'unjudgeable'
+      error: JudgeError
+      cause: string
+      /** With `samples > 1`: how many samples were asked and how many gave no valid verdict. */
+      sampleCount?: { asked: number; failed: number }
+    }
 
 /**
  * Asks `judge` for a verdict and never throws for a judge failure: after the judge's own retries,
  * a failure becomes `{ status: 'unjudgeable', error, cause }`, which a matcher reports as its own
  * outcome (never a pass, never a zero). Two things do throw: a `JudgeConfigError` (a missing or
  * invalid judge setup must fail loudly, not look like a flaky judge) and a `JudgeAbortError` (the
- * caller cancelled). With `samples: n` it asks n times concurrently and aggregates by majority
- * (binary) or median (scales); ties resolve to the lower score, so a split judge never passes.
+ * caller cancelled); either one cancels the other samples before it is thrown, so no call goes out
+ * after the rejection. With `samples: n` it asks n times concurrently and aggregates by majority
+ * (binary) or median (scales) over the valid samples; ties resolve to the lower score, so a split
+ * judge never passes. Without a strict majority of valid samples (2 of 3, 3 of 4) the result is
+ * unjudgeable: one valid sample out of three is not self-consistency.
  *
  * @example
  * const result = await callJudge(judge, request, { samples: 3 })
  * if (result.status === 'unjudgeable') return fail(`unjudgeable: ${result.cause}`)
- * console.log(result.output, result.samples, result.disagreement)
+ * console.log(result.output, result.samples, result.disagreement, result.errors?.length ?? 0)
  */
 export async function callJudge<T>(judge: Judge, request: JudgeRequest<T>, options: CallJudgeOptions<T> = {}): Promise<CallJudgeResult<T>> {
   const n = options.samples ?? 1
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`callJudge: samples must be a positive integer, got ${n}`)
-  const settled = await Promise.allSettled(Array.from({ length: n }, async () => judge.evaluate(request, options.signal)))
-
-  const responses: JudgeResponse<T>[] = []
-  const errors: JudgeError[] = []
-  for (const outcome of settled) {
-    if (outcome.status === 'fulfilled') responses.push(outcome.value)
-    // Not the judge's failure (a corrupt or locked cassette file): thrown as it is, never "unjudgeable".
-    else if ((outcome.reason as { notFromJudge?: unknown } | null)?.notFromJudge === true) throw outcome.reason
-    else errors.push(classifyJudgeError(outcome.reason, { provider: judge.provider, model: judge.model }))
+  const who = { provider: judge.provider, model: judge.model }
+  // The samples share one signal: a fatal error in one stops the others at once.
+  const group = linkedController(options.signal)
+  let fatal: JudgeError | undefined
+  // Not the judge's failure (a corrupt or locked cassette file): thrown as it is, never "unjudgeable".
+  let notFromJudge: unknown
+  let settled: Array<JudgeResponse<T> | JudgeError>
+  try {
+    settled = await Promise.all(
+      Array.from({ length: n }, async () => {
+        try {
+          return await judge.evaluate(request, group.signal)
+        } catch (err) {
+          if ((err as { notFromJudge?: unknown } | null)?.notFromJudge === true) {
+            notFromJudge ??= err
+            group.abort(err)
+            return classifyJudgeError(err, who)
+          }
+          const error = classifyJudgeError(err, who)
+          if (error instanceof JudgeConfigError || error instanceof JudgeAbortError) {
+            fatal ??= error
+            group.abort(error)
+          }
+          return error
+        }
+      }),
+    )
+  } finally {
+    group.dispose()
   }
-  const fatal = errors.find((e) => e instanceof JudgeConfigError || e instanceof JudgeAbortError)
-  if (fatal || options.signal?.aborted) throw fatal ?? new JudgeAbortError({ provider: judge.provider, model: judge.model, cause: options.signal?.reason })
-  if (responses.length === 0) return { status: 'unjudgeable', error: errors[0], cause: errors[0].message }
+  const responses = settled.filter((r): r is JudgeResponse<T> => !(r instanceof JudgeError))
+  const errors = settled.filter((r): r is JudgeError => r instanceof JudgeError)
+  if (options.signal?.aborted) throw fatal instanceof JudgeAbortError ? fatal : new JudgeAbortError({ ...who, cause: options.signal.reason })
+  if (notFromJudge !== undefined) throw notFromJudge
+  if (fatal) throw fatal
+  if (responses.length === 0) {
+    const cause = n > 1 ? `none of ${n} samples gave a valid verdict: ${errors[0].message}` : errors[0].message
+    return { status: 'unjudgeable', error: errors[0], cause, ...(n > 1 ? { sampleCount: { asked: n, failed: n } } : {}) }
+  }
+  if (responses.length * 2 <= n) {
+    const cause = `only ${responses.length} of ${n} samples gave a valid verdict (${errors.length} failed; no majority of valid samples): ${errors[0].message}`
+    return { status: 'unjudgeable', error: errors[0], cause, sampleCount: { asked: n, failed: errors.length } }
+  }
 
   const scoreOf = options.scoreOf ?? defaultScoreOf
   const raw = responses.map((r) => scoreOf(r.output))
@@ -72,6 +111,15 @@ export async function callJudge<T>(judge: Judge, request: JudgeRequest<T>, optio
     disagreement: new Set(scores).size > 1,
     ...(errors.length ? { errors } : {}),
   }
+}
+
+/** An AbortController that also aborts when `parent` does; `dispose` drops the link. */
+function linkedController(parent?: AbortSignal): AbortController & { dispose(): void } {
+  const controller = new AbortController()
+  const onAbort = () => controller.abort(parent!.reason)
+  if (parent?.aborted) controller.abort(parent.reason)
+  else parent?.addEventListener('abort', onAbort, { once: true })
+  return Object.assign(controller, { dispose: () => parent?.removeEventListener('abort', onAbort) })
 }
 
 function defaultScoreOf(output: unknown): number | boolean {

@@ -88,6 +88,11 @@ export class AdaptiveLimiter {
   /** Runs `fn` in a slot; `outcomeOf` maps a thrown error to an outcome (default 'error'). */
   async run<T>(fn: () => Promise<T>, outcomeOf: (err: unknown) => LimiterOutcome = () => 'error', signal?: AbortSignal): Promise<T> {
     const release = await this.acquire(signal)
+    // Granted in the same tick as an abort: hand the slot back rather than start `fn`.
+    if (signal?.aborted) {
+      release('error')
+      throw signal.reason
+    }
     try {
       const value = await fn()
       release('ok')

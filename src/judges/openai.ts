@@ -2,7 +2,7 @@ import OpenAI from 'openai'
 import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
 import { JudgeConfigError, JudgeOutputError } from './errors'
 import { replyJsonSchema, strictJsonSchema } from './json-schema'
-import { parseJudgeText } from './parse-output'
+import { agreedVerdict, parseJudgeText } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { registerSecret } from './scrub'
 import type { ContentPart, JudgeRequest } from './types'
@@ -74,7 +74,14 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
         if (choice.finish_reason === 'content_filter') {
           throw new JudgeOutputError(`${who} reply for ${request.metric} was blocked by the content filter`, { ...ctx, raw: text, usage, retryable: false })
         }
-        return { output: parseJudgeText(text, request.schema, { ...ctx, metric: request.metric, usage }), usage }
+        const parse = { ...ctx, metric: request.metric, usage }
+        const output = parseJudgeText(text, request.schema, parse)
+        // One choice is asked for; a server that sends more gets them all checked, never "the first one".
+        if (completion.choices.length > 1) {
+          const texts = completion.choices.map((c) => c?.message?.content ?? '')
+          return { output: agreedVerdict(texts.map((t) => parseJudgeText(t, request.schema, parse)), request.schema, { ...parse, raw: texts.join('\n') }), usage }
+        }
+        return { output, usage }
       } catch (err) {
         if (adjustments < 2 && adapt(err, body, features, Boolean(baseURL))) continue
         throw err

@@ -1,21 +1,33 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { z } from 'zod'
 import { JudgeOutputError, type JudgeErrorContext } from './errors'
+import { strictJsonSchema } from './json-schema'
 import type { JudgeUsage } from './types'
 
+// The one reply contract (docs/decisions/0015-judge-reply-contract.md): a verdict is the structured
+// object the provider returned, or a text reply that is, as a whole, one JSON document (one surrounding
+// code fence allowed) valid against the call's schema. Nothing is searched for inside a reply, so a
+// quoted or reasoned-about verdict can never stand in for the real one.
+
+type ParseContext = JudgeErrorContext & { metric: string; usage?: JudgeUsage }
+
 /**
- * Parses a judge's text reply into the request's schema. Tolerates a fenced ```json block and prose
- * around one JSON object (OpenAI-compatible servers such as Ollama sometimes add them). Invalid JSON,
- * schema violations and out-of-range scores throw `JudgeOutputError` with an excerpt of the reply.
+ * Parses a judge's text reply into the request's schema under the strict contract: the whole reply
+ * (trimmed, optionally inside one surrounding ```/```json fence) must be a single JSON document that
+ * validates. Prose around it, a second object or fence, truncated JSON, schema violations, extra keys
+ * and out-of-range scores throw a (retryable) `JudgeOutputError` with an excerpt of the reply.
  *
  * @example
  * parseJudgeText('```json\n{"reasoning":"ok","score":4}\n```', schema, { provider: 'openai', model: 'gpt-4.1', metric: 'quality' })
  */
-export function parseJudgeText<T>(text: string, schema: z.ZodType<T>, ctx: JudgeErrorContext & { metric: string; usage?: JudgeUsage }): T {
+export function parseJudgeText<T>(text: string, schema: z.ZodType<T>, ctx: ParseContext): T {
+  const document = wholeDocument(text)
   let value: unknown
   try {
-    value = JSON.parse(extractJson(text))
+    value = JSON.parse(document)
   } catch {
-    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} replied with text that is not JSON for ${ctx.metric}: "${short(text)}"`, { ...ctx, raw: text })
+    const what = text.trim() === '' ? 'an empty reply' : 'text that is not JSON as a whole (the reply must be exactly one JSON verdict, at most inside one code fence)'
+    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} replied with ${what} for ${ctx.metric}: "${short(text)}"`, { ...ctx, raw: text })
   }
   return validateJudgeOutput(value, schema, { ...ctx, raw: text })
 }
@@ -23,30 +35,85 @@ export function parseJudgeText<T>(text: string, schema: z.ZodType<T>, ctx: Judge
 /**
  * Validates an already-parsed reply (e.g. a Bedrock tool input) against the request's schema. Nulls
  * that stand for omitted optional fields (strict JSON schema makes them nullable) are dropped first
- * if the reply does not validate as is.
+ * if the reply does not validate as is. Keys the schema does not have are refused, as the strict JSON
+ * schema sent to the provider refuses them.
  *
  * @example
  * validateJudgeOutput({ reasoning: 'ok', score: 7 }, likert, ctx) // throws JudgeOutputError: score: too big
  */
-export function validateJudgeOutput<T>(value: unknown, schema: z.ZodType<T>, ctx: JudgeErrorContext & { metric: string; raw?: string; usage?: JudgeUsage }): T {
+export function validateJudgeOutput<T>(value: unknown, schema: z.ZodType<T>, ctx: ParseContext & { raw?: string }): T {
+  const raw = ctx.raw ?? JSON.stringify(value) ?? String(value)
+  const extra = extraKey(value, strictJsonSchema(schema), '')
+  if (extra !== undefined) {
+    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned an invalid verdict for ${ctx.metric} (unexpected key ${extra}): "${short(raw)}"`, { ...ctx, raw })
+  }
   const first = schema.safeParse(value)
   if (first.success) return first.data
   const second = schema.safeParse(dropNulls(value))
   if (second.success) return second.data
-  const raw = ctx.raw ?? JSON.stringify(value) ?? String(value)
   const issues = first.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')
   throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned an invalid verdict for ${ctx.metric} (${issues}): "${short(raw)}"`, { ...ctx, raw })
 }
 
-/** The JSON inside a reply: a fenced block's body, else the outermost `{…}`, else the text itself. */
-export function extractJson(text: string): string {
+/**
+ * One verdict out of several candidates a provider returned (several tool calls, several choices):
+ * each must be valid, and all must be the same verdict. Candidates that disagree are no verdict —
+ * taking "the first one" would let a stray quoted verdict decide.
+ *
+ * @example
+ * agreedVerdict([toolA.input, toolB.input], schema, ctx) // throws JudgeOutputError when they differ
+ */
+export function agreedVerdict<T>(candidates: readonly unknown[], schema: z.ZodType<T>, ctx: ParseContext & { raw?: string }): T {
+  if (candidates.length === 0) throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned no verdict for ${ctx.metric}`, { ...ctx, raw: ctx.raw ?? '' })
+  const verdicts = candidates.map((c) => validateJudgeOutput(c, schema, ctx))
+  if (verdicts.some((v) => !isDeepStrictEqual(v, verdicts[0]))) {
+    const raw = ctx.raw ?? JSON.stringify(candidates)
+    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned ${verdicts.length} verdicts for ${ctx.metric} that disagree; none is taken: "${short(raw)}"`, { ...ctx, raw })
+  }
+  return verdicts[0]
+}
+
+/**
+ * The reply as the one document it must be: trimmed, and unwrapped when the WHOLE reply is a single
+ * fenced block (```json … ```). Anything else is returned as is, for JSON.parse to accept or refuse.
+ *
+ * @example
+ * wholeDocument('```json\n{"a":1}\n```') // '{"a":1}'
+ * wholeDocument('see ```json\n{"a":1}\n``` then {"a":0}') // unchanged: not one document
+ */
+export function wholeDocument(text: string): string {
   const trimmed = text.trim()
-  const fenced = /```(?:json|JSON)?\s*\n?([\s\S]*?)```/.exec(trimmed)
-  if (fenced) return fenced[1].trim()
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return trimmed
-  const start = trimmed.indexOf('{')
-  const end = trimmed.lastIndexOf('}')
-  return start >= 0 && end > start ? trimmed.slice(start, end + 1) : trimmed
+  const fenced = /^```[A-Za-z]*\s*([\s\S]*?)\s*```$/.exec(trimmed)
+  return fenced ? fenced[1] : trimmed
+}
+
+/** The first key (as a path) of `value` that the strict JSON schema does not allow, if any. */
+function extraKey(value: unknown, node: unknown, path: string): string | undefined {
+  if (!node || typeof node !== 'object' || value === null || typeof value !== 'object') return undefined
+  const n = node as { anyOf?: unknown[]; properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown }
+  if (Array.isArray(n.anyOf)) {
+    const found = n.anyOf.map((branch) => extraKey(value, branch, path))
+    return found.includes(undefined) ? undefined : found[0]
+  }
+  if (Array.isArray(value)) {
+    if (!n.items) return undefined
+    for (let i = 0; i < value.length; i++) {
+      const found = extraKey(value[i], n.items, `${path}[${i}]`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (!n.properties) return undefined
+  for (const [key, child] of Object.entries(value)) {
+    const where = path ? `${path}.${key}` : key
+    if (!Object.hasOwn(n.properties, key)) {
+      if (n.additionalProperties === false) return where
+      continue
+    }
+    const found = extraKey(child, n.properties[key], where)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 function dropNulls(value: unknown): unknown {

@@ -60,6 +60,11 @@ export async function withRetry<T>(
   for (let n = 1; ; n++) {
     if (signal?.aborted) throw new JudgeAbortError({ ...ctx, cause: signal.reason })
     const release = limiter ? await limiter.acquire(signal, { retry: n > 1 }).catch(() => { throw new JudgeAbortError({ ...ctx, cause: signal?.reason }) }) : undefined
+    // A slot granted in the same tick as an abort must not start a request: hand it back unused.
+    if (signal?.aborted) {
+      release?.('error')
+      throw new JudgeAbortError({ ...ctx, cause: signal.reason })
+    }
     const started = now()
     let error: JudgeError
     try {
@@ -97,6 +102,7 @@ async function attemptWithTimeout<T>(
   ctx: JudgeErrorContext,
   outer?: AbortSignal,
 ): Promise<T> {
+  if (outer?.aborted) throw new JudgeAbortError({ ...ctx, cause: outer.reason })
   const controller = new AbortController()
   // Built only when the timer fires: an Error per attempt (stack + scrub) is measurable at 160 calls/s.
   let timeoutError: JudgeTimeoutError | undefined

@@ -77,20 +77,25 @@ export async function runMetric<I extends { output: string }, O extends { reason
       latencyMs: Math.round(performance.now() - started),
       cached: false,
     }
-    return { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: result.cause, judge: judgeFailed }
+    const failed = result.sampleCount ? { samplesFailed: result.sampleCount.failed } : {}
+    return { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: result.cause, ...failed, judge: judgeFailed }
   }
   const raw = result.output.score
   const score = normalizeScore(metric.scale, raw)
   const pass = score >= threshold
   const disagreement = result.disagreement && result.samples ? ` (samples disagreed: ${result.samples.join(', ')})` : ''
+  const n = result.responses.length + (result.errors?.length ?? 0)
+  // Said in the reason too: a verdict resting on 2 of 3 samples should not read like one resting on 3.
+  const failedSamples = result.errors?.length ? ` (${result.errors.length} of ${n} samples gave no valid verdict: ${result.errors[0].message})` : ''
   return {
     ...base,
     raw,
     score,
     pass,
     outcome: pass ? 'pass' : 'fail',
-    reason: `${result.output.reasoning.trim()}${disagreement}`,
+    reason: `${result.output.reasoning.trim()}${disagreement}${failedSamples}`,
     ...(result.samples ? { samples: result.samples.map((s) => normalizeScore(metric.scale, s)) } : {}),
+    ...(result.errors?.length ? { samplesFailed: result.errors.length } : {}),
     judge: judgeInfo(result.responses, metric.promptVersion),
   }
 }

@@ -44,6 +44,8 @@ export const VerdictSchema = z.object({
   image: z.object({ digest: z.string(), format: z.string(), source: z.string().optional() }).optional(),
   /** Self-consistency: the individual sample scores when `samples > 1`. */
   samples: z.array(z.number()).optional(),
+  /** Self-consistency: samples that gave no valid verdict (failed call, invalid reply); `samples` lists only the valid ones. */
+  samplesFailed: z.number().int().nonnegative().optional(),
   judge: JudgeInfoSchema.optional(),
   /** Repeated agent trials: k, passes, rate, Wilson interval and the deciding rule (see `src/verdict/trials.ts`). */
   trials: TrialsSummarySchema.optional(),

@@ -3,12 +3,15 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import OpenAI from 'openai'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { withCassette } from '../../src/cassette/cassette-judge'
 import { diagnose } from '../../src/diagnosis/diagnose'
 import { formatFailingLeaf } from '../../src/diagnosis/format'
 import { SPAN_CATEGORY_METRIC, SPAN_METRICS, type PropagationPolicy } from '../../src/diagnosis/types'
-import { JudgeAbortError } from '../../src/judges/errors'
+import { JudgeAbortError, JudgeConfigError } from '../../src/judges/errors'
+import { openaiJudge } from '../../src/judges/openai'
+import type { Judge } from '../../src/judges/types'
 import { detect } from '../../src/metrics/detectors/index'
 import { loadTrace, loadTraceFile } from '../../src/trace/load'
 import type { Trace } from '../../src/trace/trace'
@@ -126,7 +129,9 @@ describe('judge failures', () => {
   test('a fault on one span makes that span unjudgeable and keeps every other verdict', async () => {
     fake.setFaults([{ type: 'server-error', status: 503, when: { regex: TARGET_OUTPUT } }])
     const trace = await loadTrace(GAIA)
-    const d = await diagnose(trace, { judge: fakeJudgeClient(fake), detectors: false })
+    // Three attempts and a budget no loaded machine spends: the retry count must not depend on timing.
+    const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, maxAttempts: 3, maxWaitMs: 60_000, retry: { baseDelayMs: 1, maxDelayMs: 5 } })
+    const d = await diagnose(trace, { judge, detectors: false })
     const target = d.spans.find((s) => s.spanId === TARGET)!
     expect(target.own).toBe('unjudgeable')
     expect(target.verdicts.every((v) => v.outcome === 'unjudgeable' && v.reason.startsWith('unjudgeable: '))).toBe(true)
@@ -136,29 +141,112 @@ describe('judge failures', () => {
     expect(d.stats.unjudgeable).toBe(1)
     expect(d.verdict.outcome).toBe('unjudgeable')
     expect(d.verdict.reason).toContain(`id ${TARGET}`)
-    expect(fake.calls.filter((c) => c.fault === 'server-error').length).toBeGreaterThan(1) // it was retried first
+    expect(fake.calls.filter((c) => c.fault === 'server-error').length).toBe(3) // it was retried first
   })
 
   test('aborting rejects the diagnosis instead of returning half-judged spans', async () => {
-    fake.setLatency(200)
-    const controller = new AbortController()
-    setTimeout(() => controller.abort(), 20)
-    await expect(diagnose(await loadTrace(GAIA), { judge: fakeJudgeClient(fake), signal: controller.signal })).rejects.toBeInstanceOf(JudgeAbortError)
-    fake.setLatency(0)
+    // Its own fake judge: requests written just before the abort may reach a server after the rejection.
+    const own = await startFakeJudge({ latencyMs: 200 })
+    try {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 20)
+      await expect(diagnose(await loadTrace(GAIA), { judge: fakeJudgeClient(own), signal: controller.signal })).rejects.toBeInstanceOf(JudgeAbortError)
+    } finally {
+      await own.close()
+    }
+  })
+})
+
+describe('no judge call after the diagnosis rejects', () => {
+  const waitFor = async (ok: () => boolean) => {
+    while (!ok()) await new Promise((r) => setTimeout(r, 5))
+  }
+  // A fake judge of its own, and a client that notes when each request is started: the server reads
+  // a request some time after the client wrote it, so "started after the rejection" is counted where
+  // it happens, and the server is checked to see no more than was started before.
+  const ownJudge = async (latencyMs: number) => {
+    const server = await startFakeJudge({ latencyMs })
+    const started: number[] = []
+    const client = new OpenAI({
+      apiKey: 'test',
+      baseURL: server.baseURL,
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        started.push(performance.now())
+        return fetch(input, init)
+      },
+    })
+    const judge = openaiJudge({ model: 'fake-judge', baseURL: server.baseURL, client, concurrency: 1, maxWaitMs: 300, retry: { baseDelayMs: 1, maxDelayMs: 5 } })
+    return { server, judge, started }
+  }
+  const afterRejection = async (run: Promise<unknown>, own: Awaited<ReturnType<typeof ownJudge>>) => {
+    await run.catch(() => {})
+    const rejectedAt = performance.now()
+    const startedBefore = own.started.length
+    await new Promise((r) => setTimeout(r, 1000))
+    return { startedAfter: own.started.filter((t) => t > rejectedAt).length, startedBefore, serverSaw: own.server.stats.requests }
+  }
+
+  test('a configuration error on one span stops the spans still queued or in flight: 0 requests in the second after', async () => {
+    const own = await ownJudge(100)
+    try {
+      // One call at a time, so the other spans wait in the limiter; the third span's call fails as a
+      // misconfigured judge would, once the fake judge has a request in hand.
+      let calls = 0
+      const judge: Judge = {
+        id: own.judge.id,
+        provider: own.judge.provider,
+        model: own.judge.model,
+        async evaluate(request, signal) {
+          if (++calls !== 3) return own.judge.evaluate(request, signal)
+          await waitFor(() => own.server.inFlight >= 1)
+          throw new JudgeConfigError('judge misconfigured (injected by the test)')
+        },
+      }
+      const run = diagnose(await loadTrace(GAIA), { judge, detectors: false })
+      await expect(run).rejects.toBeInstanceOf(JudgeConfigError)
+      const seen = await afterRejection(run, own)
+      expect(seen.startedAfter).toBe(0)
+      expect(seen.serverSaw).toBeLessThanOrEqual(seen.startedBefore)
+      expect(seen.startedBefore).toBeLessThanOrEqual(2) // the call in flight when the error came, at most one more
+    } finally {
+      await own.server.close()
+    }
+  })
+
+  test('an abort while calls are queued and in flight: 0 requests in the second after the rejection', async () => {
+    const own = await ownJudge(300)
+    try {
+      const controller = new AbortController()
+      const run = diagnose(await loadTrace(GAIA), { judge: own.judge, signal: controller.signal, detectors: false })
+      await waitFor(() => own.server.inFlight >= 1)
+      controller.abort()
+      await expect(run).rejects.toBeInstanceOf(JudgeAbortError)
+      const seen = await afterRejection(run, own)
+      expect(seen).toEqual({ startedAfter: 0, startedBefore: 1, serverSaw: 1 })
+    } finally {
+      await own.server.close()
+    }
   })
 })
 
 describe('options', () => {
   test('select picks the leaves judged; detector-explained spans are skipped unless asked', async () => {
-    const trace = await loadTrace(`${FIXTURE_DIR}/41bbc898aa7de0f31d2382ff57700a76.json`)
-    const tools = await diagnose(trace, { judge: fakeJudgeClient(fake), select: { kind: 'tool' }, agent: false })
-    const judgedTools = tools.spans.filter((s) => s.verdicts.some((v) => v.metric === SPAN_CATEGORY_METRIC)).map((s) => s.kind)
-    expect(new Set(judgedTools)).toEqual(new Set(['tool']))
-    expect(fake.calls).toHaveLength(tools.stats.spansJudged)
+    // Its own fake judge: the call count below must not depend on what earlier tests left in flight.
+    const own = await startFakeJudge({})
+    try {
+      const trace = await loadTrace(`${FIXTURE_DIR}/41bbc898aa7de0f31d2382ff57700a76.json`)
+      const tools = await diagnose(trace, { judge: fakeJudgeClient(own), select: { kind: 'tool' }, agent: false })
+      const judgedTools = tools.spans.filter((s) => s.verdicts.some((v) => v.metric === SPAN_CATEGORY_METRIC)).map((s) => s.kind)
+      expect(new Set(judgedTools)).toEqual(new Set(['tool']))
+      expect(own.calls).toHaveLength(tools.stats.spansJudged)
 
-    const all = await diagnose(trace, { judge: fakeJudgeClient(fake), judgeDetectorSpans: true, agent: false })
-    expect(all.stats.spansSkipped).toBe(0)
-    expect(all.stats.spansJudged).toBe(trace.find({ kind: ['llm', 'tool'] }).length)
+      const all = await diagnose(trace, { judge: fakeJudgeClient(own), judgeDetectorSpans: true, agent: false })
+      expect(all.stats.spansSkipped).toBe(0)
+      expect(all.stats.spansJudged).toBe(trace.find({ kind: ['llm', 'tool'] }).length)
+    } finally {
+      await own.close()
+    }
   })
 
   test('invalid options fail with what was wrong', async () => {

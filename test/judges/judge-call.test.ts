@@ -83,6 +83,45 @@ describe('callJudge', () => {
     expect(result).toMatchObject({ status: 'ok', samples: [2, 2], disagreement: false, errors: [failure] })
   })
 
+  it('is unjudgeable without a strict majority of valid samples, and says how many failed', async () => {
+    const bad = () => new JudgeOutputError('replied with text that is not one JSON document', { ...ctx, raw: 'I think 5' })
+    const one = await callJudge(replayingJudge([bad(), likert(5), bad()]), likertRequest(), { samples: 3 })
+    expect(one).toMatchObject({ status: 'unjudgeable', sampleCount: { asked: 3, failed: 2 } })
+    expect(one.status === 'unjudgeable' && one.cause).toMatch(/^only 1 of 3 samples gave a valid verdict \(2 failed/)
+    // Half is not a majority either: 1 valid of 2.
+    expect(await callJudge(replayingJudge([likert(5), bad()]), likertRequest(), { samples: 2 })).toMatchObject({ status: 'unjudgeable', sampleCount: { asked: 2, failed: 1 } })
+    const none = await callJudge(replayingJudge<Likert>([bad(), bad(), bad()]), likertRequest(), { samples: 3 })
+    expect(none.status === 'unjudgeable' && none.cause).toMatch(/^none of 3 samples gave a valid verdict/)
+  })
+
+  it('a configuration error in one sample aborts the samples still in flight before it is thrown', async () => {
+    const seen: Array<'aborted' | 'answered'> = []
+    const judge: Judge = {
+      id: 'test-double:slow',
+      provider: 'test-double',
+      model: 'slow',
+      async evaluate<U>(_request: JudgeRequest<U>, signal?: AbortSignal): Promise<JudgeResponse<U>> {
+        if (seen.length === 0) {
+          seen.push('answered')
+          throw new JudgeConfigError('no judge configured')
+        }
+        // The other samples wait for a reply that would come in 10 s, unless they are aborted.
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, 10_000)
+          signal?.addEventListener('abort', () => {
+            clearTimeout(timer)
+            seen.push('aborted')
+            reject(new JudgeAbortError(ctx))
+          })
+        })
+        seen.push('answered')
+        throw new Error('unreachable: the sample was not aborted')
+      },
+    }
+    await expect(callJudge(judge, likertRequest(), { samples: 3 })).rejects.toBeInstanceOf(JudgeConfigError)
+    expect(seen).toEqual(['answered', 'aborted', 'aborted'])
+  })
+
   it('throws configuration errors and aborts instead of hiding them as unjudgeable', async () => {
     const config = new JudgeConfigError('no judge configured')
     await expect(callJudge(replayingJudge<Likert>([config]), likertRequest())).rejects.toBe(config)

@@ -99,4 +99,20 @@ describe('AdaptiveLimiter', () => {
   it('rejects a nonsensical concurrency', () => {
     expect(() => new AdaptiveLimiter({ concurrency: 0 })).toThrow(/concurrency must be a positive integer/)
   })
+
+  it('run() does not start fn when the abort lands in the tick its queued slot is granted', async () => {
+    const limiter = new AdaptiveLimiter({ concurrency: 1 })
+    const hold = await limiter.acquire()
+    const controller = new AbortController()
+    let started = false
+    const pending = limiter.run(async () => {
+      started = true
+    }, undefined, controller.signal)
+    hold('ok')
+    controller.abort(new Error('cancelled'))
+    await expect(pending).rejects.toThrow('cancelled')
+    expect(started).toBe(false)
+    expect(limiter.inFlight).toBe(0)
+  })
 })
+

@@ -136,14 +136,22 @@ describe('openaiJudge', () => {
 })
 
 describe('openaiJudge with an OpenAI-compatible server (baseURL)', () => {
-  it('works without an API key, tolerates a fenced json reply and uses max_tokens', async () => {
-    replies = [ok('Here is my verdict:\n```json\n' + verdict + '\n```')]
+  it('works without an API key, accepts a reply that is one fenced json block and uses max_tokens', async () => {
+    replies = [ok('```json\n' + verdict + '\n```')]
     const judge = openaiJudge({ model: 'llama3.2-vision', baseURL: API })
     const res = await judge.evaluate(likertRequest({ maxOutputTokens: 300 }))
     expect(judge.id).toBe('openai-compatible:llama3.2-vision')
     expect(res.output.score).toBe(4)
     expect(res.costUsd).toBeNull()
     expect(bodies[0].max_tokens).toBe(300)
+  })
+
+  it('re-asks once when the verdict is wrapped in prose, then gives up with a JudgeOutputError', async () => {
+    const wrapped = ok('Here is my verdict:\n```json\n' + verdict + '\n```')
+    replies = [wrapped, wrapped]
+    const judge = openaiJudge({ model: 'llama3.2-vision', baseURL: API, retry: recordingSleep() })
+    await expect(judge.evaluate(likertRequest())).rejects.toThrow(JudgeOutputError)
+    expect(bodies).toHaveLength(2)
   })
 
   it('falls back to json_object with the schema in the prompt when json_schema is rejected', async () => {

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { JudgeOutputError } from '../../src/judges/errors'
 import { strictJsonSchema } from '../../src/judges/json-schema'
-import { extractJson, parseJudgeText } from '../../src/judges/parse-output'
+import { parseJudgeText, wholeDocument } from '../../src/judges/parse-output'
 import { LikertSchema } from './helpers'
 
 const ctx = { provider: 'openai-compatible', model: 'llava', metric: 'overall-quality' }
@@ -28,11 +28,30 @@ describe('strictJsonSchema', () => {
 })
 
 describe('parseJudgeText', () => {
-  it('parses plain JSON, a fenced block and JSON wrapped in prose', () => {
+  it('parses plain JSON and a reply that is one fenced block', () => {
     const verdict = { reasoning: 'fine', score: 3 }
     expect(parseJudgeText(JSON.stringify(verdict), LikertSchema, ctx)).toEqual(verdict)
     expect(parseJudgeText('```json\n' + JSON.stringify(verdict) + '\n```', LikertSchema, ctx)).toEqual(verdict)
-    expect(parseJudgeText('Sure! ' + JSON.stringify(verdict) + ' Hope that helps.', LikertSchema, ctx)).toEqual(verdict)
+    expect(parseJudgeText('  ```\n' + JSON.stringify(verdict) + '\n```\n', LikertSchema, ctx)).toEqual(verdict)
+  })
+
+  it('refuses JSON wrapped in prose: the whole reply must be the verdict', () => {
+    const verdict = JSON.stringify({ reasoning: 'fine', score: 3 })
+    expect(() => parseJudgeText('Sure! ' + verdict + ' Hope that helps.', LikertSchema, ctx)).toThrow(/not JSON as a whole/)
+  })
+
+  it('a quoted passing block followed by the real failing verdict is no verdict, never the quoted pass', () => {
+    const reply = 'The rubric example reads:\n```json\n{"reasoning":"great","score":5}\n```\nMy verdict:\n{"reasoning":"wrong region","score":1}'
+    expect(() => parseJudgeText(reply, LikertSchema, ctx)).toThrow(JudgeOutputError)
+  })
+
+  it('a code fence inside the reasoning string does not hide a valid verdict', () => {
+    const reply = JSON.stringify({ reasoning: 'It printed ```json\n{"score":5}\n``` which is wrong.', score: 1 })
+    expect(parseJudgeText(reply, LikertSchema, ctx)).toEqual({ reasoning: 'It printed ```json\n{"score":5}\n``` which is wrong.', score: 1 })
+  })
+
+  it('refuses keys the schema does not have, naming the key', () => {
+    expect(() => parseJudgeText('{"reasoning":"r","score":2,"pass":true}', LikertSchema, ctx)).toThrow(/unexpected key pass/)
   })
 
   it('drops nulls that stand for omitted optional fields', () => {
@@ -64,7 +83,9 @@ describe('parseJudgeText', () => {
     }
   })
 
-  it('extractJson leaves plain JSON alone', () => {
-    expect(extractJson('  {"a":1} ')).toBe('{"a":1}')
+  it('wholeDocument unwraps one surrounding fence only', () => {
+    expect(wholeDocument('  {"a":1} ')).toBe('{"a":1}')
+    expect(wholeDocument('```json\n{"a":1}\n```')).toBe('{"a":1}')
+    expect(wholeDocument('```json\n{"a":1}\n```\n```json\n{"a":0}\n```')).not.toBe('{"a":1}')
   })
 })

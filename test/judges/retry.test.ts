@@ -2,6 +2,7 @@
 import { APIConnectionError, InternalServerError, RateLimitError } from 'openai'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { JudgeAbortError, JudgeRateLimitError, JudgeRequestError, JudgeServiceError, JudgeTimeoutError } from '../../src/judges/errors'
+import { AdaptiveLimiter } from '../../src/judges/limiter'
 import { withRetry } from '../../src/judges/retry'
 import { recordingSleep } from './helpers'
 
@@ -173,5 +174,22 @@ describe('withRetry', () => {
     controller.abort()
     expect(await pending).toBeInstanceOf(JudgeAbortError)
     expect(seen?.aborted).toBe(true)
+  })
+
+  it('starts no attempt when the caller aborts in the tick its queued limiter slot is granted', async () => {
+    const limiter = new AdaptiveLimiter({ concurrency: 1 })
+    const hold = await limiter.acquire()
+    const controller = new AbortController()
+    let attempts = 0
+    const pending = withRetry(async () => {
+      attempts++
+      return 'verdict'
+    }, ctx, { signal: controller.signal, limiter }).catch((e) => e)
+    await new Promise((r) => setImmediate(r)) // queued behind `hold`
+    hold('ok') // grants the slot to the queued call…
+    controller.abort() // …and the caller aborts before that call resumes
+    expect(await pending).toBeInstanceOf(JudgeAbortError)
+    expect(attempts).toBe(0)
+    expect(limiter.inFlight).toBe(0) // the unused slot was handed back
   })
 })

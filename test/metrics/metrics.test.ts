@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { JudgeOutputError } from '../../src/judges/errors'
+import type { Judge } from '../../src/judges/types'
 import { correctnessMetric } from '../../src/metrics/correctness'
 import { faithfulnessMetric } from '../../src/metrics/faithfulness'
 import { instructionFollowingMetric } from '../../src/metrics/instruction-following'
@@ -161,6 +163,27 @@ describe('self-consistency', () => {
     expect(verdict.samples).toEqual([1, 1, 1])
     const prompt = h.fake.calls.reduce((n, c) => n + c.usage!.prompt_tokens, 0)
     expect(verdict.judge!.tokens.input).toBe(prompt)
+    expect(verdict.samplesFailed).toBeUndefined()
+  })
+
+  test('samples: 3 with 2 invalid samples is unjudgeable and says so, never a pass on the one valid sample', async () => {
+    // The first five requests get malformed JSON: three samples × (ask + one re-ask) leaves exactly one valid reply.
+    h.fake.setFaults([{ type: 'malformed-json', times: 5 }])
+    const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge, samples: 3 }).finally(() => h.fake.setFaults([]))
+    expect(h.fake.calls).toHaveLength(6)
+    expect(verdict).toMatchObject({ outcome: 'unjudgeable', pass: false, score: null, samplesFailed: 2 })
+    expect(verdict.reason).toMatch(/^only 1 of 3 samples gave a valid verdict \(2 failed; no majority of valid samples\)/)
+  })
+
+  test('samples: 3 with 1 failed sample passes on the majority and records the failure in the reason and the verdict', async () => {
+    let n = 0
+    const flaky: Judge = {
+      ...h.judge,
+      evaluate: (request, signal) => (++n === 2 ? Promise.reject(new JudgeOutputError('fake-judge replied with text that is not one JSON document', { provider: 'openai-compatible', model: 'fake-judge', raw: 'I think so' })) : h.judge.evaluate(request, signal)),
+    }
+    const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: flaky, samples: 3 })
+    expect(verdict).toMatchObject({ outcome: 'pass', samples: [1, 1], samplesFailed: 1 })
+    expect(verdict.reason).toContain('(1 of 3 samples gave no valid verdict: fake-judge replied with text that is not one JSON document)')
   })
 })
 
