@@ -10,7 +10,8 @@ const EXCERPT_CHARS = 120
 const num = (n: number) => String(Number(n.toFixed(3)))
 
 /**
- * A verdict on its metric's own scale: `4/5` with `min 4`, a binary label, a ratio with its minimum.
+ * A verdict on its metric's own scale: `4/5` with `min 4`, `0/1` with `min 1`, a label (an error
+ * category) as the judge gave it, a ratio with its minimum.
  *
  * @example
  * cassetteVerdict(verdict) // { metric: 'correctness', outcome: 'fail', score: '2/5', threshold: 'min 4', reason: '…' }
@@ -24,8 +25,12 @@ export function cassetteVerdict(v: Verdict): CassetteVerdict {
   } else if (v.scale === 'ratio') {
     score = v.score === null ? null : num(v.score)
     threshold = `min ${num(v.threshold)}`
+  } else if (typeof v.raw === 'number') {
+    score = `${v.raw}/1`
+    threshold = `min ${num(v.threshold)}`
   } else {
-    score = v.raw === null ? null : String(v.raw)
+    // A label (an error category) or a yes/no: shown as the judge said it.
+    score = v.raw === null ? null : typeof v.raw === 'boolean' ? (v.raw ? 'yes' : 'no') : v.raw
   }
   return { metric: v.metric, outcome: v.outcome, score, threshold, reason: v.reason }
 }
