@@ -29,7 +29,10 @@ const views = new WeakMap<Trace, CanonicalView>()
  */
 export function canonicalView(trace: Trace): CanonicalView {
   let view = views.get(trace)
-  if (!view) views.set(trace, (view = build(trace)))
+  if (!view) {
+    view = build(trace)
+    views.set(trace, view)
+  }
   return view
 }
 

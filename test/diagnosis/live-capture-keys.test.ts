@@ -30,7 +30,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const tick = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
  * A support agent as a user instruments it: a chat that asks for two tools, both run in parallel,
