@@ -93,7 +93,7 @@ describe('agent-verdict diagnose --judge', () => {
     expect(d.spans.flatMap((s) => s.verdicts).filter((v) => v.judge !== undefined)).toEqual([])
     expect(d.agent.verdicts.map((v) => v.metric)).toEqual(['agent.plan_efficiency', 'agent.tool_coverage', 'agent.tool_abuse', 'agent.completeness'])
     expect(fake.calls.length).toBeGreaterThan(0)
-    expect(fake.calls.every((c) => !c.prompt.includes('<span>\nid: '))).toBe(true)
+    expect(fake.calls.every((c) => !c.prompt.includes('<span>\nposition: '))).toBe(true) // no span prompt
     expect(code).toBe(d.verdict.pass && detect(await loadTrace(SWE)).length === 0 ? 0 : 1)
   })
 
