@@ -1,11 +1,13 @@
 import { withCassette, type CassetteJudge } from '../src/cassette/cassette-judge'
 import { resolveCassetteSettings } from '../src/cassette/modes'
+import { runInCassetteScope } from '../src/cassette/scope'
 import { cassettePathFor, readCassette, updateCassette } from '../src/cassette/store'
 import { resolveJudge } from '../src/judges/config'
 import type { Judge } from '../src/judges/types'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../src/verdict/meta'
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
+import { labelRecordedEntries } from './cassette-labels'
 import type { MatcherContext, MatcherResult } from './context'
 
 type TaskLike = NonNullable<MatcherContext['task']>
@@ -116,6 +118,7 @@ export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?
     const relinked = renamed.size === 0 ? traces : traces.map((t) => ({ ...t, spans: t.spans.map((sp) => ({ ...sp, verdictIds: sp.verdictIds.map((id) => renamed.get(id) ?? id) })) }))
     ;(target.traces ??= []).push(...relinked)
   }
+  labelRecordedEntries(verdicts)
 }
 
 /** Two assertions on one trace in one test give the same `spanId:metric` ids: suffix the later ones (`#2`…) so report links stay one-to-one. */
@@ -196,7 +199,8 @@ export function track<T extends MatcherResult>(ctx: MatcherContext, name: string
   const key = testKeyOf(ctx)
   const call: TrackedCall = { name, abandoned: false }
   const neutral = (result: T | undefined): T => ({ ...(result as T), pass: ctx.isNot !== true, message: result?.message ?? (() => '') })
-  const promise = start().then(
+  // Judge calls inside know their test and matcher: cassette entries are named by them.
+  const promise = runInCassetteScope({ test: testNameOf(ctx), matcher: ctx.isNot ? `not.${name}` : name }, start).then(
     (result) => {
       if (!call.abandoned) return result
       if (result.pass === (ctx.isNot === true)) call.failure = result.message()

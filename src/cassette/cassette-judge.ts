@@ -1,9 +1,10 @@
 import type { Judge, JudgeRequest, JudgeResponse } from '../judges/types'
 import { CassetteMissError } from './errors'
-import { cassetteKey } from './key'
 import type { FileLockOptions } from './lock'
 import { parseCassetteMode, resolveCassetteSettings, type CassetteMode } from './modes'
-import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry } from './store'
+import { canonicalJson, cassetteKey } from './key'
+import { currentCassetteScope } from './scope'
+import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry, type CassetteVerdict } from './store'
 
 /** Options of {@link withCassette}. `mode` and `update` default to the environment's. */
 export interface CassetteOptions {
@@ -13,7 +14,7 @@ export interface CassetteOptions {
   update?: boolean
   /** Environment to read defaults from (default `process.env`). */
   env?: Record<string, string | undefined>
-  /** Clock for `recordedAt` (tests pin it). */
+  /** Clock for `recordedAt` of new or changed verdicts (tests pin it). */
   now?: () => Date
   lock?: FileLockOptions
 }
@@ -36,12 +37,24 @@ export interface CassetteJudge extends Judge {
 }
 
 /**
+ * A re-recorded reply equal to the one on file keeps the old entry (its date, usage and cost), so
+ * re-recording unchanged verdicts leaves the file byte for byte as it was; labels follow the test.
+ */
+function keepUnchanged(old: CassetteEntry | undefined, fresh: CassetteEntry): CassetteEntry {
+  const same = old !== undefined && old.provider === fresh.provider && old.model === fresh.model && old.promptVersion === fresh.promptVersion && canonicalJson(old.output) === canonicalJson(fresh.output)
+  if (!same) return fresh
+  const { test, matcher, span } = fresh
+  return { ...old, ...(test !== undefined ? { test } : {}), ...(matcher !== undefined ? { matcher } : {}), ...(span !== undefined ? { span } : {}) }
+}
+
+/**
  * Wraps any judge with a verdict cassette. A hit returns the recorded output (`cached: true`,
- * `attempts: 0`; usage, latency and cost as recorded) without calling the judge; a miss calls it and
+ * `attempts: 0`, latency 0; usage and cost as recorded) without calling the judge; a miss calls it and
  * writes the entry at once (a crash loses nothing) — or, in replay mode, throws a
  * {@link CassetteMissError} saying how to record. Recorded outputs are re-validated against the
  * request's schema: one that no longer fits is a miss (an error in replay). Identical requests
- * repeated in a run (self-consistency samples) get one entry each.
+ * repeated in a run (self-consistency samples) get one entry each. Inside `runInCassetteScope` an
+ * entry is labelled with its test and matcher, and the matcher's verdicts are written into it.
  *
  * @example
  * const judge = withCassette(openaiJudge({ model: 'gpt-4.1' }), { file: cassettePathFor(import.meta.filename) })
@@ -64,24 +77,49 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
   const entries = () => (loaded ??= readCassette(file).then((c) => c.entries))
 
   const record = async (key: string, request: JudgeRequest<unknown>, response: JudgeResponse<unknown>) => {
-    const entry: CassetteEntry = {
+    const scope = currentCassetteScope()
+    const output = JSON.parse(JSON.stringify(response.output ?? null))
+    const fresh: CassetteEntry = {
+      ...(scope?.test !== undefined ? { test: scope.test } : {}),
+      ...(scope?.matcher !== undefined ? { matcher: scope.matcher } : {}),
+      ...(request.about?.span !== undefined ? { span: request.about.span } : {}),
       metric: request.metric,
       provider: response.provider,
       model: response.model,
       promptVersion: request.promptVersion,
-      recordedAt: now().toISOString(),
-      output: JSON.parse(JSON.stringify(response.output ?? null)),
+      output,
       usage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens },
-      latencyMs: response.latencyMs,
       costUsd: response.costUsd,
+      recordedAt: now().toISOString(),
     }
-    const write = updateCassette(file, (c) => { c.entries[key] = entry }, options.lock)
+    const write = updateCassette(file, (c) => { c.entries[key] = keepUnchanged(c.entries[key], fresh) }, options.lock)
     pending.add(write)
     try {
       const merged = await write
       loaded = Promise.resolve(merged.entries) // the fresh file, other workers' entries included
       recordedNow.add(key)
       stats.recorded++
+    } finally {
+      pending.delete(write)
+    }
+    scope?.recorded.push({
+      key,
+      ...(request.about?.spanId !== undefined ? { spanId: request.about.spanId } : {}),
+      annotate: (labels) => annotate(key, labels),
+    })
+  }
+
+  // The matcher's reading of a recorded reply, written once it is known; an unchanged one rewrites the same bytes.
+  const annotate = async (key: string, labels: { verdicts: CassetteVerdict[]; judged?: string }) => {
+    const write = updateCassette(file, (c) => {
+      const entry = c.entries[key]
+      if (!entry) return
+      if (labels.judged !== undefined) entry.judged = labels.judged
+      entry.verdicts = labels.verdicts
+    }, options.lock)
+    pending.add(write)
+    try {
+      loaded = Promise.resolve((await write).entries)
     } finally {
       pending.delete(write)
     }
@@ -110,8 +148,9 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       occurrences.set(base, occurrence + 1)
       const key = occurrence === 0 ? base : cassetteKey(judge, request, occurrence)
       usedKeys.add(key)
+      const scope = currentCassetteScope()
       const miss = (reason: 'missing' | 'stale', detail?: string) =>
-        new CassetteMissError({ metric: request.metric, file, key, provider: judge.provider, model: judge.model, reason, detail })
+        new CassetteMissError({ metric: request.metric, file, key, provider: judge.provider, model: judge.model, reason, detail, test: scope?.test, matcher: scope?.matcher, span: request.about?.span })
 
       const entry = (await entries())[key]
       if (entry && (mode !== 'record' || recordedNow.has(key))) {
@@ -121,7 +160,7 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
           return {
             output: parsed.data,
             usage: { ...entry.usage },
-            latencyMs: entry.latencyMs,
+            latencyMs: 0, // nothing was waited for
             provider: entry.provider,
             model: entry.model,
             costUsd: entry.costUsd,

@@ -74,8 +74,13 @@ export class CassetteMissError extends JudgeConfigError {
   readonly key: string
   readonly reason: 'missing' | 'stale'
 
-  constructor(options: { metric: string; file: string; key: string; provider: string; model: string; reason: 'missing' | 'stale'; detail?: string }) {
-    const where = `${options.metric} in ${displayPath(options.file)}`
+  /** The test and matcher that asked, when a matcher did. */
+  readonly test?: string
+  readonly matcher?: string
+
+  constructor(options: { metric: string; file: string; key: string; provider: string; model: string; reason: 'missing' | 'stale'; detail?: string; test?: string; matcher?: string; span?: string }) {
+    const asked = [options.test && `test "${options.test}"`, options.matcher, options.span && `span ${options.span}`].filter(Boolean).join(' › ')
+    const where = `${options.metric}${asked ? ` (${asked})` : ''} in ${displayPath(options.file)}`
     const how = 'run the tests locally with a judge configured (AGENT_VERDICT_JUDGE=…) to record it, or set AGENT_VERDICT_MODE=record'
     const message = options.reason === 'missing'
       ? `no recorded verdict for ${where} — ${how}`
@@ -85,5 +90,7 @@ export class CassetteMissError extends JudgeConfigError {
     this.file = options.file
     this.key = options.key
     this.reason = options.reason
+    if (options.test !== undefined) this.test = options.test
+    if (options.matcher !== undefined) this.matcher = options.matcher
   }
 }

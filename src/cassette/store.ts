@@ -6,40 +6,79 @@ import { CassetteError, CassetteFormatError, displayPath } from './errors'
 import { pidAlive, withFileLock, type FileLockOptions } from './lock'
 
 /**
- * One recorded verdict. Holds the parsed output, usage and when it was recorded — never credentials.
+ * What the matcher made of a recorded judge reply, for people reviewing the cassette: the metric,
+ * outcome, score and threshold on the metric's own scale (`4/5`, `min 4`) and the reason.
+ *
+ * @example
+ * CassetteVerdictSchema.parse({ metric: 'correctness', outcome: 'fail', score: '2/5', threshold: 'min 4', reason: 'wrong region' })
+ */
+export const CassetteVerdictSchema = z.object({
+  metric: z.string(),
+  outcome: z.enum(['pass', 'fail', 'unjudgeable']),
+  score: z.string().nullable(),
+  threshold: z.string().nullable(),
+  reason: z.string(),
+})
+export type CassetteVerdict = z.infer<typeof CassetteVerdictSchema>
+
+/**
+ * One recorded judge reply. `output`, `usage` and `costUsd` are what replay returns; `test`, `matcher`,
+ * `span`, `judged` and `verdicts` are labels for review (never part of the key). No credentials, and
+ * no latency: it changes every run and would turn every re-record into a diff.
  *
  * @example
  * CassetteEntrySchema.parse(entry).recordedAt // '2026-03-18T09:30:00.000Z'
  */
 export const CassetteEntrySchema = z.object({
+  /** Full test name (`describe › test`), when recorded by a matcher. */
+  test: z.string().optional(),
+  matcher: z.string().optional(),
+  /** The judged span's positional id and name (`1.3 tool:lookup_order`), for span verdicts. */
+  span: z.string().optional(),
   metric: z.string(),
+  /** A short excerpt of the judged text. */
+  judged: z.string().optional(),
+  verdicts: z.array(CassetteVerdictSchema).optional(),
   provider: z.string(),
   model: z.string(),
   promptVersion: z.string(),
-  recordedAt: z.iso.datetime(),
   output: z.json(),
   usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
-  latencyMs: z.number().nonnegative(),
   costUsd: z.number().nonnegative().nullable(),
+  recordedAt: z.iso.datetime(),
 })
 export type CassetteEntry = z.infer<typeof CassetteEntrySchema>
 
+/** The file format this version writes. Older ones are read and rewritten in it (see decision 0019). */
+export const CASSETTE_VERSION = 2
+
 /**
- * A cassette file: `__verdicts__/<test file>.json`, entries keyed by `cassetteKey`.
+ * A cassette in memory: entries by `cassetteKey`, whatever version the file had on disk.
  *
  * @example
- * CassetteFileSchema.parse(JSON.parse(text)).entries
+ * (await readCassette(path)).entries[key]?.verdicts
  */
 export const CassetteFileSchema = z.object({
-  version: z.literal(1),
+  version: z.literal(CASSETTE_VERSION),
   entries: z.record(z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex'), CassetteEntrySchema),
 })
 export type CassetteFile = z.infer<typeof CassetteFileSchema>
 
-/** The cassette file version this build reads and writes. */
-const CASSETTE_VERSION = 1
+const KEY = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
 
-const emptyCassette = (): CassetteFile => ({ version: 1, entries: {} })
+/** Version 1 (agent-verdict ≤ 0.x): entries keyed by hash, with `latencyMs`, no labels. Read, never written. */
+const CassetteFileV1Schema = z.object({
+  version: z.literal(1),
+  entries: z.record(KEY, CassetteEntrySchema.omit({ test: true, matcher: true, span: true, judged: true, verdicts: true }).extend({ latencyMs: z.number().nonnegative() })),
+})
+
+/** Version 2 on disk: one flat list, sorted by test › matcher › span › metric, each entry carrying its key. */
+const CassetteFileV2Schema = z.object({
+  version: z.literal(2),
+  entries: z.array(CassetteEntrySchema.extend({ key: KEY })),
+})
+
+const emptyCassette = (): CassetteFile => ({ version: CASSETTE_VERSION, entries: {} })
 
 /**
  * Where a test file's verdicts live: `__verdicts__/<name>.json` beside it, like `__snapshots__`.
@@ -51,30 +90,58 @@ export function cassettePathFor(testFile: string): string {
   return join(dirname(testFile), '__verdicts__', `${basename(testFile)}.json`)
 }
 
+// Review order: who asked, what was concluded and about what, then the replay payload, the key last.
+// Test, matcher and span share the first line and failing verdicts come first, so a flipped verdict's
+// diff hunk shows the test it belongs to in its context lines.
+const NAME_FIELDS = ['test', 'matcher', 'span'] as const
+const FIELDS = ['verdicts', 'judged', 'metric', 'provider', 'model', 'promptVersion', 'output', 'usage', 'costUsd', 'recordedAt', 'key'] as const
+const OUTCOME_ORDER = { fail: 0, unjudgeable: 1, pass: 2 }
+
+/** `1.10` after `1.9`: positional ids compare by their numbers. */
+function compareSpan(a = '', b = ''): number {
+  const pa = a.split(' ')[0].split('.')
+  const pb = b.split(' ')[0].split('.')
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const d = Number(pa[i]) - Number(pb[i])
+    if (d) return d
+  }
+  return pa.length - pb.length || compareText(a, b)
+}
+
+// Code-unit order, not localeCompare: the same bytes on every machine and locale.
+const compareText = (a = '', b = '') => (a < b ? -1 : a > b ? 1 : 0)
+
 /**
- * The file's text: entries sorted by key, each entry's fields in a fixed order, 2-space JSON and a
- * trailing newline — the same verdicts always give the same bytes, so a PR diff shows only changes.
+ * The file's text (format version 2): one entry per recorded reply, grouped by test › matcher › span ›
+ * metric; in each, the name on the first line, then one line per verdict (failing first) and per field
+ * in a fixed order; a trailing newline. The same verdicts always give the same bytes, and a flipped
+ * verdict changes a few adjacent lines whose diff context names the test, matcher and metric.
  *
  * @example
- * await writeFile(path, serializeCassette({ version: 1, entries }))
+ * await writeFile(path, serializeCassette({ version: 2, entries }))
  */
 export function serializeCassette(cassette: CassetteFile): string {
-  const entries: Record<string, CassetteEntry> = {}
-  for (const key of Object.keys(cassette.entries).sort()) {
-    const e = cassette.entries[key]
-    entries[key] = {
-      metric: e.metric,
-      provider: e.provider,
-      model: e.model,
-      promptVersion: e.promptVersion,
-      recordedAt: e.recordedAt,
-      output: e.output,
-      usage: { inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens },
-      latencyMs: e.latencyMs,
-      costUsd: e.costUsd,
+  const rows = Object.entries(cassette.entries).map(([key, e]) => ({ ...e, key }))
+  rows.sort((a, b) =>
+    compareText(a.test, b.test) || compareText(a.matcher, b.matcher) || compareSpan(a.span, b.span) || compareText(a.metric, b.metric) || compareText(a.key, b.key))
+  const entries = rows.map((row) => {
+    const name = NAME_FIELDS.filter((f) => row[f] !== undefined).map((f) => `${JSON.stringify(f)}: ${JSON.stringify(row[f])}`)
+    const lines = name.length ? [`      ${name.join(', ')}`] : []
+    for (const field of FIELDS) {
+      const value = field === 'usage' ? { inputTokens: row.usage.inputTokens, outputTokens: row.usage.outputTokens } : row[field]
+      if (value === undefined) continue
+      if (field === 'verdicts') {
+        const sorted = [...(value as CassetteVerdict[])].sort((a, b) => OUTCOME_ORDER[a.outcome] - OUTCOME_ORDER[b.outcome] || compareText(a.metric, b.metric))
+        const list = sorted.map((v) => `        ${JSON.stringify({ metric: v.metric, outcome: v.outcome, score: v.score, threshold: v.threshold, reason: v.reason })}`)
+        lines.push(list.length ? `      "verdicts": [\n${list.join(',\n')}\n      ]` : '      "verdicts": []')
+      } else {
+        lines.push(`      ${JSON.stringify(field)}: ${JSON.stringify(value)}`)
+      }
     }
-  }
-  return `${JSON.stringify({ version: 1, entries }, null, 2)}\n`
+    return `    {\n${lines.join(',\n')}\n    }`
+  })
+  const body = entries.length ? `[\n${entries.join(',\n')}\n  ]` : '[]'
+  return `{\n  "version": ${CASSETTE_VERSION},\n  "entries": ${body}\n}\n`
 }
 
 /**
@@ -94,6 +161,17 @@ export async function readCassette(file: string): Promise<CassetteFile> {
     const what = code === 'EISDIR' ? 'is a directory, not a cassette file' : `cannot be read (${code ?? (err as Error).message})`
     throw new CassetteError(`cassette ${displayPath(file)} ${what} — check its permissions, or delete it to re-record its verdicts`, { file, cause: err })
   }
+  return parseCassette(text, file)
+}
+
+/**
+ * A cassette file's text (any format version this package ever wrote) in the in-memory form; throws a
+ * {@link CassetteFormatError} naming `file` and what to do.
+ *
+ * @example
+ * Object.keys(parseCassette(readFileSync(path, 'utf8'), path).entries).length // recorded replies
+ */
+export function parseCassette(text: string, file: string): CassetteFile {
   const fix = `delete it to re-record its verdicts, or fix it${text.includes('<<<<<<<') ? ' (it has unresolved git merge conflict markers)' : ''}`
   let json: unknown
   try {
@@ -102,19 +180,28 @@ export async function readCassette(file: string): Promise<CassetteFile> {
     throw new CassetteFormatError(`cassette ${displayPath(file)} is not valid JSON (${(err as Error).message}) — ${fix}`, { file, cause: err })
   }
   const version = (json as { version?: unknown } | null)?.version
-  if (typeof version === 'number' && version !== CASSETTE_VERSION) {
-    throw new CassetteFormatError(
-      `cassette ${displayPath(file)} is not a valid verdict cassette: at version: it has version ${version}, this agent-verdict reads version ${CASSETTE_VERSION} — ${version > CASSETTE_VERSION ? 'upgrade agent-verdict (a newer one wrote it), or ' : ''}delete it to re-record its verdicts`,
-      { file },
-    )
+  if (typeof version === 'number' && version > CASSETTE_VERSION) {
+    throw new CassetteFormatError(`cassette ${displayPath(file)} has format version ${version}, newer than this agent-verdict reads (${CASSETTE_VERSION}) — upgrade agent-verdict (a newer one wrote it), or delete it to re-record its verdicts`, { file })
   }
-  const parsed = CassetteFileSchema.safeParse(json)
+  const parsed = version === 1 ? CassetteFileV1Schema.safeParse(json) : CassetteFileV2Schema.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const at = issue.path.length ? issue.path.join('.') : '(root)'
     throw new CassetteFormatError(`cassette ${displayPath(file)} is not a valid verdict cassette: at ${at}: ${issue.message} — ${fix}`, { file })
   }
-  return parsed.data
+  return migrate(parsed.data)
+}
+
+/** Any version read into the in-memory form; the next write saves it in the current format. */
+function migrate(data: z.infer<typeof CassetteFileV1Schema> | z.infer<typeof CassetteFileV2Schema>): CassetteFile {
+  const entries: Record<string, CassetteEntry> = {}
+  if (data.version === 1) {
+    for (const [key, { latencyMs: _volatile, ...entry }] of Object.entries(data.entries)) entries[key] = entry
+  } else {
+    // A key listed twice (a hand-resolved merge conflict) keeps its first entry.
+    for (const { key, ...entry } of data.entries) entries[key] ??= entry
+  }
+  return { version: CASSETTE_VERSION, entries }
 }
 
 /** A temp file older than this is abandoned whoever wrote it: a live write takes milliseconds (pid reuse, other hosts). */

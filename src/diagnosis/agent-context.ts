@@ -3,6 +3,7 @@
 import type { z } from 'zod'
 import { section, sections } from '../metrics/prompts/shared'
 import type { Trace } from '../trace/trace'
+import { canonicalView } from './canonical'
 import { finalAnswer, runTask, stepLine, type CompactStep } from './steps'
 import { describeToolAbuse, type ToolAbuseFacts } from './tool-abuse'
 import { CHARS_PER_TOKEN, estimateTokens, requestTokens } from './tokens'
@@ -79,7 +80,7 @@ function headerTexts(trace: Trace, steps: readonly CompactStep[], facts: ToolAbu
 /** Tools the agents were given (smolagents attributes, LLM tool schemas) and how often each was used. */
 function toolsText(trace: Trace, steps: readonly CompactStep[]): string {
   const available = new Set<string>()
-  for (const span of trace.spans) {
+  for (const span of canonicalView(trace).spans) {
     for (const [key, value] of Object.entries(span.attributes)) {
       if (key.endsWith('tools_names') && typeof value === 'string') {
         try {

@@ -4,6 +4,7 @@ import type { z } from 'zod'
 import { section, sections } from '../metrics/prompts/shared'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
+import { canonicalView, type CanonicalView } from './canonical'
 import { errorText, fitPayload, payloadText, payloadTokens } from './render'
 import { agentName, runTask, stepLine, taskOf, type CompactStep } from './steps'
 import { estimateTokens, requestTokens } from './tokens'
@@ -76,14 +77,15 @@ function textPart(tag: string, text: string, weight: number): Part {
 }
 
 function promptParts(trace: Trace, span: Span, options: SpanPromptOptions): Part[] {
-  const root = trace.spans.find((s) => s.kind === 'agent')
+  const view = canonicalView(trace)
+  const root = view.spans.find((s) => s.kind === 'agent')
   const task = runTask(trace)
-  const previous = previousSteps(span, options.steps, options.contextSteps)
+  const previous = previousSteps(view, span, options.steps, options.contextSteps)
   return [
     textPart('task', task, 1.5),
     enclosingPart(trace, span, root),
     linesPart(previous),
-    textPart('span', spanHeader(span), 1),
+    textPart('span', spanHeader(span, view.position(span.id)), 1),
     payloadPart('span_input', span.input, 4),
     payloadPart('span_output', span.output, 3),
   ]
@@ -116,10 +118,20 @@ function linesPart(lines: string[]): Part {
   }
 }
 
-/** Steps that ended before the span started (its own actions excluded), newest last. */
-function previousSteps(span: Span, steps: readonly CompactStep[], count: number): string[] {
+/**
+ * Steps before the span in canonical order, newest last; its own actions and its ancestors (still
+ * running) excluded. Not "ended before it started": starts are often whole milliseconds while ends
+ * are not, so that test flips between two captures of the same run.
+ */
+function previousSteps(view: CanonicalView, span: Span, steps: readonly CompactStep[], count: number): string[] {
   if (count <= 0) return []
-  const before = steps.filter((s) => s.spanId !== span.id && s.endNs <= span.startNs)
+  const at = view.index(span.id)
+  const position = view.position(span.id)
+  const before = steps.filter((s) => {
+    if (s.spanId === span.id) return false
+    const i = view.index(s.spanId)
+    return i >= 0 && i < at && !position.startsWith(`${view.position(s.spanId)}.`)
+  })
   return before.slice(-count).map(stepLine)
 }
 
@@ -153,9 +165,9 @@ function enclosingPart(trace: Trace, span: Span, root: Span | undefined): Part {
   }
 }
 
-/** Kind, name, id, tool, model, status and the span's own error. */
-function spanHeader(span: Span): string {
-  const lines = [`id: ${span.id}`, `kind: ${span.kind}`, `name: ${span.name}`]
+/** Kind, name, positional id (never the span id: it is random per capture), tool, model, status and the span's own error. */
+function spanHeader(span: Span, position: string): string {
+  const lines = [`position: ${position}`, `kind: ${span.kind}`, `name: ${span.name}`]
   if (span.toolName) lines.push(`tool: ${span.toolName}`)
   if (span.model) lines.push(`model: ${span.model}`)
   lines.push(`status: ${span.status}`)

@@ -6,6 +6,7 @@ import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/span-diagnosis'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
+import { canonicalView } from './canonical'
 import { errorText, oneLine, plainText } from './render'
 import { spanPrompt } from './span-context'
 import { SPAN_ASPECTS, SpanJudgementSchema, type SpanJudgement } from './span-judgement'
@@ -59,6 +60,7 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
       schema: SpanJudgementSchema,
       schemaName: 'span_diagnosis',
       maxOutputTokens: MAX_OUTPUT_TOKENS,
+      about: { spanId: span.id, span: `${canonicalView(ctx.trace).position(span.id)} ${span.kind}:${span.name}` },
     },
     { scoreOf: (o) => Math.min(o.instruction_following.score, o.reasoning_integrity.score, o.tool_completeness.score), signal: ctx.signal },
   )

@@ -5,6 +5,7 @@ import { FINAL_ANSWER_TOOLS } from '../metrics/detectors/agent-run'
 import { canonical } from '../metrics/detectors/repeated-calls'
 import type { Message, Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
+import { canonicalView } from './canonical'
 import { errorText, isMessageList, oneLine, payloadText } from './render'
 
 /** What a step is. */
@@ -76,7 +77,7 @@ function resultDigest(span: Span): string {
 }
 
 /**
- * The compact steps of a trace, in start order.
+ * The compact steps of a trace, in canonical order (start time, then content: see `canonicalView`).
  *
  * @example
  * compactSteps(trace).map((s) => s.text) // ['plan: 1. Search … 2. …', 'call web_search(query="…") → error: 404 …', …]
@@ -103,7 +104,8 @@ export function compactSteps(trace: Trace): CompactStep[] {
       endNs: span.endNs,
     }
   }
-  for (const span of trace.spans) {
+  const spans = canonicalView(trace).spans
+  for (const span of spans) {
     const parent = trace.parent(span.id)
     if (span.kind === 'agent' && scopeOf(span)) {
       const task = taskOf(span)
@@ -126,7 +128,7 @@ export function compactSteps(trace: Trace): CompactStep[] {
       steps.push(...actionsOf(trace, span, base(span)))
     }
   }
-  const root = trace.spans.find((s) => s.kind === 'agent')
+  const root = spans.find((s) => s.kind === 'agent')
   if (root && !steps.some((s) => s.kind === 'answer') && root.output !== undefined) {
     steps.push({ ...base(root), scope: root.id, agent: agentName(root), kind: 'answer', failed: false, text: `final answer: ${argsDigest(root.output)}` })
   }
@@ -181,10 +183,11 @@ export function taskOf(agent: Span): string {
  * runTask(trace) // 'Where is my order A-1042?'
  */
 export function runTask(trace: Trace): string {
-  const root = trace.spans.find((s) => s.kind === 'agent')
+  const spans = canonicalView(trace).spans
+  const root = spans.find((s) => s.kind === 'agent')
   const task = root ? taskOf(root) : ''
   if (task) return task
-  for (const llm of trace.spansByKind('llm')) {
+  for (const llm of spans.filter((s) => s.kind === 'llm')) {
     if (!isMessageList(llm.input)) continue
     const user = llm.input.find((m) => m.role === 'user' && m.content.trim() !== '')
     if (user) return user.content
@@ -200,12 +203,13 @@ export function runTask(trace: Trace): string {
  * finalAnswer(trace, compactSteps(trace)) // 'Your order A-1042 has shipped …'
  */
 export function finalAnswer(trace: Trace, steps: readonly CompactStep[]): string {
-  const root = trace.spans.find((s) => s.kind === 'agent')
+  const spans = canonicalView(trace).spans
+  const root = spans.find((s) => s.kind === 'agent')
   const out = root ? payloadText(root.output) : ''
   if (out) return out
   const last = [...steps].reverse().find((s) => s.kind === 'answer')
   if (last) return last.text
-  const llms = trace.spansByKind('llm')
+  const llms = spans.filter((s) => s.kind === 'llm')
   for (let i = llms.length - 1; i >= 0; i--) {
     const text = outputText(llms[i]).trim()
     if (text) return text

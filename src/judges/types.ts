@@ -22,6 +22,8 @@ export interface JudgeRequest<T = unknown> {
   /** Name of the output schema (JSON-schema `name` / forced tool name). */
   schemaName: string
   maxOutputTokens?: number
+  /** The span this call judges: its id (to map verdicts back) and positional id + name, as a cassette shows it. Never part of the key. */
+  about?: { spanId: string; span: string }
 }
 
 export interface JudgeUsage {

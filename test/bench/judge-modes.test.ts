@@ -10,6 +10,7 @@ import { CONTEXT_EXCEEDED_TEXT, monolithicTokens } from '../../src/bench/monolit
 import { TrailBenchResultSchema, runTrailBench } from '../../src/bench/trail-harness'
 import { TrailPredictionSchema } from '../../src/bench/trail-prediction'
 import { benchCommand } from '../../src/cli/bench'
+import { canonicalView } from '../../src/diagnosis/canonical'
 import { diagnose } from '../../src/diagnosis/diagnose'
 import { detect } from '../../src/metrics/detectors/index'
 import { loadTrace } from '../../src/trace/load'
@@ -39,7 +40,7 @@ describe('judge mode: predictions from the diagnosis', () => {
     const explained = new Set(detect(trace).map((f) => f.spanId))
     const target = trace.spansByKind('llm').find((s) => !explained.has(s.id))!
     fake.setRules([
-      { when: { contains: `<span>\nid: ${target.id}\n` }, respond: { verdict: 'fail', reason: 'skips the file check', fields: { error_category: 'Goal Deviation' } } },
+      { when: { contains: `<span>\nposition: ${canonicalView(trace).position(target.id)}\n` }, respond: { verdict: 'fail', reason: 'skips the file check', fields: { error_category: 'Goal Deviation' } } },
       { when: { schemaName: 'agent_diagnosis' }, respond: { verdict: 'pass', reason: 'ok', fields: { plan_efficiency: { score: 2, reason: 'left the plan' }, completeness: { score: 3, reason: 'partial' } } } },
     ])
     const d = await diagnose(trace, { judge: fakeJudgeClient(fake) })

@@ -28,9 +28,9 @@ describe('readCassette errors', () => {
 
   it('a cassette of another version says which, and to upgrade when it is newer', async () => {
     const file = join(tempDir(), 'v.json')
-    writeFileSync(file, JSON.stringify({ version: 2, entries: {} }))
+    writeFileSync(file, JSON.stringify({ version: 3, entries: [] }))
     const err = await rejectionOf(readCassette(file), CassetteFormatError)
-    expect(err.message).toMatch(/it has version 2, this agent-verdict reads version 1 — upgrade agent-verdict \(a newer one wrote it\), or delete it to re-record its verdicts$/)
+    expect(err.message).toMatch(/format version 3, newer than this agent-verdict reads \(2\) — upgrade agent-verdict \(a newer one wrote it\), or delete it to re-record its verdicts$/)
     writeFileSync(file, JSON.stringify({ version: 0, entries: {} }))
     expect((await rejectionOf(readCassette(file), CassetteFormatError)).message).not.toContain('upgrade')
   })

@@ -8,16 +8,25 @@ import { rejectionOf } from '../helpers/rejection'
 
 const KEY_A = 'a'.repeat(64)
 const KEY_B = 'b'.repeat(64)
+const KEY_C = 'c'.repeat(64)
+const KEY_D = 'd'.repeat(64)
 const entry = (metric: string): CassetteEntry => ({
   metric,
   provider: 'openai',
   model: 'gpt-4.1',
   promptVersion: `${metric}@1`,
-  recordedAt: '2026-03-18T09:30:00.000Z',
   output: { reasoning: 'the chart shows it', score: 4 },
   usage: { inputTokens: 812, outputTokens: 64 },
-  latencyMs: 1234,
   costUsd: 0.002136,
+  recordedAt: '2026-03-18T09:30:00.000Z',
+})
+const labelled = (test: string, matcher: string, metric: string, span?: string): CassetteEntry => ({
+  test,
+  matcher,
+  ...(span ? { span } : {}),
+  ...entry(metric),
+  judged: 'North America leads with $15.20',
+  verdicts: [{ metric, outcome: 'pass', score: '4/5', threshold: 'min 4', reason: 'the chart shows it' }],
 })
 
 const formatError = (promise: Promise<unknown>) => rejectionOf(promise, CassetteFormatError)
@@ -30,33 +39,82 @@ describe('cassettePathFor', () => {
 })
 
 describe('serializeCassette', () => {
-  it('sorts entries by key, orders entry fields, indents by 2 spaces and ends with a newline', () => {
-    const shuffled = { ...entry('faithfulness'), costUsd: 0.1, metric: 'correctness' } as CassetteEntry
-    const reordered = Object.fromEntries(Object.entries(shuffled).reverse()) as CassetteEntry
-    const text = serializeCassette({ version: 1, entries: { [KEY_B]: reordered, [KEY_A]: entry('faithfulness') } })
-    expect(text.endsWith('}\n')).toBe(true)
-    expect(text.indexOf(KEY_A)).toBeLessThan(text.indexOf(KEY_B))
-    const fields = Object.keys(JSON.parse(text).entries[KEY_B])
-    expect(fields).toEqual(['metric', 'provider', 'model', 'promptVersion', 'recordedAt', 'output', 'usage', 'latencyMs', 'costUsd'])
-    expect(text).toContain('\n  "entries": {\n    "aaaa')
+  it('lists entries by test › matcher › span › metric, one field per line in a fixed order, with a trailing newline', () => {
+    const shuffled = Object.fromEntries(Object.entries(labelled('chart › names the region', 'toBeCorrect', 'correctness')).reverse()) as CassetteEntry
+    const text = serializeCassette({
+      version: 2,
+      entries: {
+        [KEY_A]: labelled('login › summary', 'toFollowInstructions', 'instruction_following'),
+        [KEY_B]: shuffled,
+        [KEY_C]: labelled('chart › names the region', 'toHaveNoFailingSpans', 'span-diagnosis', '1.10 tool:search'),
+        [KEY_D]: labelled('chart › names the region', 'toHaveNoFailingSpans', 'span-diagnosis', '1.9 llm:chat'),
+      },
+    })
+    expect(text.endsWith('\n}\n')).toBe(true)
+    const entries = (JSON.parse(text) as { version: number; entries: Array<Record<string, unknown>> }).entries
+    expect(entries.map((e) => e.key)).toEqual([KEY_B, KEY_D, KEY_C, KEY_A])
+    expect(Object.keys(entries[0])).toEqual(['test', 'matcher', 'verdicts', 'judged', 'metric', 'provider', 'model', 'promptVersion', 'output', 'usage', 'costUsd', 'recordedAt', 'key'])
+    expect(text).toContain('\n    {\n      "test": "chart › names the region", "matcher": "toHaveNoFailingSpans", "span": "1.9 llm:chat",\n      "verdicts": [\n')
+    // One line per field and per verdict: a changed verdict is a changed line, never a reflowed block.
+    expect(text).toContain('\n      "output": {"reasoning":"the chart shows it","score":4},\n')
+    expect(text).toContain('\n      "verdicts": [\n        {"metric":"correctness","outcome":"pass","score":"4/5","threshold":"min 4","reason":"the chart shows it"}\n      ],\n')
+    expect(text).not.toContain('latencyMs')
   })
 
   it('drops anything that is not an entry field (no credentials can slip in)', () => {
     const leaky = { ...entry('x'), headers: { authorization: 'Bearer sk-planted-123456789' } } as CassetteEntry
-    expect(serializeCassette({ version: 1, entries: { [KEY_A]: leaky } })).not.toContain('planted')
+    expect(serializeCassette({ version: 2, entries: { [KEY_A]: leaky } })).not.toContain('planted')
+  })
+
+  it('keeps hostile judged text and reasons on their line, as valid JSON', () => {
+    const hostile = labelled('t', 'toBeCorrect', 'correctness')
+    hostile.judged = 'line one\n      "key": "forged",\n}\u2028<<<<<<< HEAD'
+    hostile.verdicts![0].reason = '"},\n{"outcome":"pass'
+    const text = serializeCassette({ version: 2, entries: { [KEY_A]: hostile } })
+    const [parsed] = (JSON.parse(text) as { entries: Array<{ key: string; judged: string }> }).entries
+    expect(parsed.key).toBe(KEY_A)
+    expect(parsed.judged).toBe(hostile.judged)
+    expect(text.split('\n').filter((l) => l.includes('"judged"'))).toHaveLength(1)
   })
 })
 
 describe('readCassette', () => {
   it('reads a missing file as an empty cassette', async () => {
-    expect(await readCassette(join(tempDir(), 'none.json'))).toEqual({ version: 1, entries: {} })
+    expect(await readCassette(join(tempDir(), 'none.json'))).toEqual({ version: 2, entries: {} })
   })
 
   it('round-trips what serializeCassette wrote', async () => {
     const file = join(tempDir(), 'a.json')
-    const cassette = { version: 1 as const, entries: { [KEY_A]: entry('faithfulness') } }
+    const cassette = { version: 2 as const, entries: { [KEY_A]: entry('faithfulness'), [KEY_B]: labelled('t › u', 'not.toBeCorrect', 'correctness', '1.2 tool:x') } }
     writeFileSync(file, serializeCassette(cassette))
     expect(await readCassette(file)).toEqual(cassette)
+  })
+
+  it('migrates a version 1 file: reads it, and the next write saves version 2 without latency', async () => {
+    const file = join(tempDir(), 'v1.json')
+    const { recordedAt, output, usage, costUsd, ...rest } = entry('faithfulness')
+    const v1 = { version: 1, entries: { [KEY_A]: { ...rest, recordedAt, output, usage, latencyMs: 1234, costUsd } } }
+    writeFileSync(file, `${JSON.stringify(v1, null, 2)}\n`)
+    expect(await readCassette(file)).toEqual({ version: 2, entries: { [KEY_A]: entry('faithfulness') } })
+    await updateCassette(file, (c) => { c.entries[KEY_B] = entry('correctness') })
+    const text = readFileSync(file, 'utf8')
+    expect(JSON.parse(text).version).toBe(2)
+    expect(text).not.toContain('latencyMs')
+    expect(Object.keys((await readCassette(file)).entries).sort()).toEqual([KEY_A, KEY_B])
+  })
+
+  it('refuses a newer format version and says to upgrade', async () => {
+    const file = join(tempDir(), 'v3.json')
+    writeFileSync(file, JSON.stringify({ version: 3, entries: [] }))
+    expect((await formatError(readCassette(file))).message).toMatch(/format version 3, newer than this agent-verdict reads \(2\) — upgrade agent-verdict \(a newer one wrote it\), or delete it to re-record its verdicts$/)
+  })
+
+  it('keeps the first of a key listed twice (a hand-resolved merge conflict)', async () => {
+    const file = join(tempDir(), 'twice.json')
+    const once = serializeCassette({ version: 2, entries: { [KEY_A]: labelled('a', 'toBeCorrect', 'correctness') } })
+    const entries = (JSON.parse(once) as { entries: unknown[] }).entries
+    writeFileSync(file, JSON.stringify({ version: 2, entries: [...entries, { ...(entries[0] as object), test: 'z' }] }))
+    expect((await readCassette(file)).entries[KEY_A].test).toBe('a')
   })
 
   it('names the file and says to delete or fix it when the JSON is corrupt', async () => {
@@ -69,11 +127,11 @@ describe('readCassette', () => {
 
   it('points at the invalid field and at merge conflict markers', async () => {
     const file = join(tempDir(), 'invalid.json')
-    writeFileSync(file, JSON.stringify({ version: 1, entries: { [KEY_A]: { ...entry('x'), usage: { inputTokens: -1, outputTokens: 0 } } } }))
-    expect((await formatError(readCassette(file))).message).toContain(`at entries.${KEY_A}.usage.inputTokens:`)
+    writeFileSync(file, JSON.stringify({ version: 2, entries: [{ key: KEY_A, ...entry('x'), usage: { inputTokens: -1, outputTokens: 0 } }] }))
+    expect((await formatError(readCassette(file))).message).toContain('at entries.0.usage.inputTokens:')
     writeFileSync(file, '<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> branch\n')
     expect((await formatError(readCassette(file))).message).toContain('unresolved git merge conflict markers')
-    writeFileSync(file, JSON.stringify({ version: 2, entries: {} }))
+    writeFileSync(file, JSON.stringify({ version: 'two', entries: [] }))
     expect((await formatError(readCassette(file))).message).toContain('at version:')
   })
 })

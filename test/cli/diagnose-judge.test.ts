@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { diagnoseCommand } from '../../src/cli/diagnose'
 import { DiagnoseReportSchema } from '../../src/cli/diagnose-report'
 import { parseBudget, parsePolicy, parseSelect } from '../../src/cli/diagnose-options'
+import { canonicalView } from '../../src/diagnosis/canonical'
 import { detect } from '../../src/metrics/detectors/index'
 import { loadTrace } from '../../src/trace/load'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
@@ -45,7 +46,7 @@ describe('agent-verdict diagnose --judge', () => {
     const trace = await loadTrace(GAIA)
     const explained = new Set(detect(trace).map((f) => f.spanId))
     const target = trace.spansByKind('llm').find((s) => !explained.has(s.id))!
-    fake.setRules([{ when: { contains: `<span>\nid: ${target.id}\n` }, respond: { verdict: 'fail', reason: 'no verification of the reversed text', fields: { error_category: 'Language-only' } } }])
+    fake.setRules([{ when: { contains: `<span>\nposition: ${canonicalView(trace).position(target.id)}\n` }, respond: { verdict: 'fail', reason: 'no verification of the reversed text', fields: { error_category: 'Language-only' } } }])
     const { code, stdout, stderr } = await run([GAIA, '--judge', spec])
     expect(code).toBe(1)
     expect(stderr).toMatch(/^judged 1\/\d+ spans…$/m)
@@ -92,7 +93,7 @@ describe('agent-verdict diagnose --judge', () => {
     expect(d.spans.flatMap((s) => s.verdicts).filter((v) => v.judge !== undefined)).toEqual([])
     expect(d.agent.verdicts.map((v) => v.metric)).toEqual(['agent.plan_efficiency', 'agent.tool_coverage', 'agent.tool_abuse', 'agent.completeness'])
     expect(fake.calls.length).toBeGreaterThan(0)
-    expect(fake.calls.every((c) => !c.prompt.includes('<span>\nid: '))).toBe(true)
+    expect(fake.calls.every((c) => !c.prompt.includes('<span>\nposition: '))).toBe(true) // no span prompt
     expect(code).toBe(d.verdict.pass && detect(await loadTrace(SWE)).length === 0 ? 0 : 1)
   })
 

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest'
+import { canonicalView } from '../../src/diagnosis/canonical'
 import { plainText } from '../../src/diagnosis/render'
 import { spanPrompt } from '../../src/diagnosis/span-context'
 import { SpanJudgementSchema } from '../../src/diagnosis/span-judgement'
@@ -38,7 +39,9 @@ describe('span prompts stay within the per-call budget', () => {
       const p = prompt(trace, span, budget)
       expect(p.tokens).toBeLessThanOrEqual(budget)
       expect(p.tokens).toBe(requestTokens(SYSTEM, p.text, SpanJudgementSchema))
-      expect(p.text).toContain(`id: ${span.id}`)
+      // The span's place, never its id: ids are random per capture and would change the cassette key.
+      expect(p.text).toContain(`position: ${canonicalView(trace).position(span.id)}`)
+      expect(p.text).not.toContain(span.id)
     }
   })
 

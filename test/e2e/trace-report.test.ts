@@ -13,6 +13,8 @@ import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 const fixture = fileURLToPath(new URL('./fixtures/trace-report', import.meta.url))
 const reporter = fileURLToPath(new URL('../../reporters/vitest-reporter.ts', import.meta.url))
 const FINAL_LLM = '05168be1bb804a8d'
+/** How its judge prompt names it: by position, since span ids are random per live capture. */
+const FINAL_LLM_AT = 'position: 1.2.3\n'
 
 let fake: FakeJudge
 beforeAll(async () => {
@@ -20,7 +22,7 @@ beforeAll(async () => {
     rules: [
       {
         name: 'final-format',
-        when: { contains: `id: ${FINAL_LLM}` },
+        when: { contains: FINAL_LLM_AT },
         respond: { verdict: 'fail', reason: 'the final answer drops the required format', fields: { error_category: 'Formatting Errors', evidence: 'FINAL ANSWER: right' } },
       },
     ],

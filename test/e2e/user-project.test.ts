@@ -101,15 +101,15 @@ describe.each(runners)('$runner project using agent-verdict', ({ runner, fixture
   it('CI=true with a missing cassette entry fails clearly, saying how to record it', async () => {
     // Drop the recorded correctness verdicts; the others stay and replay.
     for (const file of cassetteFiles(project)) {
-      const cassette = JSON.parse(readFileSync(file, 'utf8'))
-      for (const [key, entry] of Object.entries(cassette.entries)) if ((entry as { metric: string }).metric === 'correctness') delete cassette.entries[key]
+      const cassette = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<{ metric: string }> }
+      cassette.entries = cassette.entries.filter((entry) => entry.metric !== 'correctness')
       writeFileSync(file, JSON.stringify(cassette, null, 2) + '\n')
     }
     fake.reset()
     const result = await run(project, [...args], { ...judgeEnv(), CI: 'true' })
     expect(result.code, result.output).toBe(1)
     expect(fake.stats.requests).toBe(0)
-    expect(result.output).toMatch(/no recorded verdict for correctness in .*answers\.test\.ts\.json — run the tests locally with a judge configured \(AGENT_VERDICT_JUDGE=…\) to record it, or set AGENT_VERDICT_MODE=record/)
+    expect(result.output).toMatch(/no recorded verdict for correctness \(test "invoice total is correct" › toBeCorrect\) in .*answers\.test\.ts\.json — run the tests locally with a judge configured \(AGENT_VERDICT_JUDGE=…\) to record it, or set AGENT_VERDICT_MODE=record/)
     const report = await readReport(join(project, 'agent-verdict-report.json'))
     expect(report.run.mode).toBe('replay')
     // Only the faithfulness and instruction-following verdicts were replayed; the misses never became verdicts.

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url))
-const ENTRIES = ['index', 'vitest', 'jest', 'reporter', 'jest-reporter', 'testing']
+const ENTRIES = ['index', 'vitest', 'jest', 'reporter', 'jest-reporter', 'testing', 'cli']
 
 function newestMtime(dir: string): number {
   let newest = 0
@@ -38,6 +38,7 @@ export async function packageUnderTest(): Promise<{ dir: string; built: 'repo di
   // JS only: types are not needed to run, and a type build would fail on any colleague's work in progress.
   await build({ ...config, config: false, dts: false, sourcemap: false, silent: true, outDir: join(dir, 'dist') })
   cpSync(join(repo, 'package.json'), join(dir, 'package.json'))
+  cpSync(join(repo, 'bin'), join(dir, 'bin'), { recursive: true }) // the `agent-verdict` CLI (report merge)
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'), 'dir')
   return { dir, built: 'private build' }
 }

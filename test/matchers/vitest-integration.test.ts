@@ -2,7 +2,7 @@
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { CassetteFileSchema } from '../../src/cassette/store'
+import { parseCassette } from '../../src/cassette/store'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
 import { REPO, addFixture, byTitle, makeScratchProject, runVitest } from '../support/run-vitest'
@@ -68,7 +68,7 @@ describe('cassette per test file', () => {
   let dir: string
   let testFile: string
   const cassette = () => join(dir, '__verdicts__', 'cassette.test.ts.json')
-  const entries = () => Object.keys(CassetteFileSchema.parse(JSON.parse(readFileSync(cassette(), 'utf8'))).entries)
+  const entries = () => Object.keys(parseCassette(readFileSync(cassette(), 'utf8'), cassette()).entries)
 
   beforeAll(() => {
     dir = project('cassette')
@@ -96,7 +96,7 @@ describe('cassette per test file', () => {
     const run = await runVitest(dir, { ...judgeEnv(), CI: 'true', ANSWER_SUFFIX: ' (new wording)' })
     const miss = byTitle(run, 'chart answer is grounded')
     expect(miss.status).toBe('failed')
-    expect(miss.failureMessages.join('\n')).toMatch(/no recorded verdict for faithfulness in .*cassette\.test\.ts\.json/)
+    expect(miss.failureMessages.join('\n')).toMatch(/no recorded verdict for faithfulness \(test "chart answer is grounded" › toBeFaithfulToImage\) in .*cassette\.test\.ts\.json/)
     expect(miss.failureMessages.join('\n')).toContain('AGENT_VERDICT_MODE=record')
     expect(byTitle(run, 'answer follows the instruction').status).toBe('passed') // still replayed
     expect(fake.stats.requests).toBe(0)

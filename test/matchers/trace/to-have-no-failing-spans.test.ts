@@ -11,18 +11,21 @@ import { GAIA_CLEAN, GAIA_FORMAT, metaOf, otelRun, rejectionOf } from './helpers
 /** In GAIA_CLEAN: the last LLM call ("FINAL ANSWER: right") and the FinalAnswerTool call. */
 const FINAL_LLM = '05168be1bb804a8d'
 const FINAL_TOOL = 'ecc4e15abed97adb'
+/** … and how their judge prompts name them: by position (span ids are random per capture, so prompts never hold them). */
+const FINAL_LLM_AT = 'position: 1.2.3\n'
+const FINAL_TOOL_AT = 'position: 1.2.2.3.2\n'
 /** Detector findings are not this matcher's business (they improve over time): only Rate Limiting propagates, and GAIA has none. */
 const RATE_LIMITS_ONLY = { type: 'category' as const, categories: ['Rate Limiting' as const] }
 const failFinal = {
   name: 'final-format',
-  when: { contains: `id: ${FINAL_LLM}` },
+  when: { contains: FINAL_LLM_AT },
   respond: {
     verdict: 'fail' as const,
     reason: 'the final answer drops the required format',
     fields: { error_category: 'Formatting Errors', instruction_following: { score: 2, reason: 'answers without the template the task asked for' }, evidence: 'FINAL ANSWER: right' },
   },
 }
-const unjudgeableTool = { type: 'malformed-json' as const, when: { contains: `id: ${FINAL_TOOL}` } }
+const unjudgeableTool = { type: 'malformed-json' as const, when: { contains: FINAL_TOOL_AT } }
 
 /** What the detectors say about a trace, so expectations follow them instead of pinning their output. */
 function detectorView(trace: Trace) {
@@ -113,12 +116,12 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     h.bodies.length = 0
     await expect(trace).toHaveNoFailingSpans({ judge: h.judge, select: { kind: 'tool' }, budgetTokens: 4_000, policy: RATE_LIMITS_ONLY })
     expect(h.bodies).toHaveLength(1)
-    expect(textOf(h.bodies[0])).toContain(`id: ${FINAL_TOOL}`)
+    expect(textOf(h.bodies[0])).toContain(FINAL_TOOL_AT)
     expect(h.fake.calls[0].usage!.prompt_tokens).toBeLessThanOrEqual(4_000)
   })
 
   test('metrics: only the listed span verdicts can fail a span (the same judge calls either way)', async ({ task }) => {
-    h.fake.setRules([{ name: 'weak-reasoning', when: { contains: `id: ${FINAL_LLM}` }, respond: { reason: 'fine otherwise', fields: { reasoning_integrity: { score: 2, reason: 'asserts the answer without the reversal it claims to have done' } } } }])
+    h.fake.setRules([{ name: 'weak-reasoning', when: { contains: FINAL_LLM_AT }, respond: { reason: 'fine otherwise', fields: { reasoning_integrity: { score: 2, reason: 'asserts the answer without the reversal it claims to have done' } } } }])
     const trace = await loadTrace(GAIA_CLEAN)
     // Detector findings and reasoning integrity left out: nothing else failed.
     await expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: ['span.instruction_following', 'span.tool_completeness', 'span.error_category'] })

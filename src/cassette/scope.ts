@@ -1,0 +1,45 @@
+// Which test and matcher a judge call belongs to, for labelling cassette entries. Carried by
+// AsyncLocalStorage so the judge interface stays as it is: metrics and diagnosis never see it.
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { CassetteVerdict } from './store'
+
+/** One entry recorded inside a scope, waiting for the matcher's verdicts. */
+export interface RecordedCall {
+  key: string
+  /** The span the call judged (its real id), to pick that span's verdicts. */
+  spanId?: string
+  /** Writes the verdicts and the judged excerpt into the entry. */
+  annotate(labels: { verdicts: CassetteVerdict[]; judged?: string }): Promise<void>
+}
+
+/** A matcher call in progress. */
+export interface CassetteScope {
+  /** Full test name (`describe › test`). */
+  test?: string
+  matcher?: string
+  /** Entries recorded by this matcher call so far. */
+  readonly recorded: RecordedCall[]
+}
+
+const storage = new AsyncLocalStorage<CassetteScope>()
+
+/**
+ * Runs `fn` with judge calls labelled by test and matcher: entries they record are named so, and
+ * replay misses say which test needs recording.
+ *
+ * @example
+ * return runInCassetteScope({ test: 'refund › is correct', matcher: 'toBeCorrect' }, () => evaluate())
+ */
+export function runInCassetteScope<T>(labels: { test?: string; matcher?: string }, fn: () => T): T {
+  return storage.run({ ...labels, recorded: [] }, fn)
+}
+
+/**
+ * The scope of the running matcher call, if any.
+ *
+ * @example
+ * currentCassetteScope()?.test // 'refund › is correct'
+ */
+export function currentCassetteScope(): CassetteScope | undefined {
+  return storage.getStore()
+}

@@ -1,0 +1,79 @@
+// The judged view of a trace is canonical: what a judge prompt says about where a span sits must not
+// change between two captures of the same run, or its cassette key changes and nothing replays.
+// Live captures give new random span ids each run and spans of one step often share a millisecond
+// start (the OTel SDK starts spans at Date.now()), so exporter order decides ties — and that varies.
+import { canonical } from '../metrics/detectors/repeated-calls'
+import type { Span } from '../trace/span'
+import type { Trace } from '../trace/trace'
+
+/** Spans in canonical depth-first order and each span's positional id. */
+export interface CanonicalView {
+  /** Depth-first; siblings by start time, then by content. */
+  readonly spans: readonly Span[]
+  /** Positional id: parent path + 1-based sibling index (`1.2.3`); '' for a span not in the trace. */
+  position(spanId: string): string
+  /** Index in `spans`; -1 for a span not in the trace. */
+  index(spanId: string): number
+}
+
+const views = new WeakMap<Trace, CanonicalView>()
+
+/**
+ * The canonical view of a trace (computed once per trace): span ids replaced by positional ids, and
+ * siblings that start at the same instant ordered by what they contain (kind, name, tool, status,
+ * arguments, input, output) rather than by exporter order.
+ *
+ * @example
+ * const view = canonicalView(trace)
+ * view.position(toolSpan.id) // '1.3.2' — the same in every capture of the same run
+ */
+export function canonicalView(trace: Trace): CanonicalView {
+  let view = views.get(trace)
+  if (!view) {
+    view = build(trace)
+    views.set(trace, view)
+  }
+  return view
+}
+
+function build(trace: Trace): CanonicalView {
+  const keys = new Map<string, string>()
+  const keyOf = (s: Span) => {
+    let k = keys.get(s.id)
+    if (k === undefined) {
+      k = canonical([s.kind, s.name, s.toolName ?? '', s.model ?? '', s.status, s.statusMessage ?? '', s.toolArgs ?? null, s.input ?? null, s.output ?? null])
+      keys.set(s.id, k)
+    }
+    return k
+  }
+  // Content is compared only between spans that start together, so ordinary traces pay nothing for it.
+  const order = (list: readonly Span[]): Span[] =>
+    [...list].sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : compareText(keyOf(a), keyOf(b))))
+
+  const spans: Span[] = []
+  const positions = new Map<string, string>()
+  const indexes = new Map<string, number>()
+  // Iterative, like Trace itself: synthetic traces can be deeper than the stack.
+  const stack: Array<{ span: Span; position: string }> = []
+  const push = (list: readonly Span[], prefix: string) => {
+    const sorted = order(list)
+    for (let i = sorted.length - 1; i >= 0; i--) stack.push({ span: sorted[i], position: `${prefix}${i + 1}` })
+  }
+  push(trace.roots, '')
+  while (stack.length > 0) {
+    const { span, position } = stack.pop()!
+    positions.set(span.id, position)
+    indexes.set(span.id, spans.length)
+    spans.push(span)
+    const kids = trace.children(span.id)
+    if (kids.length > 0) push(kids, `${position}.`)
+  }
+  return {
+    spans,
+    position: (id) => positions.get(id) ?? '',
+    index: (id) => indexes.get(id) ?? -1,
+  }
+}
+
+// Code-unit order, not localeCompare: the same on every machine and locale.
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
