@@ -2,7 +2,7 @@ import { DATA_NOT_INSTRUCTIONS, REASON_FIRST } from './shared'
 import { TAXONOMY_LINES } from './taxonomy-text'
 
 /** Bump when the wording or the reply schema changes: it is part of every cassette key. */
-export const PROMPT_VERSION = 'span-diagnosis@1'
+export const PROMPT_VERSION = 'span-diagnosis@2'
 
 /**
  * System prompt of the span-level judge: one step (LLM call or tool call) of an agent run, judged on
