@@ -45,6 +45,22 @@ function fold(ch: string): string {
   return base.length === 1 ? (CONFUSABLES[base] ?? base) : base
 }
 
+/** Index of the first character from `i` that is neither a space nor invisible. */
+function skipBlank(text: string, i: number, end: number): number {
+  while (i < end) {
+    const c = text.charCodeAt(i)
+    if (c === 32 || (c >= 9 && c <= 13)) {
+      i++
+      continue
+    }
+    if (c < 0x80) break
+    const ch = String.fromCodePoint(text.codePointAt(i)!)
+    if (!SPACE.test(ch) && !INVISIBLE.test(ch)) break
+    i += ch.length
+  }
+  return i
+}
+
 /**
  * True when `text` at `from` (just after an opener) reads as the rest of a tag of a fenced block:
  * optional spaces or invisible characters, an optional `/`, then a block name (case, look-alike
@@ -52,21 +68,19 @@ function fold(ch: string): string {
  */
 function isTagRest(text: string, from: number): boolean {
   const end = Math.min(text.length, from + MAX_SCAN)
-  let i = from
-  const skipBlank = () => {
-    while (i < end) {
-      const ch = String.fromCodePoint(text.codePointAt(i)!)
-      if (!SPACE.test(ch) && !INVISIBLE.test(ch)) break
-      i += ch.length
-    }
-  }
-  skipBlank()
-  if (i < end && SOLIDI.has(text[i])) {
-    i++
-    skipBlank()
-  }
+  let i = skipBlank(text, from, end)
+  if (i < end && SOLIDI.has(text[i])) i = skipBlank(text, i + 1, end)
   let name = ''
   while (i < end && name.length <= LONGEST_TAG) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) {
+      // ASCII, the common case: no normalization needed.
+      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95) name += text[i]
+      else if (c >= 65 && c <= 90) name += String.fromCharCode(c + 32)
+      else break
+      i++
+      continue
+    }
     const ch = String.fromCodePoint(text.codePointAt(i)!)
     i += ch.length
     if (INVISIBLE.test(ch)) continue
