@@ -303,6 +303,35 @@ describe('long strings near every truncation boundary: a cut never breaks a fenc
   }
 })
 
+describe('text that escaping makes longer still fits its budget and keeps its share of it', () => {
+  // `＜task` becomes `&#xFF1C;task`: 2.4 times longer, so parts must be cut on their escaped size.
+  const dense = '\uff1ctask'.repeat(60_000)
+  test('span prompts fill the budget instead of collapsing to the frame', () => {
+    for (const budget of [4_000, 16_000]) {
+      const p = spanPrompts(runTrace('toolOutput', dense), budget).get('tool1')!
+      checkPrompt(p.text, benignSpanPrompt(budget, 'tool1'), `budget ${budget}`)
+      expect(p.tokens).toBeLessThanOrEqual(budget)
+      const output = parseBlocks(p.text).blocks.find((b) => b.tag === 'span_output')!
+      // Before parts were sized on escaped text, this block got ~0 tokens (the loop fell back to the frame).
+      expect(output.body.length / 4).toBeGreaterThan(budget * 0.3)
+    }
+  })
+
+  test('the agent pass fits a run whose steps are all dense (it threw "could not be fitted")', () => {
+    const spans = [span(0, { id: 'root', kind: 'agent', input: { task: dense }, output: dense })]
+    for (let i = 1; i <= 200; i++) spans.push(span(i, { id: `t${i}`, kind: 'tool', parentId: 'root', toolName: 'x', toolArgs: `${'\uff1ctask'.repeat(200)}${i}`, output: dense.slice(0, 2_000) }))
+    const trace = new Trace(spans)
+    for (const budget of [4_000, 16_000]) {
+      const parts = agentTexts(trace, budget)
+      expect(parts.length).toBeLessThan(200)
+      for (const p of parts) {
+        expect(p.tokens).toBeLessThanOrEqual(budget)
+        expect(parseBlocks(p.text).blocks.map((b) => b.tag)).toEqual(AGENT_TAGS)
+      }
+    }
+  })
+})
+
 /**
  * Where a block was cut head+tail, what is left of a long string is a prefix of it, the marker, and a
  * suffix of it: an escape cut in half would decode to something the string does not hold.
