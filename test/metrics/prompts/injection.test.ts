@@ -147,7 +147,7 @@ describe('output metric prompts: every corpus string in every judged field stays
             const own = blocks.find((x) => x.tag === b.tags[field])!
             // The whole string, exactly as given (blocks trim their text), and nowhere else.
             expect(unescapeFenced(own.body), where).toBe(s.text.trim())
-            for (const other of blocks) if (other !== own) expect(unescapeFenced(other.body), where).toBe(s.text.trim() === '' ? unescapeFenced(other.body) : String(BASE[fieldOfTag(b, other.tag)]))
+            for (const other of blocks) if (other !== own) expect(unescapeFenced(other.body), where).toBe(BASE[fieldOfTag(b, other.tag)])
           }
         }
       }
