@@ -147,7 +147,7 @@ export function unescapeFenced(text: string): string {
     else {
       const e = m[2].toLowerCase()
       const cp = e === 'lt;' ? 0x3c : e.startsWith('#x') ? Number.parseInt(e.slice(2, -1), 16) : Number.parseInt(e.slice(1, -1), 10)
-      out += `${text.slice(last, i)}${String.fromCodePoint(cp)}`
+      out += `${text.slice(last, i)}${cp <= 0x10ffff ? String.fromCodePoint(cp) : m[0]}`
     }
     last = i + m[0].length
   }
