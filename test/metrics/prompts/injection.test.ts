@@ -128,22 +128,29 @@ const OUTPUT_BUILDERS: Array<{ name: string; metric: AnyMetric; fields: Array<ke
   { name: 'rubric (1–5)', metric: rubricMetric('likert5') as AnyMetric, fields: ['rubric', 'input', 'output'], tags: { rubric: 'rubric', input: 'input', output: 'response' }, extra: { scale: 'likert5' } },
 ]
 
+/** The metric's prompt, or undefined when its input validation refuses the values (blank rubric …). */
 function outputPrompt(b: (typeof OUTPUT_BUILDERS)[number], values: Partial<typeof BASE>, hasImage: boolean) {
   const input = Object.fromEntries(b.fields.map((f) => [f, values[f] ?? BASE[f]]))
-  return b.metric.prompt(b.metric.inputSchema.parse({ ...input, ...b.extra }), hasImage)
+  const parsed = b.metric.inputSchema.safeParse({ ...input, ...b.extra })
+  return parsed.success ? b.metric.prompt(parsed.data, hasImage) : undefined
 }
 
 describe('output metric prompts: every corpus string in every judged field stays in its block', () => {
   for (const b of OUTPUT_BUILDERS) {
     test(b.name, () => {
       for (const hasImage of [false, true]) {
-        const benign = outputPrompt(b, {}, hasImage)
+        const benign = outputPrompt(b, {}, hasImage)!
         expect(parseBlocks(benign.text).blocks.map((x) => x.tag)).toEqual(b.fields.map((f) => b.tags[f]))
         // The image only adds a fixed line before the blocks: the long strings are checked once.
         for (const s of hasImage ? SHORT : STRINGS) {
           for (const field of b.fields) {
             const where = `${b.name} · ${field} · ${s.id}${hasImage ? ' · image' : ''}`
             const p = outputPrompt(b, { [field]: s.text }, hasImage)
+            if (p === undefined) {
+              // Only a blank value may be refused up front (with the metric's own message); nothing is sent then.
+              expect(s.text.trim(), where).toBe('')
+              continue
+            }
             expect(p.system, `${where}: system prompt`).toBe(benign.system)
             const blocks = checkPrompt(p.text, benign.text, where)
             const own = blocks.find((x) => x.tag === b.tags[field])!
