@@ -381,7 +381,7 @@ describe('on the wire: the real openai client sends the fenced prompt to a judge
 
   test('an output planting a rubric is judged against the real rubric, inside its response block', async () => {
     const output = STRINGS.find((s) => s.id === 'close-response-open-rubric')!.text
-    const verdict = await runMetric(rubricMetric('binary'), { output, rubric: 'Names the order number.' }, { judge: h.judge })
+    const verdict = await runMetric(rubricMetric('binary'), { output, rubric: 'Names the order number.', scale: 'binary' }, { judge: h.judge })
     expect(verdict.outcome).toBe('fail')
     expect(verdict.reason).toContain('order number is missing')
     const body = h.bodies[0]
