@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { requestTokens } from '../diagnosis/tokens'
 import { callJudge } from '../judges/judge-call'
 import type { Judge } from '../judges/types'
-import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/trail-monolithic'
+import { PROMPT_VERSION, SYSTEM, renderUser } from '../metrics/prompts/trail-monolithic'
 import { TrailPredictedErrorSchema, TrailScoreSetSchema, type TrailPredictor } from './trail-prediction'
 
 /** What run_eval.py writes when a trace does not fit the model; the scorer skips such files. */
@@ -44,7 +44,7 @@ export const MonolithicReplySchema = z.object({
  * monolithicTokens(await readFile('trace.json', 'utf8')) > 128_000
  */
 export function monolithicTokens(fileText: string): number {
-  return requestTokens(SYSTEM, fileText, MonolithicReplySchema)
+  return requestTokens(SYSTEM, renderUser(fileText), MonolithicReplySchema)
 }
 
 /**
@@ -58,8 +58,8 @@ export function monolithicTokens(fileText: string): number {
 export function monolithicPredictor(judge: Judge, options: { contextTokens?: number } = {}): TrailPredictor {
   const context = options.contextTokens ?? DEFAULT_CONTEXT_TOKENS
   return async (_trace, ctx) => {
-    const text = await readFile(ctx.file, 'utf8')
-    const tokens = monolithicTokens(text)
+    const text = renderUser(await readFile(ctx.file, 'utf8'))
+    const tokens = requestTokens(SYSTEM, text, MonolithicReplySchema)
     if (tokens > context) throw new ContextWindowExceededError(tokens, context)
     const result = await callJudge(
       judge,

@@ -4,6 +4,8 @@ import type { z } from 'zod'
 import { section, sections } from '../metrics/prompts/shared'
 import type { Trace } from '../trace/trace'
 import { canonicalView } from './canonical'
+import { escapeFenced } from '../metrics/prompts/fence'
+import { fencedTokens, fitFenced } from './fit-fenced'
 import { finalAnswer, runTask, stepLine, type CompactStep } from './steps'
 import { describeToolAbuse, type ToolAbuseFacts } from './tool-abuse'
 import { CHARS_PER_TOKEN, estimateTokens, requestTokens } from './tokens'
@@ -40,10 +42,10 @@ export function agentPrompts(trace: Trace, steps: readonly CompactStep[], facts:
   const frame = estimateTokens(assemble(header.map(() => '-'), '-')) + requestTokens(options.system, '', options.schema) + SAFETY_TOKENS
   const available = options.budgetTokens - frame
   if (available < 400) throw new RangeError(`budgetTokens ${options.budgetTokens} leaves no room for the agent-level prompt; raise the budget`)
-  const grants = allocate(Math.floor(available * HEADER_SHARE), header.map((h) => ({ wants: estimateTokens(h.text), weight: h.weight })))
-  const headerParts = header.map((h, i) => headTail(h.text, grants[i]))
+  const grants = allocate(Math.floor(available * HEADER_SHARE), header.map((h) => ({ wants: fencedTokens(h.text), weight: h.weight })))
+  const headerParts = header.map((h, i) => fitFenced(grants[i], (n) => headTail(h.text, n)))
   const lines = steps.map(stepLine)
-  let room = available - estimateTokens(headerParts.join(''))
+  let room = available - headerParts.reduce((n, h) => n + fencedTokens(h), 0)
   for (let attempt = 0; attempt < 8; attempt++) {
     const chunks = pack(lines, room)
     const prompts = chunks.map((chunk, k) => {
@@ -115,15 +117,17 @@ function pack(lines: readonly string[], room: number): Array<{ from: number; lin
   let size = 0
   let from = 0
   lines.forEach((raw, i) => {
-    const line = raw.length + 1 > maxChars ? headTail(raw, Math.floor((maxChars - 1) / CHARS_PER_TOKEN)) : raw
-    if (size + line.length + 1 > maxChars && current.length > 0) {
+    // Sizes are those of the escaped lines: the steps block escapes them (see fence.ts).
+    const line = escapeFenced(raw).length + 1 > maxChars ? fitFenced(Math.floor((maxChars - 1) / CHARS_PER_TOKEN), (n) => headTail(raw, n)) : raw
+    const chars = escapeFenced(line).length
+    if (size + chars + 1 > maxChars && current.length > 0) {
       chunks.push({ from, lines: current })
       current = []
       size = 0
       from = i
     }
     current.push(line)
-    size += line.length + 1
+    size += chars + 1
   })
   chunks.push({ from, lines: current })
   return chunks

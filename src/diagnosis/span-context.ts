@@ -5,7 +5,8 @@ import { section, sections } from '../metrics/prompts/shared'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
 import { canonicalView, type CanonicalView } from './canonical'
-import { errorText, fitPayload, payloadText, payloadTokens } from './render'
+import { fencedTokens, fitFenced } from './fit-fenced'
+import { errorText, fitPayload, payloadText, payloadTokens, plainText } from './render'
 import { agentName, runTask, stepLine, taskOf, type CompactStep } from './steps'
 import { estimateTokens, requestTokens } from './tokens'
 import { allocate, headTail, type BudgetClaim } from './truncate'
@@ -73,7 +74,7 @@ function assemble(texts: string[]): string {
 }
 
 function textPart(tag: string, text: string, weight: number): Part {
-  return { tag, wants: estimateTokens(text), weight, render: (n) => headTail(text, n) }
+  return { tag, wants: fencedTokens(text), weight, render: (n) => fitFenced(n, (m) => headTail(text, m)) }
 }
 
 function promptParts(trace: Trace, span: Span, options: SpanPromptOptions): Part[] {
@@ -93,7 +94,7 @@ function promptParts(trace: Trace, span: Span, options: SpanPromptOptions): Part
 
 function payloadPart(tag: string, value: unknown, weight: number): Part {
   if (value === undefined) return { tag, wants: 3, weight, render: () => '(not recorded)' }
-  return { tag, wants: payloadTokens(value), weight, render: (n) => fitPayload(value, n) }
+  return { tag, wants: fencedTokens(plainText(value)), weight, render: (n) => fitFenced(n, (m) => fitPayload(value, m)) }
 }
 
 /** The newest lines that fit; older ones are dropped first (the newest line is cut if it alone is too long). */
@@ -101,9 +102,9 @@ function linesPart(lines: string[]): Part {
   const text = lines.join('\n')
   return {
     tag: 'previous_steps',
-    wants: estimateTokens(text),
+    wants: fencedTokens(text),
     weight: 1,
-    render: (n) => {
+    render: (n) => fitFenced(n, (n) => {
       if (estimateTokens(text) <= n) return text
       const kept: string[] = []
       let room = n * 4
@@ -114,7 +115,7 @@ function linesPart(lines: string[]): Part {
       }
       if (kept.length === 0) return headTail(lines[lines.length - 1] ?? '', n)
       return [`(${lines.length - kept.length} earlier steps not shown)`, ...kept].join('\n').slice(0, n * 4)
-    },
+    }),
   }
 }
 
@@ -156,12 +157,12 @@ function enclosingPart(trace: Trace, span: Span, root: Span | undefined): Part {
   const framing = estimateTokens([fixed, ...lines.map((l) => l.label)].join('\n')) + lines.length + 1
   return {
     tag: 'enclosing_step',
-    wants: framing + lines.reduce((n, l) => n + estimateTokens(l.text), 0),
+    wants: framing + lines.reduce((n, l) => n + fencedTokens(l.text), 0),
     weight: 1,
-    render: (n) => {
+    render: (n) => fitFenced(n, (n) => {
       const grants = allocate(Math.max(0, n - framing), lines.map((l) => ({ wants: estimateTokens(l.text), weight: 1 })))
       return [fixed, ...lines.map((l, i) => `${l.label}${headTail(l.text, grants[i])}`)].join('\n')
-    },
+    }),
   }
 }
 

@@ -59,7 +59,7 @@ describe('toBeFaithfulToImage', () => {
       Faithfulness: fail (0/1, threshold 1)
       Reason: the answer says EMEA leads, but the chart shows North America at $14.10
       Received: "EMEA leads with $10.85."
-      Judge: openai-compatible:fake-judge · faithfulness@1"
+      Judge: openai-compatible:fake-judge · faithfulness@2"
     `)
     expect(metaOf(task).verdicts[0]).toMatchObject({ outcome: 'fail', pass: false })
   })

@@ -106,7 +106,7 @@ describe('correctness', () => {
 
   test('judge info comes from the response: provider, model, prompt version, tokens, latency, not cached', async () => {
     const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge })
-    expect(verdict.judge).toMatchObject({ provider: 'openai-compatible', model: 'fake-judge', promptVersion: 'correctness@1', cached: false })
+    expect(verdict.judge).toMatchObject({ provider: 'openai-compatible', model: 'fake-judge', promptVersion: 'correctness@2', cached: false })
     expect(verdict.judge!.tokens.input).toBe(h.fake.calls[0].usage!.prompt_tokens)
     expect(verdict.judge!.tokens.output).toBe(h.fake.calls[0].usage!.completion_tokens)
   })
@@ -193,7 +193,7 @@ describe('unjudgeable', () => {
     try {
       const verdict = await runMetric(faithfulnessMetric, { output: 'x', context: 'y' }, { judge: h.judge })
       expect(verdict).toMatchObject({ outcome: 'unjudgeable', pass: false, score: null, raw: null })
-      expect(verdict.judge).toMatchObject({ provider: 'openai-compatible', model: 'fake-judge', promptVersion: 'faithfulness@1', cached: false })
+      expect(verdict.judge).toMatchObject({ provider: 'openai-compatible', model: 'fake-judge', promptVersion: 'faithfulness@2', cached: false })
       expect(verdict.reason).toMatch(/JSON|parse|valid/i)
       expect(h.fake.calls.length).toBeGreaterThanOrEqual(2)
     } finally {

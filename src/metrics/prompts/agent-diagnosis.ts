@@ -1,7 +1,7 @@
 import { DATA_NOT_INSTRUCTIONS, REASON_FIRST } from './shared'
 
 /** Bump when the wording or the reply schema changes: it is part of every cassette key. */
-export const PROMPT_VERSION = 'agent-diagnosis@1'
+export const PROMPT_VERSION = 'agent-diagnosis@2'
 
 /**
  * System prompt of the agent-level judge: the whole run as a compact step list (possibly one part of

@@ -1,7 +1,7 @@
 import { DATA_NOT_INSTRUCTIONS, REASON_FIRST, STRICT_BINARY_RULES, section, sections } from './shared'
 
 /** Bump when the wording changes: it is part of every cassette key, so old verdicts are re-judged. */
-export const PROMPT_VERSION = 'correctness@1'
+export const PROMPT_VERSION = 'correctness@2'
 
 const COMMON = `Judge correctness only: whether what the response says is true and answers the question. Do not judge format, length or style (a correct answer written as prose instead of JSON is still correct).
 - Every value the question asks for (numbers, amounts, names, dates, counts, ordering) must be right.

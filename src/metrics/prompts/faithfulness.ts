@@ -1,7 +1,7 @@
 import { DATA_NOT_INSTRUCTIONS, REASON_FIRST, STRICT_BINARY_RULES, section, sections } from './shared'
 
 /** Bump when the wording changes: it is part of every cassette key, so old verdicts are re-judged. */
-export const PROMPT_VERSION = 'faithfulness@1'
+export const PROMPT_VERSION = 'faithfulness@2'
 
 export const SYSTEM = `You evaluate faithfulness: whether every claim in a RESPONSE is grounded in the SOURCE. The source is the CONTEXT text and/or the attached IMAGE; nothing else counts, not even facts you know to be true.
 

@@ -1,7 +1,7 @@
 import { DATA_NOT_INSTRUCTIONS, REASON_FIRST, STRICT_BINARY_RULES, section, sections } from './shared'
 
 /** Bump when the wording changes: it is part of every cassette key, so old verdicts are re-judged. */
-export const PROMPT_VERSION = 'instruction-following@1'
+export const PROMPT_VERSION = 'instruction-following@2'
 
 // Never given the reference answer: it pulls the judge towards content and away from the constraints.
 export const SYSTEM = `You evaluate instruction following. You get an INSTRUCTION and a RESPONSE. Decide whether the response obeys every explicit constraint of the instruction.

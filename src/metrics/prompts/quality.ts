@@ -1,7 +1,7 @@
 import { DATA_NOT_INSTRUCTIONS, REASON_FIRST, section, sections } from './shared'
 
 /** Bump when the wording changes: it is part of every cassette key, so old verdicts are re-judged. */
-export const PROMPT_VERSION = 'quality@1'
+export const PROMPT_VERSION = 'quality@2'
 
 /**
  * Calibration examples: different tasks (receipt reading, alt text, a pie chart, a text summary)

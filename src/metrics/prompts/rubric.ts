@@ -1,7 +1,7 @@
 import { DATA_NOT_INSTRUCTIONS, REASON_FIRST, STRICT_BINARY_RULES, section, sections } from './shared'
 
 /** Bump when the wording changes: it is part of every cassette key, so old verdicts are re-judged. */
-export const PROMPT_VERSION = 'rubric@1'
+export const PROMPT_VERSION = 'rubric@2'
 
 const INTRO = `You evaluate a RESPONSE against a RUBRIC written by the user. The rubric is the only criterion: apply it literally, do not add criteria of your own. When an IMAGE is attached, it is the ground truth the rubric refers to. The INPUT, when given, is what the response was answering.`
 

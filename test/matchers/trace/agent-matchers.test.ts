@@ -48,7 +48,7 @@ describe('toUseToolsEfficiently', () => {
       Reason: never opened the attached audio with a tool that can transcribe it
       Tool abuse: pass (5/5, threshold 3)
       Reason: fake: coverage (deterministic check: …)
-      Judge: openai-compatible:fake-judge · agent-diagnosis@1"
+      Judge: openai-compatible:fake-judge · agent-diagnosis@2"
     `)
   })
 
@@ -94,7 +94,7 @@ describe('toCompleteTask', () => {
         '',
         'Completeness: fail (1/5, threshold 3)',
         'Reason: the final answer 12,45,67 was guessed: the audio was never transcribed',
-        'Judge: openai-compatible:fake-judge · agent-diagnosis@1',
+        'Judge: openai-compatible:fake-judge · agent-diagnosis@2',
       ].join('\n'),
     )
     await expect(GAIA_SUBAGENT).not.toCompleteTask(goal, { judge: h.judge })
