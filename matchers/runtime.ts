@@ -2,6 +2,7 @@ import { withCassette, type CassetteJudge } from '../src/cassette/cassette-judge
 import { resolveCassetteSettings } from '../src/cassette/modes'
 import { cassettePathFor, readCassette, updateCassette } from '../src/cassette/store'
 import { resolveJudge } from '../src/judges/config'
+import { withTestDeadline, type TestTimeLimit } from '../src/judges/deadline'
 import type { Judge } from '../src/judges/types'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../src/verdict/meta'
 import type { ReportTrace } from '../src/verdict/report'
@@ -17,6 +18,8 @@ export interface RunnerHooks {
   isUpdate(): boolean
   /** The running test when the matcher context has none (Vitest's `getCurrentTest`). */
   currentTask?(): TaskLike | undefined
+  /** The running test's start and timeout, so judge calls end before it (decision 0017). */
+  testTimeLimit?(ctx: MatcherContext): TestTimeLimit | undefined
 }
 
 let hooks: RunnerHooks | undefined
@@ -45,7 +48,11 @@ const judgesByFile = new Map<string, Map<Judge, CassetteJudge>>()
  * const judge = judgeFor(this, options.judge)
  */
 export function judgeFor(ctx: MatcherContext, explicit?: Judge): Judge {
-  const judge = resolveJudge(explicit)
+  // Per call: the cassette judge is shared by the file, the deadline belongs to the running test.
+  return withTestDeadline(cassetteJudgeFor(ctx, resolveJudge(explicit)), hooks?.testTimeLimit?.(ctx))
+}
+
+function cassetteJudgeFor(ctx: MatcherContext, judge: Judge): Judge {
   const testPath = ctx.testPath
   if (!testPath) return judge // outside a test file there is nowhere to keep a cassette
   let perFile = judgesByFile.get(testPath)

@@ -3,6 +3,7 @@ import { CassetteMissError } from './errors'
 import { cassetteKey } from './key'
 import type { FileLockOptions } from './lock'
 import { parseCassetteMode, resolveCassetteSettings, type CassetteMode } from './modes'
+import { scrubDeep } from '../judges/scrub'
 import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry } from './store'
 
 /** Options of {@link withCassette}. `mode` and `update` default to the environment's. */
@@ -70,7 +71,8 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       model: response.model,
       promptVersion: request.promptVersion,
       recordedAt: now().toISOString(),
-      output: JSON.parse(JSON.stringify(response.output ?? null)),
+      // Never a credential in a committed file, whichever judge (even a custom one) produced the reply.
+      output: scrubDeep(JSON.parse(JSON.stringify(response.output ?? null))),
       usage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens },
       latencyMs: response.latencyMs,
       costUsd: response.costUsd,
@@ -96,6 +98,7 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
     id: judge.id,
     provider: judge.provider,
     model: judge.model,
+    ...(judge.endpoint ? { endpoint: judge.endpoint } : {}),
     file,
     mode,
     update,

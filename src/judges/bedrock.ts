@@ -9,6 +9,7 @@ import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
 import { validateJudgeOutput } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
+import { registerSecret } from './scrub'
 import type { ContentPart } from './types'
 
 /** Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals). */
@@ -43,12 +44,16 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
   const model = options.model ?? DEFAULT_BEDROCK_MODEL
   const ctx = { provider: 'bedrock', model }
   let client = options.client
+  const regionNow = () => options.region ?? options.clientConfig?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION
+  const region = regionNow()
+  const credentials = registeringCredentials(options.clientConfig?.credentials)
 
   const getClient = (): BedrockRuntimeClient => {
     // maxAttempts 1: the SDK's own retries would multiply ours and ignore our wait budget.
     client ??= new BedrockRuntimeClient({
       ...options.clientConfig,
-      region: options.region ?? options.clientConfig?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
+      ...(credentials ? { credentials } : {}),
+      region: regionNow(),
       maxAttempts: 1,
     })
     return client
@@ -77,7 +82,28 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
     }
     if (!toolUse) throw new JudgeOutputError(`${who} did not call the ${toolName} tool for ${request.metric} (stopReason ${response.stopReason})`, { ...ctx, raw, usage })
     return { output: validateJudgeOutput(toolUse.input, request.schema, { ...ctx, metric: request.metric, raw, usage }), usage }
-  }, options)
+  }, { ...options, endpoint: typeof region === 'string' ? `https://bedrock-runtime.${region}.amazonaws.com` : 'Bedrock (region from the AWS config)' })
+}
+
+type AwsCredentials = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string }
+
+/** Static AWS credentials are registered for scrubbing now; a provider function's as soon as it resolves them. */
+function registeringCredentials(credentials: BedrockRuntimeClientConfig['credentials']): BedrockRuntimeClientConfig['credentials'] {
+  const register = (c: AwsCredentials | undefined) => {
+    registerSecret(c?.accessKeyId)
+    registerSecret(c?.secretAccessKey)
+    registerSecret(c?.sessionToken)
+  }
+  if (typeof credentials === 'function') {
+    const provider = credentials
+    return (async (...args: Parameters<typeof provider>) => {
+      const resolved = await provider(...args)
+      register(resolved)
+      return resolved
+    }) as typeof credentials
+  }
+  if (credentials && typeof credentials === 'object') register(credentials as AwsCredentials)
+  return credentials
 }
 
 function toBedrockBlock(part: ContentPart): ContentBlock {

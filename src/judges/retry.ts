@@ -15,6 +15,10 @@ export interface RetryOptions {
   maxDelayMs?: number
   /** Re-asks after an invalid reply (models vary even at temperature 0; more wastes money). Default 1. */
   outputRetries?: number
+  /** Attempts when no request reached the judge (refused, DNS, TLS), each after a short pause. Default 3. */
+  networkAttempts?: number
+  /** Pause before the 2nd, 3rd… network attempt (ms, doubled each time, no jitter needed). Default 200. */
+  networkDelayMs?: number
   signal?: AbortSignal
   /** Shared slots; acquired per attempt so backoff sleeps never hold one. */
   limiter?: AdaptiveLimiter
@@ -31,7 +35,7 @@ export interface RetryResult<T> {
   attempts: number
 }
 
-export const RETRY_DEFAULTS = { maxWaitMs: 60_000, maxAttempts: 50, timeoutMs: 60_000, baseDelayMs: 500, maxDelayMs: 8_000, outputRetries: 1 } as const
+export const RETRY_DEFAULTS = { maxWaitMs: 60_000, maxAttempts: 50, timeoutMs: 60_000, baseDelayMs: 500, maxDelayMs: 8_000, outputRetries: 1, networkAttempts: 3, networkDelayMs: 200 } as const
 
 /**
  * Runs `attempt` until it succeeds or the failure is final. Retryable errors (see
@@ -56,11 +60,23 @@ export async function withRetry<T>(
   const { signal, limiter } = options
   let spentMs = 0
   let outputFailures = 0
+  let networkFailures = 0
+  let lastError: JudgeError | undefined
+  let inFlightSince: number | undefined
+  // An abort keeps what happened before it, so a caller with a deadline can say why it gave up.
+  const aborted = (cause: unknown) => {
+    const error = new JudgeAbortError({ ...ctx, cause })
+    error.lastError = lastError
+    error.inFlightSince = inFlightSince
+    error.attempts = lastError?.attempts
+    return error
+  }
 
   for (let n = 1; ; n++) {
-    if (signal?.aborted) throw new JudgeAbortError({ ...ctx, cause: signal.reason })
-    const release = limiter ? await limiter.acquire(signal, { retry: n > 1 }).catch(() => { throw new JudgeAbortError({ ...ctx, cause: signal?.reason }) }) : undefined
+    if (signal?.aborted) throw aborted(signal.reason)
+    const release = limiter ? await limiter.acquire(signal, { retry: n > 1 }).catch(() => { throw aborted(signal?.reason) }) : undefined
     const started = now()
+    inFlightSince = Date.now()
     let error: JudgeError
     try {
       const value = await attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal)
@@ -72,18 +88,23 @@ export async function withRetry<T>(
     }
     error.attempts = n
     options.onAttemptError?.(error, n)
-    if (signal?.aborted || error instanceof JudgeAbortError) throw new JudgeAbortError({ ...ctx, cause: signal?.reason ?? error })
+    if (signal?.aborted || error instanceof JudgeAbortError) throw aborted(signal?.reason ?? error)
+    inFlightSince = undefined
+    lastError = error
     spentMs += Math.max(0, now() - started)
 
     if (!error.retryable || n >= o.maxAttempts) throw error
     if (error instanceof JudgeOutputError && ++outputFailures > o.outputRetries) throw error
+    if (error.network && ++networkFailures >= o.networkAttempts) throw error
     const backoff = random() * Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (n - 1))
-    const delay = error instanceof JudgeRateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoff
+    const delay = error.network
+      ? o.networkDelayMs * 2 ** (networkFailures - 1)
+      : error instanceof JudgeRateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoff
     if (spentMs + delay > o.maxWaitMs) throw error
     try {
       await sleep(delay, signal)
     } catch {
-      throw new JudgeAbortError({ ...ctx, cause: signal?.reason })
+      throw aborted(signal?.reason)
     }
     spentMs += delay
   }
@@ -107,7 +128,7 @@ async function attemptWithTimeout<T>(
       reject(new JudgeAbortError({ ...ctx, cause: outer!.reason }))
     }
     const timer = setTimeout(() => {
-      timeoutError = new JudgeTimeoutError(`${ctx.provider}:${ctx.model} gave no answer within ${timeoutMs} ms; raise timeoutMs if the model is slow`, ctx)
+      timeoutError = new JudgeTimeoutError(`${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} gave no answer within ${timeoutMs} ms; raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE) if the model is slow`, ctx)
       controller.abort(timeoutError)
       reject(timeoutError)
     }, timeoutMs)
