@@ -80,9 +80,10 @@ const SPEC_OPTIONS = 'timeout=DURATION (per call), retry=DURATION (total retry b
  */
 export function parseJudgeSpec(spec: string): JudgeConfig {
   const value = spec.trim()
-  const colon = value.indexOf(':')
-  const provider = colon < 0 ? value : value.slice(0, colon)
-  const tail = colon < 0 ? '' : value.slice(colon + 1).trim()
+  // `bedrock;timeout=20s` has options but no colon: the provider ends at whichever comes first.
+  const end = value.search(/[:;]/)
+  const provider = end < 0 ? value : value.slice(0, end)
+  const tail = end < 0 ? '' : value[end] === ';' ? value.slice(end) : value.slice(end + 1).trim()
   // Options start after the model; for openai-compatible the model follows the last '#'.
   const modelStart = provider === 'openai-compatible' ? Math.max(0, tail.lastIndexOf('#')) : 0
   const semi = tail.indexOf(';', modelStart)
@@ -109,7 +110,7 @@ export function parseJudgeSpec(spec: string): JudgeConfig {
     if (!model) throw bad('openai-compatible needs "#MODEL" after the base URL')
     return { provider, baseURL, model, ...options }
   }
-  throw bad(`unknown provider "${provider}"`)
+  throw bad(`unknown provider "${redactUrl(provider)}"`)
 }
 
 interface SpecOptions {
