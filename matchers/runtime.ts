@@ -3,6 +3,7 @@ import { resolveCassetteSettings } from '../src/cassette/modes'
 import { cassettePathFor, readCassette, updateCassette } from '../src/cassette/store'
 import { resolveJudge } from '../src/judges/config'
 import { withTestDeadline, type TestTimeLimit } from '../src/judges/deadline'
+import { scrubDeep } from '../src/judges/scrub'
 import type { Judge } from '../src/judges/types'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../src/verdict/meta'
 import type { ReportTrace } from '../src/verdict/report'
@@ -115,6 +116,9 @@ export function testNameOf(ctx: TestIdentity): string | undefined {
  * attachVerdicts(this, [verdict])
  */
 export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?: ReportTrace[]): void {
+  // Scrubbed here, where secrets configured in code are known; the reporter process only knows env ones (0017).
+  verdicts = scrubDeep(verdicts)
+  traces = traces && scrubDeep(traces)
   const task = ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
   const renamed = uniqueIds(target.verdicts, verdicts)

@@ -6,6 +6,8 @@ import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { attachVerdicts } from '../../matchers/runtime'
+import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
 import { bedrockJudge } from '../../src/judges/bedrock'
 import { defineJudge, parseJudgeSpec } from '../../src/judges/config'
 import { JudgeConfigError, JudgeError } from '../../src/judges/errors'
@@ -187,5 +189,22 @@ describe('providers register their credentials', () => {
     const err = await client.evaluate(likertRequest()).catch((e: JudgeError) => e)
     expect(everything(err)).not.toMatch(/PROVIDED1Z2X|Qw12Er34|Ty56Ui78/)
     expect(BedrockRuntimeClient).toBeDefined()
+  })
+})
+
+describe('verdicts attached to a test', () => {
+  it('are scrubbed in the worker, where secrets configured in code are known (the reporter process does not know them)', () => {
+    registerHeaderSecrets({ 'x-gateway-token': 'attach-secret-6t5r4e' })
+    const task = { name: 't', meta: {} as Record<string, unknown> }
+    const verdict = {
+      metric: 'faithfulness', level: 'output' as const, scale: 'binary' as const, raw: 0, score: 0, threshold: 1, pass: false,
+      outcome: 'fail' as const, subject: 'agent said attach-secret-6t5r4e', reason: 'the judge quoted attach-secret-6t5r4e',
+    }
+    const traces = [{ id: 'tr', spans: [{ id: 's', parentId: null, name: 'call attach-secret-6t5r4e', kind: 'tool' as const, failed: true, verdictIds: [] }] }]
+    attachVerdicts({ task }, [verdict], traces)
+    const meta = task.meta[VERDICT_META_KEY] as TestVerdictMeta
+    expect(JSON.stringify(meta)).not.toContain('attach-secret-6t5r4e')
+    expect(meta.verdicts[0].reason).toBe('the judge quoted [redacted]')
+    expect(verdict.reason).toBe('the judge quoted attach-secret-6t5r4e') // the caller's object is not mutated
   })
 })
