@@ -46,7 +46,8 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   registerSecret(options.apiKey)
   registerHeaderSecrets(options.defaultHeaders)
   if (options.client) registerClientSecrets(options.client)
-  const endpoint = baseURL ?? options.client?.baseURL ?? 'https://api.openai.com/v1'
+  // The SDK falls back to OPENAI_BASE_URL: check (and name) the URL it will really use.
+  const endpoint = baseURL ?? options.client?.baseURL ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'
   if (urlCredentials(endpoint)) {
     throw new JudgeConfigError(
       `${provider}:${model} base URL "${redactUrl(endpoint)}" contains credentials (user:password@); remove them and pass the key as apiKey / OPENAI_API_KEY or a gateway header with defaultHeaders`,

@@ -30,6 +30,9 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, '$1[redacted]@'],
 ]
 
+/** Matches wherever one of PATTERNS could: their distinctive parts, in one alternation. */
+const TRIGGER = /authorization|api[-_]?key|x-amz|x-[\w-]*(?:token|key|secret|auth)|ocp-apim|token|secret|password|bearer|sk-|AKIA|ASIA|Signature=|Credential=|:\/\/[^\s/?#@"'<>]+@/i
+
 /**
  * Registers a credential value (e.g. an `apiKey` passed in code) so it is scrubbed like env keys.
  *
@@ -106,15 +109,14 @@ export function redactUrl(url: string): string {
  * scrubSecrets('401 Authorization: Bearer sk-abc123456789') // '401 Authorization: Bearer [redacted]'
  */
 export function scrubSecrets(text: string): string {
+  return scrubWith(text, knownSecrets())
+}
+
+function scrubWith(text: string, secrets: readonly string[]): string {
   let out = text
-  for (const secret of knownSecrets()) {
-    if (out.includes(secret)) out = out.split(secret).join('[redacted]')
-    // JSON-escaped and URL-encoded copies of the same value (a judge echoing a header dump).
-    const encoded = encodeURIComponent(secret)
-    if (encoded !== secret && out.includes(encoded)) out = out.split(encoded).join('[redacted]')
-    const escaped = JSON.stringify(secret).slice(1, -1)
-    if (escaped !== secret && out.includes(escaped)) out = out.split(escaped).join('[redacted]')
-  }
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]')
+  // One scan decides whether any shape pattern can match: most strings (ids, names, prose) cannot.
+  if (!TRIGGER.test(out)) return out
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement)
   return out
 }
@@ -130,12 +132,14 @@ export function scrubSecrets(text: string): string {
 export function scrubDeep<T>(value: T): T {
   if (typeof value === 'string') return scrubSecrets(value) as T
   if (!isContainer(value)) return value
+  // Looked up once per call: a report can hold 100k strings.
+  const secrets = knownSecrets()
   const root: { v: unknown } = { v: value }
   const stack: Array<[Record<string | number, unknown>, string | number, unknown]> = [[root as Record<string, unknown>, 'v', value]]
   while (stack.length > 0) {
     const [parent, key, current] = stack.pop()!
     if (typeof current === 'string') {
-      parent[key] = scrubSecrets(current)
+      parent[key] = scrubWith(current, secrets)
     } else if (Array.isArray(current)) {
       const copy = current.slice()
       parent[key] = copy
@@ -169,6 +173,9 @@ function knownSecrets(): string[] {
     const userinfo = /:\/\/([^/?#\s]*)@/.exec(spec)?.[1]
     if (userinfo) for (const part of [userinfo, ...userinfo.split(':')]) if (part.length >= MIN_SECRET_LENGTH) values.push(part)
   }
+  // JSON-escaped and URL-encoded copies of each value too (a judge echoing a header dump).
+  const forms = new Set<string>()
+  for (const value of values) forms.add(value).add(encodeURIComponent(value)).add(JSON.stringify(value).slice(1, -1))
   // Longest first so a key that contains another is removed whole.
-  return values.sort((a, b) => b.length - a.length)
+  return [...forms].sort((a, b) => b.length - a.length)
 }

@@ -34,6 +34,17 @@ afterEach(() => {
 })
 afterAll(() => server.close())
 
+function withEnv<T>(name: string, value: string, run: () => T): T {
+  const saved = process.env[name]
+  process.env[name] = value
+  try {
+    return run()
+  } finally {
+    if (saved === undefined) delete process.env[name]
+    else process.env[name] = saved
+  }
+}
+
 /** Everything a user could see from an error. */
 function everything(err: JudgeError): string {
   const cause = err.cause as Error | undefined
@@ -102,6 +113,7 @@ describe('URL credentials', () => {
     ['defineJudge', () => defineJudge({ provider: 'openai-compatible', baseURL: 'http://judge-user:define-pass-4242@127.0.0.1:1/v1', model: 'm' })],
     ['openaiJudge', () => openaiJudge({ model: 'm', baseURL: 'http://judge-user:code-pass-4242@127.0.0.1:1/v1' })],
     ['a client built elsewhere', () => openaiJudge({ model: 'm', client: new OpenAI({ apiKey: 'x', baseURL: 'http://judge-user:client-pass-4242@127.0.0.1:1/v1' }) })],
+    ['OPENAI_BASE_URL', () => withEnv('OPENAI_BASE_URL', 'http://judge-user:envurl-pass-4242@127.0.0.1:1/v1', () => openaiJudge({ model: 'm' }))],
   ])('%s refuses a base URL with user:password up front, without echoing it', (_, build) => {
     let error: unknown
     try {
