@@ -2,13 +2,13 @@
 // their default 5 s test timeout: a closed judge port and a judge slower than the timeout fail the
 // test before the runner's own timeout, with a message naming the judge and what happened; a judge
 // answering after 7 s under a long enough per-test timeout passes, and never reads as "not awaited".
-import { rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
-import { addJestFixture, jestTest, makeJestProject, runJest } from '../support/run-jest'
-import { REPO, addFixture, byTitle, makeScratchProject, runVitest } from '../support/run-vitest'
+import { jestTest, makeJestProject, runJest } from '../support/run-jest'
+import { REPO, byTitle, makeScratchProject, runVitest } from '../support/run-vitest'
 
 let slow: FakeJudge
 let closedURL: string
@@ -53,7 +53,7 @@ describe('judge time under Vitest (default 5 s testTimeout)', () => {
     dirs.push(dir)
     // No testTimeout: Vitest's default 5 s.
     writeFileSync(join(dir, 'vitest.config.mjs'), `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest.ts'))}] } }\n`)
-    addFixture(dir, 'judge-time.fixture.ts')
+    copyFileSync(join(REPO, 'test/e2e/fixtures/judge-time/vitest.fixture.ts'), join(dir, 'judge-time.test.ts'))
     const run = await runVitest(dir, env())
     const timedOut = /Test timed out in \d+ms/
 
@@ -82,7 +82,7 @@ describe('judge time under Jest (default 5 s testTimeout)', () => {
   test('closed port and slow judge fail before the timeout naming the judge; a 7 s judge under a 20 s timeout passes', async () => {
     const dir = makeJestProject('judge-time-jest')
     dirs.push(dir)
-    addJestFixture(dir, 'judge-time.fixture.ts')
+    copyFileSync(join(REPO, 'test/e2e/fixtures/judge-time/jest.fixture.ts'), join(dir, 'judge-time.test.ts'))
     const run = await runJest(dir, env())
     const timedOut = /Exceeded timeout of \d+ ms/
 

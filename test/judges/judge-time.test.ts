@@ -2,6 +2,7 @@
 // and a deadline before the test's timeout with a message saying who, what happened and what to do.
 import { APIConnectionError, RateLimitError } from 'openai'
 import { describe, expect, it } from 'vitest'
+import { rejectionOf } from '../helpers/rejection'
 import { classifyJudgeError } from '../../src/judges/classify-error'
 import { deadlineOf, withTestDeadline } from '../../src/judges/deadline'
 import { JudgeAbortError, JudgeDeadlineError, JudgeError, JudgeServiceError } from '../../src/judges/errors'
@@ -38,10 +39,11 @@ describe('connection failures that no wait can fix', () => {
   it('a refused connection gets 3 quick tries (0.2 s, 0.4 s), not a minute of backoff', async () => {
     const { waits, sleep } = recordingSleep()
     let calls = 0
-    const error = await withRetry(async () => {
+    const attempt = async () => {
       calls++
       throw socketError('ECONNREFUSED')
-    }, ctx, { sleep }).catch((e: JudgeError) => e)
+    }
+    const error = await rejectionOf(withRetry(attempt, ctx, { sleep }), JudgeError)
     expect(error.network).toBe('refused')
     expect(calls).toBe(3)
     expect(error.attempts).toBe(3)
@@ -89,7 +91,7 @@ describe('withTestDeadline', () => {
   it('a judge that never answers is aborted before the test timeout, with who, what and what to do', async () => {
     const { judge, seen } = scriptedJudge((signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))))
     const started = Date.now()
-    const error = await withTestDeadline(judge, limit(1_000)).evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const error = await rejectionOf(withTestDeadline(judge, limit(1_000)).evaluate(likertRequest()), JudgeError)
     const elapsed = Date.now() - started
     expect(error).toBeInstanceOf(JudgeDeadlineError)
     expect(error.retryable).toBe(false)
@@ -103,7 +105,7 @@ describe('withTestDeadline', () => {
     const { judge, seen } = scriptedJudge(async () => {
       throw rateLimit()
     })
-    const error = await withTestDeadline(judge, limit(1_000)).evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const error = await rejectionOf(withTestDeadline(judge, limit(1_000)).evaluate(likertRequest()), JudgeError)
     expect(error).toBeInstanceOf(JudgeDeadlineError)
     expect(error.message).toMatch(/: rate limited \(429\) on \d+ attempts/)
     expect(error.message).toContain('Lower the judge concurrency (concurrency=N)')
@@ -117,14 +119,14 @@ describe('withTestDeadline', () => {
     const { judge } = scriptedJudge(async () => {
       throw socketError('DEPTH_ZERO_SELF_SIGNED_CERT')
     })
-    const error = await withTestDeadline(judge, limit(5_000)).evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const error = await rejectionOf(withTestDeadline(judge, limit(5_000)).evaluate(likertRequest()), JudgeError)
     expect(error).not.toBeInstanceOf(JudgeDeadlineError)
     expect(error.network).toBe('tls')
   })
 
   it('no time left: fails at once without calling the judge', async () => {
     const { judge, seen } = scriptedJudge(async () => ({ reasoning: 'ok', score: 5 }))
-    const error = await withTestDeadline(judge, { startedAt: Date.now() - 10_000, timeoutMs: 5_000, setting: 'testTimeout' }).evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const error = await rejectionOf(withTestDeadline(judge, { startedAt: Date.now() - 10_000, timeoutMs: 5_000, setting: 'testTimeout' }).evaluate(likertRequest()), JudgeError)
     expect(error).toBeInstanceOf(JudgeDeadlineError)
     expect(error.message).toContain("no time left for the judge before the test's 5.0 s timeout")
     expect(seen.requests).toBe(0)
@@ -132,7 +134,7 @@ describe('withTestDeadline', () => {
 
   it('a custom judge that ignores its signal still cannot outlive the deadline', async () => {
     const stubborn: Judge = { id: 'custom:judge', provider: 'custom', model: 'judge', evaluate: () => new Promise(() => {}) }
-    const error = await withTestDeadline(stubborn, limit(600)).evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const error = await rejectionOf(withTestDeadline(stubborn, limit(600)).evaluate(likertRequest()), JudgeError)
     expect(error).toBeInstanceOf(JudgeDeadlineError)
     expect(error.message).toMatch(/^custom:judge gave no verdict before the test's 0\.6 s timeout/)
   })
@@ -141,7 +143,7 @@ describe('withTestDeadline', () => {
     const { judge } = scriptedJudge((signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))))
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 50)
-    const error = await withTestDeadline(judge, limit(5_000)).evaluate(likertRequest(), controller.signal).catch((e: JudgeError) => e)
+    const error = await rejectionOf(withTestDeadline(judge, limit(5_000)).evaluate(likertRequest(), controller.signal), JudgeError)
     expect(error).toBeInstanceOf(JudgeAbortError)
   })
 

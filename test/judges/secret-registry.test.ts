@@ -6,6 +6,7 @@ import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { rejectionOf } from '../helpers/rejection'
 import { attachVerdicts } from '../../matchers/runtime'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
 import { bedrockJudge } from '../../src/judges/bedrock'
@@ -173,7 +174,7 @@ describe('providers register their credentials', () => {
     expect(reply.output.reasoning).toContain('headers were')
     expect(JSON.stringify(reply)).not.toMatch(/registry-1a2b|registry-9z8y|bearer-5q4r/)
     echoHeaders = true
-    const err = await judge.evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const err = await rejectionOf(judge.evaluate(likertRequest()), JudgeError)
     expect(err).toBeInstanceOf(JudgeError)
     expect(err.message).toContain('forbidden, you sent')
     expect(everything(err)).not.toMatch(/registry-1a2b|registry-9z8y|bearer-5q4r/)
@@ -182,14 +183,14 @@ describe('providers register their credentials', () => {
   it('openai: a client built elsewhere has its key and default headers registered', async () => {
     const client = new OpenAI({ apiKey: 'client-key-0a9b8c7d6e', baseURL: API, defaultHeaders: { 'x-gateway-token': 'client-gw-1f2e3d4c' }, maxRetries: 0 })
     echoHeaders = true
-    const err = await openaiJudge({ model: 'gpt-4.1', client }).evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const err = await rejectionOf(openaiJudge({ model: 'gpt-4.1', client }).evaluate(likertRequest()), JudgeError)
     expect(everything(err)).not.toMatch(/client-key-0a9b|client-gw-1f2e/)
   })
 
   it('bedrock: static AWS credentials (key id, secret, session token) are scrubbed from an echoed signed request', async () => {
     const credentials = { accessKeyId: 'AKIAREGISTRY7Q2W4E6R', secretAccessKey: 'registrySecret/Ab12Cd34Ef56', sessionToken: 'registrySessionTok-Gh78Ij90' }
     const judge = bedrockJudge({ region: 'us-east-1', clientConfig: { credentials, requestHandler: new NodeHttpHandler() } })
-    const err = await judge.evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const err = await rejectionOf(judge.evaluate(likertRequest()), JudgeError)
     expect(err).toBeInstanceOf(JudgeError)
     expect(err.message).toContain('denied')
     expect(everything(err)).not.toMatch(/REGISTRY7Q2W|Ab12Cd34Ef56|Gh78Ij90/)
@@ -198,7 +199,7 @@ describe('providers register their credentials', () => {
   it('bedrock: credentials from a provider function are registered when it resolves them', async () => {
     const credentials = async () => ({ accessKeyId: 'AKIAPROVIDED1Z2X3C4V', secretAccessKey: 'providedSecret-Qw12Er34', sessionToken: 'providedToken-Ty56Ui78' })
     const client = bedrockJudge({ region: 'us-east-1', clientConfig: { credentials, requestHandler: new NodeHttpHandler() } })
-    const err = await client.evaluate(likertRequest()).catch((e: JudgeError) => e)
+    const err = await rejectionOf(client.evaluate(likertRequest()), JudgeError)
     expect(everything(err)).not.toMatch(/PROVIDED1Z2X|Qw12Er34|Ty56Ui78/)
     expect(BedrockRuntimeClient).toBeDefined()
   })
