@@ -93,14 +93,15 @@ export async function withRetry<T>(
     lastError = error
     spentMs += Math.max(0, now() - started)
 
-    if (!error.retryable || n >= o.maxAttempts) throw error
+    if (!error.retryable) throw error
+    if (n >= o.maxAttempts) throw gaveUp(error, n, spentMs)
     if (error instanceof JudgeOutputError && ++outputFailures > o.outputRetries) throw error
-    if (error.network && ++networkFailures >= o.networkAttempts) throw error
+    if (error.network && ++networkFailures >= o.networkAttempts) throw gaveUp(error, n, spentMs)
     const backoff = random() * Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (n - 1))
     const delay = error.network
       ? o.networkDelayMs * 2 ** (networkFailures - 1)
       : error instanceof JudgeRateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoff
-    if (spentMs + delay > o.maxWaitMs) throw error
+    if (spentMs + delay > o.maxWaitMs) throw gaveUp(error, n, spentMs)
     try {
       await sleep(delay, signal)
     } catch {
@@ -108,6 +109,12 @@ export async function withRetry<T>(
     }
     spentMs += delay
   }
+}
+
+/** A retryable failure that is now final says how long it was tried ("N retries on 429" is what a user needs to read). */
+function gaveUp(error: JudgeError, attempts: number, spentMs: number): JudgeError {
+  if (attempts > 1) error.message = `${error.message} (gave up after ${attempts} attempts in ${(spentMs / 1000).toFixed(1)} s)`
+  return error
 }
 
 /** One attempt under its own timeout; the caller's abort and the timeout both stop waiting at once. */

@@ -30,6 +30,15 @@ describe('connection failures that no wait can fix', () => {
     expect(error.message).toContain(`openai-compatible:local at http://127.0.0.1:9/v1 ${wording}`)
   })
 
+  it('429s until the wait budget is spent: the final error says how many attempts it took', async () => {
+    const { sleep } = recordingSleep()
+    const attempt = async () => {
+      throw rateLimit()
+    }
+    const error = await rejectionOf(withRetry(attempt, ctx, { sleep, maxWaitMs: 200 }), JudgeError)
+    expect(error.message).toMatch(/rate limited \(429\).*\(gave up after 4 attempts in \d+\.\d s\)$/) // 3 waits of 50 ms fit the 200 ms budget, a 4th does not
+  })
+
   it('a reset connection stays an ordinary retryable failure (the request may have reached a busy server)', () => {
     const error = classifyJudgeError(socketError('ECONNRESET'), ctx)
     expect(error).toBeInstanceOf(JudgeServiceError)
@@ -48,6 +57,7 @@ describe('connection failures that no wait can fix', () => {
     expect(calls).toBe(3)
     expect(error.attempts).toBe(3)
     expect(waits).toEqual([200, 400])
+    expect(error.message).toMatch(/connection refused \(ECONNREFUSED\).*\(gave up after 3 attempts in \d+\.\d s\)$/)
   })
 
   it('a refused connection that recovers on the second try succeeds', async () => {
