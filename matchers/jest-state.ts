@@ -1,4 +1,5 @@
 import { appendFileSync, mkdirSync } from 'node:fs'
+import type { TestTimeLimit } from '../src/judges/deadline'
 import { JEST_LOG_DIR_ENV, jestVerdictLogPath, type JestVerdictLine } from '../src/verdict/jest-log'
 
 /**
@@ -18,7 +19,36 @@ export function appendVerdictLine(line: JestVerdictLine, env: Record<string, str
 
 interface CircusTest { type: 'test'; mode?: string; errors: unknown[] }
 interface CircusBlock { type: 'describeBlock'; mode?: string; children: Array<CircusTest | CircusBlock> }
-interface CircusState { hasFocusedTests?: boolean; testNamePattern?: unknown; rootDescribeBlock?: CircusBlock }
+interface CircusState {
+  hasFocusedTests?: boolean
+  testNamePattern?: unknown
+  rootDescribeBlock?: CircusBlock
+  testTimeout?: number
+  currentlyRunningTest?: { timeout?: number | null; startedAt?: number | null; errors?: unknown[] } | null
+}
+
+function circusState(): CircusState | undefined {
+  // jest-circus keeps its state under an unregistered symbol; find it by description.
+  const symbol = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === 'JEST_STATE_SYMBOL')
+  return symbol ? ((globalThis as Record<symbol, unknown>)[symbol] as CircusState | undefined) : undefined
+}
+
+/**
+ * The running test's start and timeout (its own timeout argument, else `testTimeout`), read from
+ * jest-circus's state; `undefined` when there is none.
+ *
+ * @example
+ * jestTimeLimit() // { startedAt, timeoutMs: 5000, setting: 'testTimeout in jest.config…' }
+ */
+export function jestTimeLimit(now: () => number = Date.now): TestTimeLimit | undefined {
+  const circus = circusState()
+  const test = circus?.currentlyRunningTest
+  if (!circus || !test) return undefined
+  const timeoutMs = test.timeout ?? circus.testTimeout
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined
+  const startedAt = typeof test.startedAt === 'number' ? test.startedAt : now()
+  return { startedAt, timeoutMs, setting: 'testTimeout in jest.config, jest.setTimeout(), or the timeout argument of test()' }
+}
 
 /**
  * True when every test of the file ran and passed (no `.only`, `-t`, `.skip`, `.todo` or failure),
@@ -28,13 +58,23 @@ interface CircusState { hasFocusedTests?: boolean; testNamePattern?: unknown; ro
  * afterAll(() => finishFile(testPath, { complete: jestFileRanCompletely() }))
  */
 export function jestFileRanCompletely(): boolean {
-  // jest-circus keeps its state under an unregistered symbol; find it by description.
-  const symbol = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === 'JEST_STATE_SYMBOL')
-  const circus = symbol ? ((globalThis as Record<symbol, unknown>)[symbol] as CircusState | undefined) : undefined
+  const circus = circusState()
   if (!circus?.rootDescribeBlock || circus.hasFocusedTests || circus.testNamePattern) return false
   const complete = (block: CircusBlock): boolean =>
     block.children.every((child) =>
       child.type === 'test' ? child.mode === undefined && child.errors.length === 0 : child.mode === undefined && complete(child),
     )
   return complete(circus.rootDescribeBlock)
+}
+
+/**
+ * True when jest-circus stopped the running test at its timeout ("Exceeded timeout of 5000 ms").
+ *
+ * @example
+ * if (!jestTimedOut()) throw new Error(notAwaitedMessage(calls))
+ */
+export function jestTimedOut(): boolean {
+  const errors = circusState()?.currentlyRunningTest?.errors ?? []
+  // circus keeps [error, asyncError] pairs or plain errors.
+  return errors.flat().some((e) => /exceeded timeout of \d+ ?ms/i.test(String((e as { message?: unknown })?.message ?? e)))
 }

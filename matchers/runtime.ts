@@ -3,6 +3,8 @@ import { resolveCassetteSettings } from '../src/cassette/modes'
 import { runInCassetteScope } from '../src/cassette/scope'
 import { cassettePathFor, readCassette, updateCassette } from '../src/cassette/store'
 import { resolveJudge } from '../src/judges/config'
+import { withTestDeadline, type TestTimeLimit } from '../src/judges/deadline'
+import { scrubDeep } from '../src/judges/scrub'
 import type { Judge } from '../src/judges/types'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../src/verdict/meta'
 import type { ReportTrace } from '../src/verdict/report'
@@ -19,6 +21,8 @@ export interface RunnerHooks {
   isUpdate(): boolean
   /** The running test when the matcher context has none (Vitest's `getCurrentTest`). */
   currentTask?(): TaskLike | undefined
+  /** The running test's start and timeout, so judge calls end before it (decision 0017). */
+  testTimeLimit?(ctx: MatcherContext): TestTimeLimit | undefined
 }
 
 let hooks: RunnerHooks | undefined
@@ -47,7 +51,11 @@ const judgesByFile = new Map<string, Map<Judge, CassetteJudge>>()
  * const judge = judgeFor(this, options.judge)
  */
 export function judgeFor(ctx: MatcherContext, explicit?: Judge): Judge {
-  const judge = resolveJudge(explicit)
+  // Per call: the cassette judge is shared by the file, the deadline belongs to the running test.
+  return withTestDeadline(cassetteJudgeFor(ctx, resolveJudge(explicit)), hooks?.testTimeLimit?.(ctx))
+}
+
+function cassetteJudgeFor(ctx: MatcherContext, judge: Judge): Judge {
   const testPath = ctx.testPath
   if (!testPath) return judge // outside a test file there is nowhere to keep a cassette
   let perFile = judgesByFile.get(testPath)
@@ -110,6 +118,9 @@ export function testNameOf(ctx: TestIdentity): string | undefined {
  * attachVerdicts(this, [verdict])
  */
 export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?: ReportTrace[]): void {
+  // Scrubbed here, where secrets configured in code are known; the reporter process only knows env ones (0017).
+  verdicts = scrubDeep(verdicts)
+  traces = traces && scrubDeep(traces)
   const task = ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
   const renamed = uniqueIds(target.verdicts, verdicts)

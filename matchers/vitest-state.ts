@@ -1,3 +1,5 @@
+import type { TestTimeLimit } from '../src/judges/deadline'
+
 /** The parts of a Vitest task tree the setup entry reads (structural, so no runner import is needed). */
 export interface SuiteLike {
   type?: string
@@ -33,4 +35,34 @@ export function suiteRanCompletely(suite: SuiteLike): boolean {
     if (task.type === 'test') return task.result?.state === 'pass'
     return suiteRanCompletely(task)
   })
+}
+
+/** The parts of a running Vitest test that give its time limit. */
+export interface TimedTaskLike {
+  timeout?: number
+  result?: { startTime?: number }
+}
+
+/**
+ * The running test's start and timeout (`testTimeout`, or the per-test timeout argument), or
+ * `undefined` when Vitest does not say (no task, no timeout).
+ *
+ * @example
+ * vitestTimeLimit(TestRunner.getCurrentTest()) // { startedAt, timeoutMs: 5000, setting: … }
+ */
+export function vitestTimeLimit(task: TimedTaskLike | undefined, now: () => number = Date.now): TestTimeLimit | undefined {
+  const timeoutMs = task?.timeout
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined
+  const startedAt = typeof task?.result?.startTime === 'number' ? task.result.startTime : now()
+  return { startedAt, timeoutMs, setting: 'test.testTimeout in vitest.config, or the timeout argument of test()' }
+}
+
+/**
+ * True when Vitest stopped the test at its timeout ("Test timed out in 5000ms").
+ *
+ * @example
+ * if (!vitestTimedOut(task)) throw new Error(notAwaitedMessage(calls))
+ */
+export function vitestTimedOut(task: { result?: { errors?: ReadonlyArray<{ message?: string }> } }): boolean {
+  return (task.result?.errors ?? []).some((e) => /test timed out in \d+ ?ms/i.test(e?.message ?? ''))
 }

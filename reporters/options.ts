@@ -69,7 +69,11 @@ function judgeId(spec: string | undefined): string | null {
   const colon = value.indexOf(':')
   if (colon <= 0) return null
   const provider = value.slice(0, colon)
-  const rest = value.slice(colon + 1)
+  // Options after the model (`;timeout=20s;header.NAME=VALUE`) are not part of the judge's name.
+  const tail = value.slice(colon + 1)
+  const hashAt = tail.lastIndexOf('#')
+  const semi = tail.indexOf(';', Math.max(0, hashAt))
+  const rest = semi < 0 ? tail : tail.slice(0, semi)
   const hash = rest.lastIndexOf('#')
   const model = hash >= 0 ? rest.slice(hash + 1) : rest.includes('://') ? '' : rest
   if (!/^[\w.-]+$/.test(provider)) return null

@@ -1,5 +1,6 @@
 // The end of a run, shared by the Vitest and Jest reporters: print, write artifact, HTML, step summary.
 import { relative, resolve, sep } from 'node:path'
+import { scrubDeep, scrubSecrets } from '../src/judges/scrub'
 import type { Report, ReportTest } from '../src/verdict/report'
 import { buildReport, writeReport } from './artifact'
 import { evaluateGates, type GateResult } from './gates'
@@ -43,16 +44,19 @@ export interface PublishResult {
 export async function publishReport(input: PublishInput): Promise<PublishResult> {
   const env = input.env ?? process.env
   const info = runInfoFromEnv(env)
-  const report = buildReport({
-    tests: input.tests,
-    startedAt: input.startedAt,
-    finishedAt: new Date(),
-    runner: input.runner,
-    judge: info.judge ?? judgesOf(input.tests),
-    mode: info.mode,
-  })
+  // Last line of defence: every output below is rendered from this one scrubbed report (decision 0017).
+  const report = scrubDeep(
+    buildReport({
+      tests: input.tests,
+      startedAt: input.startedAt,
+      finishedAt: new Date(),
+      runner: input.runner,
+      judge: info.judge ?? judgesOf(input.tests),
+      mode: info.mode,
+    }),
+  )
   const say = (text: string) => {
-    if (!input.options.silent) input.out.write(text)
+    if (!input.options.silent) input.out.write(scrubSecrets(text))
   }
   say('\n' + renderTerminal(report, terminalOptionsFor(input.out, env)))
   const artifactPath = await writeReport(resolve(input.root, input.options.outputFile ?? DEFAULT_OUTPUT_FILE), report)

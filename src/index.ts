@@ -39,15 +39,18 @@ export {
   JudgeOutputError,
   JudgeConfigError,
   JudgeAbortError,
+  JudgeDeadlineError,
   JUDGE_ENV_FORMS,
   type JudgeErrorContext,
+  type JudgeNetworkFailure,
 } from './judges/errors'
+export { withTestDeadline, deadlineOf, RECOMMENDED_TEST_TIMEOUT_MS, type TestTimeLimit } from './judges/deadline'
 export { classifyJudgeError, isRetryableStatus } from './judges/classify-error'
 export { withRetry, RETRY_DEFAULTS, type RetryOptions, type RetryResult } from './judges/retry'
 export { parseRetryAfter } from './judges/retry-after'
 export { AdaptiveLimiter, type AdaptiveLimiterOptions, type LimiterOutcome, type LimiterRelease } from './judges/limiter'
 export { MODEL_PRICES, ModelPriceSchema, costOf, priceOf, normalizeModelId, type ModelPrice } from './judges/cost'
-export { scrubSecrets, registerSecret } from './judges/scrub'
+export { scrubSecrets, scrubDeep, registerSecret, registerHeaderSecrets, redactUrl } from './judges/scrub'
 export { replyJsonSchema, strictJsonSchema } from './judges/json-schema'
 export { parseJudgeText, validateJudgeOutput } from './judges/parse-output'
 

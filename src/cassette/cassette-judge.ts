@@ -5,6 +5,7 @@ import { parseCassetteMode, resolveCassetteSettings, type CassetteMode } from '.
 import { canonicalJson, cassetteKey } from './key'
 import { currentCassetteScope } from './scope'
 import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry, type CassetteVerdict } from './store'
+import { scrubDeep } from '../judges/scrub'
 
 /** Options of {@link withCassette}. `mode` and `update` default to the environment's. */
 export interface CassetteOptions {
@@ -78,7 +79,8 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
 
   const record = async (key: string, request: JudgeRequest<unknown>, response: JudgeResponse<unknown>) => {
     const scope = currentCassetteScope()
-    const output = JSON.parse(JSON.stringify(response.output ?? null))
+    // Never a credential in a committed file, whichever judge (even a custom one) produced the reply.
+    const output = scrubDeep(JSON.parse(JSON.stringify(response.output ?? null)))
     const fresh: CassetteEntry = {
       ...(scope?.test !== undefined ? { test: scope.test } : {}),
       ...(scope?.matcher !== undefined ? { matcher: scope.matcher } : {}),
@@ -134,6 +136,7 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
     id: judge.id,
     provider: judge.provider,
     model: judge.model,
+    ...(judge.endpoint ? { endpoint: judge.endpoint } : {}),
     file,
     mode,
     update,

@@ -10,6 +10,7 @@ import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
+import { registerSecret } from './scrub'
 import type { ContentPart } from './types'
 
 /** Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals). */
@@ -44,12 +45,16 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
   const model = options.model ?? DEFAULT_BEDROCK_MODEL
   const ctx = { provider: 'bedrock', model }
   let client = options.client
+  const regionNow = () => options.region ?? options.clientConfig?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION
+  const region = regionNow()
+  const credentials = registeringCredentials(options.clientConfig?.credentials)
 
   const getClient = (): BedrockRuntimeClient => {
     // maxAttempts 1: the SDK's own retries would multiply ours and ignore our wait budget.
     client ??= new BedrockRuntimeClient({
       ...options.clientConfig,
-      region: options.region ?? options.clientConfig?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
+      ...(credentials ? { credentials } : {}),
+      region: regionNow(),
       maxAttempts: 1,
     })
     return client
@@ -88,7 +93,28 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
     const candidates: unknown[] = tools.map((t) => t.input)
     for (const b of blocks) if (b.text !== undefined && isVerdictText(b.text, request.schema)) candidates.push(JSON.parse(wholeDocument(b.text)))
     return { output: agreedVerdict(candidates, request.schema, parse), usage }
-  }, options)
+  }, { ...options, endpoint: typeof region === 'string' ? `https://bedrock-runtime.${region}.amazonaws.com` : 'Bedrock (region from the AWS config)' })
+}
+
+type AwsCredentials = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string }
+
+/** Static AWS credentials are registered for scrubbing now; a provider function's as soon as it resolves them. */
+function registeringCredentials(credentials: BedrockRuntimeClientConfig['credentials']): BedrockRuntimeClientConfig['credentials'] {
+  const register = (c: AwsCredentials | undefined) => {
+    registerSecret(c?.accessKeyId)
+    registerSecret(c?.secretAccessKey)
+    registerSecret(c?.sessionToken)
+  }
+  if (typeof credentials === 'function') {
+    const provider = credentials
+    return (async (...args: Parameters<typeof provider>) => {
+      const resolved = await provider(...args)
+      register(resolved)
+      return resolved
+    }) as typeof credentials
+  }
+  if (credentials && typeof credentials === 'object') register(credentials as AwsCredentials)
+  return credentials
 }
 
 function toBedrockBlock(part: ContentPart): ContentBlock {

@@ -5,13 +5,20 @@ import { scrubSecrets } from './scrub'
 export interface JudgeErrorContext {
   provider: string
   model: string
+  /** Where the judge is (base URL without credentials), named in network and timeout errors. */
+  endpoint?: string
 }
 
 export interface JudgeErrorOptions extends JudgeErrorContext {
   status?: number
   retryable: boolean
   cause?: unknown
+  /** The connection never carried a request: refused, DNS or TLS. Retried only a few quick times. */
+  network?: JudgeNetworkFailure
 }
+
+/** Why no request reached the judge: nothing listens (`refused`), the host is unknown (`dns`), the TLS handshake failed (`tls`). */
+export type JudgeNetworkFailure = 'refused' | 'dns' | 'tls'
 
 /** The forms `AGENT_VERDICT_JUDGE` accepts, quoted in every configuration error. */
 export const JUDGE_ENV_FORMS = [
@@ -35,6 +42,8 @@ export class JudgeError extends Error {
   readonly model: string
   readonly status?: number
   readonly retryable: boolean
+  /** Set when no request reached the judge (refused, DNS, TLS). */
+  readonly network?: JudgeNetworkFailure
   /** HTTP attempts made before this error was final (set by the retry loop). */
   attempts?: number
 
@@ -44,6 +53,7 @@ export class JudgeError extends Error {
     this.model = options.model
     this.status = options.status
     this.retryable = options.retryable
+    if (options.network) this.network = options.network
   }
 }
 
@@ -170,8 +180,30 @@ export class JudgeConfigError extends JudgeError {
  */
 export class JudgeAbortError extends JudgeError {
   override name = 'JudgeAbortError'
+  /** The last failed attempt before the abort, when there was one (set by the retry loop). */
+  lastError?: JudgeError
+  /** When the attempt in flight at the abort started (ms since epoch), if one was in flight. */
+  inFlightSince?: number
   constructor(options: JudgeErrorContext & { cause?: unknown }) {
     super(`judge call to ${options.provider}:${options.model} was aborted by the caller`, { ...options, retryable: false })
+  }
+}
+
+/**
+ * The judge could not give a verdict before the running test's timeout: the matcher gave up early
+ * enough to fail the test with this message instead of the runner's bare "Test timed out". The
+ * message names the judge (endpoint without credentials), what happened, and what to do. Not retried.
+ *
+ * @example
+ * if (err instanceof JudgeDeadlineError) console.error(err.message) // "…did not answer within 4.5 s: connection refused…"
+ */
+export class JudgeDeadlineError extends JudgeError {
+  override name = 'JudgeDeadlineError'
+  /** Milliseconds the matcher had for the judge. */
+  readonly budgetMs: number
+  constructor(message: string, options: Omit<JudgeErrorOptions, 'retryable'> & { budgetMs: number }) {
+    super(message, { ...options, retryable: false })
+    this.budgetMs = options.budgetMs
   }
 }
 

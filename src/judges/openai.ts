@@ -4,7 +4,7 @@ import { JudgeConfigError, JudgeOutputError } from './errors'
 import { replyJsonSchema, strictJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
-import { registerSecret } from './scrub'
+import { redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from './scrub'
 import type { ContentPart, JudgeRequest } from './types'
 
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
@@ -13,8 +13,10 @@ export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   client?: OpenAI
   /** Defaults to `OPENAI_API_KEY`; optional with `baseURL` (local servers ignore it). */
   apiKey?: string
-  /** An OpenAI-compatible server (Ollama, vLLM, LM Studio): e.g. `http://127.0.0.1:11434/v1`. */
+  /** An OpenAI-compatible server (Ollama, vLLM, LM Studio): e.g. `http://127.0.0.1:11434/v1`. Never with `user:pass@`. */
   baseURL?: string
+  /** Headers sent with every request (API gateways: `x-gateway-token`, `Ocp-Apim-Subscription-Key`). Every value is scrubbed from all output. */
+  defaultHeaders?: Record<string, string>
   /** Judge id prefix; default `openai`, or `openai-compatible` when `baseURL` is set. */
   provider?: string
   /** Default 0; `null` omits it (automatic for reasoning models such as o3, o4-mini, gpt-5). */
@@ -42,6 +44,16 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   const provider = options.provider ?? (baseURL ? 'openai-compatible' : 'openai')
   const ctx = { provider, model }
   registerSecret(options.apiKey)
+  registerHeaderSecrets(options.defaultHeaders)
+  if (options.client) registerClientSecrets(options.client)
+  // The SDK falls back to OPENAI_BASE_URL: check (and name) the URL it will really use.
+  const endpoint = baseURL ?? options.client?.baseURL ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'
+  if (urlCredentials(endpoint)) {
+    throw new JudgeConfigError(
+      `${provider}:${model} base URL "${redactUrl(endpoint)}" contains credentials (user:password@); remove them and pass the key as apiKey / OPENAI_API_KEY or a gateway header with defaultHeaders`,
+      ctx,
+    )
+  }
   // Adapted per judge instance when a compatible server rejects an option (see the 400 handling below).
   const features = { jsonSchema: true, temperature: options.temperature !== null && !isReasoningModel(model) }
   let client = options.client
@@ -50,7 +62,7 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
     if (client) return client
     const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined)
     if (!apiKey) throw new JudgeConfigError(`${provider}:${model} has no API key: set OPENAI_API_KEY (or pass apiKey)`, ctx)
-    client = new OpenAI({ apiKey, baseURL, maxRetries: 0 })
+    client = new OpenAI({ apiKey, baseURL, maxRetries: 0, ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}) })
     return client
   }
 
@@ -87,7 +99,15 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
         throw err
       }
     }
-  }, options)
+  }, { ...options, endpoint: redactUrl(endpoint) })
+}
+
+/** A client built elsewhere still holds our credentials: its key and every default header value. */
+function registerClientSecrets(client: OpenAI): void {
+  registerSecret(client.apiKey)
+  // The SDK keeps constructor options on `_options`; read defensively, it is not public API.
+  const headers = (client as unknown as { _options?: { defaultHeaders?: Record<string, unknown> } })._options?.defaultHeaders
+  registerHeaderSecrets(headers)
 }
 
 /**

@@ -1,5 +1,6 @@
 import { costOf, type ModelPrice } from './cost'
 import { JudgeOutputError } from './errors'
+import { scrubDeep } from './scrub'
 import { AdaptiveLimiter } from './limiter'
 import { withRetry, type RetryOptions } from './retry'
 import type { Judge, JudgeRequest, JudgeResponse, JudgeUsage } from './types'
@@ -22,7 +23,7 @@ export interface JudgeReliabilityOptions {
   /** Share a limiter between judges (e.g. two metrics' judges on one account). */
   limiter?: AdaptiveLimiter
   /** Test hooks for the retry loop (sleep, clock, jitter). */
-  retry?: Pick<RetryOptions, 'sleep' | 'now' | 'random' | 'baseDelayMs' | 'maxDelayMs' | 'outputRetries'>
+  retry?: Pick<RetryOptions, 'sleep' | 'now' | 'random' | 'baseDelayMs' | 'maxDelayMs' | 'outputRetries' | 'networkAttempts' | 'networkDelayMs'>
 }
 
 /** A Judge with retries, an adaptive limiter, latency and cost; what every provider factory returns. */
@@ -38,13 +39,19 @@ export interface ReliableJudge extends Judge {
  * @example
  * const judge = createReliableJudge('my-provider', 'my-model', async (req, signal) => callMyApi(req, signal), { concurrency: 4 })
  */
-export function createReliableJudge(provider: string, model: string, attempt: ProviderAttempt, options: JudgeReliabilityOptions = {}): ReliableJudge {
+export function createReliableJudge(
+  provider: string,
+  model: string,
+  attempt: ProviderAttempt,
+  options: JudgeReliabilityOptions & { /** Where the judge is, without credentials, for messages. */ endpoint?: string } = {},
+): ReliableJudge {
   const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: options.concurrency ?? 8 })
-  const ctx = { provider, model }
+  const ctx = { provider, model, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }
   return {
     id: `${provider}:${model}`,
     provider,
     model,
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     limiter,
     async evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> {
       const started = performance.now()
@@ -65,7 +72,8 @@ export function createReliableJudge(provider: string, model: string, attempt: Pr
       })
       const usage = { inputTokens: value.usage.inputTokens + wasted.inputTokens, outputTokens: value.usage.outputTokens + wasted.outputTokens }
       return {
-        output: value.output,
+        // A judge can quote a credential it was sent (a header dump, a key in the judged text's context).
+        output: scrubDeep(value.output),
         usage,
         latencyMs: Math.round(performance.now() - started),
         provider,

@@ -15,6 +15,10 @@ export interface RetryOptions {
   maxDelayMs?: number
   /** Re-asks after an invalid reply (models vary even at temperature 0; more wastes money). Default 1. */
   outputRetries?: number
+  /** Attempts when no request reached the judge (refused, DNS, TLS), each after a short pause. Default 3. */
+  networkAttempts?: number
+  /** Pause before the 2nd, 3rd… network attempt (ms, doubled each time, no jitter needed). Default 200. */
+  networkDelayMs?: number
   signal?: AbortSignal
   /** Shared slots; acquired per attempt so backoff sleeps never hold one. */
   limiter?: AdaptiveLimiter
@@ -31,7 +35,7 @@ export interface RetryResult<T> {
   attempts: number
 }
 
-export const RETRY_DEFAULTS = { maxWaitMs: 60_000, maxAttempts: 50, timeoutMs: 60_000, baseDelayMs: 500, maxDelayMs: 8_000, outputRetries: 1 } as const
+export const RETRY_DEFAULTS = { maxWaitMs: 60_000, maxAttempts: 50, timeoutMs: 60_000, baseDelayMs: 500, maxDelayMs: 8_000, outputRetries: 1, networkAttempts: 3, networkDelayMs: 200 } as const
 
 /**
  * Runs `attempt` until it succeeds or the failure is final. Retryable errors (see
@@ -56,16 +60,28 @@ export async function withRetry<T>(
   const { signal, limiter } = options
   let spentMs = 0
   let outputFailures = 0
+  let networkFailures = 0
+  let lastError: JudgeError | undefined
+  let inFlightSince: number | undefined
+  // An abort keeps what happened before it, so a caller with a deadline can say why it gave up.
+  const aborted = (cause: unknown) => {
+    const error = new JudgeAbortError({ ...ctx, cause })
+    error.lastError = lastError
+    error.inFlightSince = inFlightSince
+    error.attempts = lastError?.attempts
+    return error
+  }
 
   for (let n = 1; ; n++) {
-    if (signal?.aborted) throw new JudgeAbortError({ ...ctx, cause: signal.reason })
-    const release = limiter ? await limiter.acquire(signal, { retry: n > 1 }).catch(() => { throw new JudgeAbortError({ ...ctx, cause: signal?.reason }) }) : undefined
+    if (signal?.aborted) throw aborted(signal.reason)
+    const release = limiter ? await limiter.acquire(signal, { retry: n > 1 }).catch(() => { throw aborted(signal?.reason) }) : undefined
     // A slot granted in the same tick as an abort must not start a request: hand it back unused.
     if (signal?.aborted) {
       release?.('error')
-      throw new JudgeAbortError({ ...ctx, cause: signal.reason })
+      throw aborted(signal.reason)
     }
     const started = now()
+    inFlightSince = Date.now()
     let error: JudgeError
     try {
       const value = await attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal)
@@ -77,21 +93,33 @@ export async function withRetry<T>(
     }
     error.attempts = n
     options.onAttemptError?.(error, n)
-    if (signal?.aborted || error instanceof JudgeAbortError) throw new JudgeAbortError({ ...ctx, cause: signal?.reason ?? error })
+    if (signal?.aborted || error instanceof JudgeAbortError) throw aborted(signal?.reason ?? error)
+    inFlightSince = undefined
+    lastError = error
     spentMs += Math.max(0, now() - started)
 
-    if (!error.retryable || n >= o.maxAttempts) throw error
+    if (!error.retryable) throw error
+    if (n >= o.maxAttempts) throw gaveUp(error, n, spentMs)
     if (error instanceof JudgeOutputError && ++outputFailures > o.outputRetries) throw error
+    if (error.network && ++networkFailures >= o.networkAttempts) throw gaveUp(error, n, spentMs)
     const backoff = random() * Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (n - 1))
-    const delay = error instanceof JudgeRateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoff
-    if (spentMs + delay > o.maxWaitMs) throw error
+    const delay = error.network
+      ? o.networkDelayMs * 2 ** (networkFailures - 1)
+      : error instanceof JudgeRateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoff
+    if (spentMs + delay > o.maxWaitMs) throw gaveUp(error, n, spentMs)
     try {
       await sleep(delay, signal)
     } catch {
-      throw new JudgeAbortError({ ...ctx, cause: signal?.reason })
+      throw aborted(signal?.reason)
     }
     spentMs += delay
   }
+}
+
+/** A retryable failure that is now final says how long it was tried ("N retries on 429" is what a user needs to read). */
+function gaveUp(error: JudgeError, attempts: number, spentMs: number): JudgeError {
+  if (attempts > 1) error.message = `${error.message} (gave up after ${attempts} attempts in ${(spentMs / 1000).toFixed(1)} s)`
+  return error
 }
 
 /** One attempt under its own timeout; the caller's abort and the timeout both stop waiting at once. */
@@ -113,7 +141,7 @@ async function attemptWithTimeout<T>(
       reject(new JudgeAbortError({ ...ctx, cause: outer!.reason }))
     }
     const timer = setTimeout(() => {
-      timeoutError = new JudgeTimeoutError(`${ctx.provider}:${ctx.model} gave no answer within ${timeoutMs} ms; raise timeoutMs if the model is slow`, ctx)
+      timeoutError = new JudgeTimeoutError(`${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} gave no answer within ${timeoutMs} ms; raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE) if the model is slow`, ctx)
       controller.abort(timeoutError)
       reject(timeoutError)
     }, timeoutMs)

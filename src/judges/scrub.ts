@@ -1,25 +1,37 @@
-// Keeps credentials out of error messages, causes and excerpts: SDK errors can echo request headers.
+// Keeps credentials out of error messages, causes, excerpts, judge reasons, cassettes and reports:
+// SDK errors can echo request headers, and a judge can quote whatever it was sent.
 
 /** Env vars whose values are credentials for the judge providers. */
 const SECRET_ENV_VARS = [
   'OPENAI_API_KEY',
   'OPENAI_ADMIN_KEY',
   'AZURE_OPENAI_API_KEY',
+  'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',
   'AWS_SESSION_TOKEN',
   'AWS_BEARER_TOKEN_BEDROCK',
 ]
+
+/** Shorter values are not scrubbed by value: replacing every "abc" in a report would wreck it. */
+const MIN_SECRET_LENGTH = 8
 
 const registered = new Set<string>()
 
 /** Token shapes that are credentials whatever their source (header dumps, URLs, SDK messages). */
 const PATTERNS: Array<[RegExp, string]> = [
   [/(authorization|x-api-key|api-key|x-amz-security-token)(["']?\s*[:=]\s*["']?)(bearer\s+|basic\s+|aws4-hmac-sha256\s+)?[^\s"',;}]+/gi, '$1$2$3[redacted]'],
-  [/\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, 'Bearer [redacted]'],
-  [/\bsk-[A-Za-z0-9_-]{8,}/g, 'sk-[redacted]'],
+  // Gateway headers such as x-gateway-token or Ocp-Apim-Subscription-Key, when a dump names them.
+  [/\b(x-[\w-]*(?:token|key|secret|auth)|ocp-apim-subscription-key|[\w-]+-(?:token|secret|password)|password|client_secret|api_?key|access_token|refresh_token|session_token|secret_access_key)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',;}&]{6,}/gi, '$1$2[redacted]'],
+  [/\bbearer\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/gi, 'Bearer [redacted]'],
+  [/\bsk-(?!\[redacted\])[A-Za-z0-9_-]{8,}/g, 'sk-[redacted]'],
   [/\b(AKIA|ASIA)[A-Z0-9]{12,}\b/g, '$1[redacted]'],
   [/(Signature|Credential|X-Amz-Signature|X-Amz-Credential)=[^\s&"',]+/g, '$1=[redacted]'],
+  // URL userinfo: scheme://user:pass@host
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, '$1[redacted]@'],
 ]
+
+/** Matches wherever one of PATTERNS could: their distinctive parts, in one alternation. */
+const TRIGGER = /authorization|api[-_]?key|x-amz|x-[\w-]*(?:token|key|secret|auth)|ocp-apim|token|secret|password|bearer|sk-|AKIA|ASIA|Signature=|Credential=|:\/\/[^\s/?#@"'<>]+@/i
 
 /**
  * Registers a credential value (e.g. an `apiKey` passed in code) so it is scrubbed like env keys.
@@ -28,28 +40,142 @@ const PATTERNS: Array<[RegExp, string]> = [
  * registerSecret(myKey) // later error messages show [redacted] instead of the key
  */
 export function registerSecret(value: string | undefined | null): void {
-  if (value && value.length >= 8) registered.add(value)
+  if (typeof value !== 'string') return
+  const trimmed = value.trim()
+  if (trimmed.length >= MIN_SECRET_LENGTH) registered.add(trimmed)
+  // A header value "Bearer xyz" is also sent (and echoed) as its bare token.
+  const token = /^(?:bearer|basic)\s+(\S+)$/i.exec(trimmed)?.[1]
+  if (token && token.length >= MIN_SECRET_LENGTH) registered.add(token)
 }
 
 /**
- * Removes API keys, Authorization headers and AWS signatures from `text`.
+ * Registers every value of a header map (`defaultHeaders`, custom gateway headers): any of them may
+ * be a credential, and a gateway may echo all of them.
+ *
+ * @example
+ * registerHeaderSecrets({ 'x-gateway-token': token, 'Ocp-Apim-Subscription-Key': key })
+ */
+export function registerHeaderSecrets(headers: Record<string, unknown> | undefined | null): void {
+  if (!headers || typeof headers !== 'object') return
+  for (const value of Object.values(headers)) {
+    if (typeof value === 'string') registerSecret(value)
+    else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') registerSecret(v)
+  }
+}
+
+/**
+ * The user name and password of a URL (`http://user:pass@host`), or `undefined` when it has none.
+ * Registers both as secrets so that any later echo is scrubbed.
+ *
+ * @example
+ * urlCredentials('http://bob:s3cret-pass@127.0.0.1:8080/v1') // { username: 'bob', password: 's3cret-pass' }
+ */
+export function urlCredentials(url: string): { username: string; password: string } | undefined {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())
+  if (!match) return undefined
+  const userinfo = match[1]
+  const colon = userinfo.indexOf(':')
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s)
+    } catch {
+      return s
+    }
+  }
+  const username = colon < 0 ? userinfo : userinfo.slice(0, colon)
+  const password = colon < 0 ? '' : userinfo.slice(colon + 1)
+  for (const part of [username, password, userinfo]) {
+    registerSecret(part)
+    registerSecret(decode(part))
+  }
+  return { username: decode(username), password: decode(password) }
+}
+
+/**
+ * `url` with any userinfo replaced by `[redacted]`, for messages that name an endpoint.
+ *
+ * @example
+ * redactUrl('http://bob:pw@host/v1') // 'http://[redacted]@host/v1'
+ */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1[redacted]@')
+}
+
+/**
+ * Removes API keys, Authorization headers, registered header values, URL userinfo and AWS
+ * signatures from `text`.
  *
  * @example
  * scrubSecrets('401 Authorization: Bearer sk-abc123456789') // '401 Authorization: Bearer [redacted]'
  */
 export function scrubSecrets(text: string): string {
+  return scrubWith(text, knownSecrets())
+}
+
+function scrubWith(text: string, secrets: readonly string[]): string {
   let out = text
-  for (const secret of knownSecrets()) out = out.split(secret).join('[redacted]')
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]')
+  // One scan decides whether any shape pattern can match: most strings (ids, names, prose) cannot.
+  if (!TRIGGER.test(out)) return out
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement)
   return out
+}
+
+/**
+ * A copy of `value` with every string (keys excepted) passed through `scrubSecrets`: for judge
+ * replies before they become reasons, cassette entries and report artifacts. Iterative, so deep data
+ * cannot overflow the stack; non-plain objects (Buffers, Dates) are kept as they are.
+ *
+ * @example
+ * scrubDeep({ reasoning: 'the header was x-gateway-token: abc123456789', score: 1 })
+ */
+export function scrubDeep<T>(value: T): T {
+  if (typeof value === 'string') return scrubSecrets(value) as T
+  if (!isContainer(value)) return value
+  // Looked up once per call: a report can hold 100k strings.
+  const secrets = knownSecrets()
+  const root: { v: unknown } = { v: value }
+  const stack: Array<[Record<string | number, unknown>, string | number, unknown]> = [[root as Record<string, unknown>, 'v', value]]
+  while (stack.length > 0) {
+    const [parent, key, current] = stack.pop()!
+    if (typeof current === 'string') {
+      parent[key] = scrubWith(current, secrets)
+    } else if (Array.isArray(current)) {
+      const copy = current.slice()
+      parent[key] = copy
+      for (let i = 0; i < copy.length; i++) stack.push([copy as unknown as Record<number, unknown>, i, copy[i]])
+    } else if (isContainer(current)) {
+      const copy: Record<string, unknown> = { ...(current as Record<string, unknown>) }
+      parent[key] = copy
+      for (const k of Object.keys(copy)) stack.push([copy, k, copy[k]])
+    }
+  }
+  return root.v as T
+}
+
+function isContainer(value: unknown): boolean {
+  if (Array.isArray(value)) return true
+  if (value === null || typeof value !== 'object') return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
 }
 
 function knownSecrets(): string[] {
   const values = [...registered]
   for (const name of SECRET_ENV_VARS) {
-    const value = process.env[name]
-    if (value && value.length >= 8) values.push(value)
+    const value = process.env[name]?.trim()
+    if (value && value.length >= MIN_SECRET_LENGTH) values.push(value)
   }
+  // Header values and URL userinfo in AGENT_VERDICT_JUDGE count in every process (reporters included).
+  const spec = process.env.AGENT_VERDICT_JUDGE
+  if (spec) {
+    for (const m of spec.matchAll(/;\s*header\.[^=;]+=([^;]*)/gi)) if (m[1].trim().length >= MIN_SECRET_LENGTH) values.push(m[1].trim())
+    const userinfo = /:\/\/([^/?#\s]*)@/.exec(spec)?.[1]
+    if (userinfo) for (const part of [userinfo, ...userinfo.split(':')]) if (part.length >= MIN_SECRET_LENGTH) values.push(part)
+  }
+  // JSON-escaped and URL-encoded copies of each value too (a judge echoing a header dump).
+  const forms = new Set<string>()
+  for (const value of values) forms.add(value).add(encodeURIComponent(value)).add(JSON.stringify(value).slice(1, -1))
   // Longest first so a key that contains another is removed whole.
-  return values.sort((a, b) => b.length - a.length)
+  return [...forms].sort((a, b) => b.length - a.length)
 }

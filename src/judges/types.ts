@@ -51,5 +51,7 @@ export interface Judge {
   readonly id: string
   readonly provider: string
   readonly model: string
+  /** Where the judge is (base URL or service host), never with credentials; for messages. */
+  readonly endpoint?: string
   evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>>
 }
