@@ -56,7 +56,7 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
   if (unpriced.length > 0) {
     const models = [...new Set(unpriced.map((u) => u.span.model ?? '(no model name)'))]
     const cause = `cannot compute the cost: ${unpriced.length} of ${llmUsage(trace).length} LLM calls have no recorded cost and no known price (${models.join(', ')}) — pass prices: { ${JSON.stringify(models[0])}: { input, output } } (USD per 1M tokens), or drop costUsd`
-    attachVerdicts(this, [verdictOf(false, `costUsd: ${cause}`, result.checks)])
+    attachVerdicts(this, [verdictOf(false, `costUsd: ${cause}`, result.checks)], undefined, { matcher: hint.name, passed: false })
     // The other budgets are still worth seeing; the cost line would show a partial sum.
     const others = result.checks.filter((c) => c.budget !== 'costUsd').map((c) => `  ${checkLine(trace, c)}`)
     const message = () => [matcherHint(hint.name, this.isNot, hint.args), '', `Budget costUsd: unknown — this fails${this.isNot ? ' under .not too' : ''}`, `Cause: ${cause}`, ...others].join('\n')
@@ -69,7 +69,11 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
     ? `stayed within ${result.checks.length === 1 ? 'the budget' : `all ${result.checks.length} budgets`}`
     : `exceeded ${exceeded.length} of ${result.checks.length} ${result.checks.length === 1 ? 'budget' : 'budgets'} (${exceeded.map((c) => c.budget).join(', ')})`
   const assertionPassed = pass !== (this.isNot === true)
-  attachVerdicts(this, [verdictOf(assertionPassed, `${this.isNot ? 'expected a budget to be exceeded; the run ' : 'the run '}${summary}: ${result.checks.map((c) => c.summary).join('; ')}`, result.checks)])
+  // The verdict says what the run did (within budget or not); the assertion says whether that was expected.
+  attachVerdicts(this, [verdictOf(pass, `${this.isNot ? 'expected a budget to be exceeded; the run ' : 'the run '}${summary}: ${result.checks.map((c) => c.summary).join('; ')}`, result.checks)], undefined, {
+    matcher: hint.name,
+    passed: assertionPassed,
+  })
   const head = this.isNot ? `Expected the run to exceed a budget, but it ${summary}:` : `The run ${summary}:`
   // Exceeded budgets first: they are why the assertion failed.
   const ordered = [...exceeded, ...result.checks.filter((c) => !c.exceeded)].map((c) => `  ${checkLine(trace, c)}`)

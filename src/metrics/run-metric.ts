@@ -15,6 +15,8 @@ export interface RunMetricOptions {
   /** Self-consistency: ask the judge this many times; majority (binary) or median (1–5). */
   samples?: number
   signal?: AbortSignal
+  /** Called with the loaded image before the judge is asked (matchers keep its bytes for the HTML report). */
+  onImage?: (image: LoadedImage) => void | Promise<void>
 }
 
 /** The received output kept on a verdict, for reports: long enough to read, short enough to diff. */
@@ -43,6 +45,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
   const threshold = checkThreshold(options.threshold ?? metric.defaultThreshold, metric.title)
   const { judge } = options
   const image = await resolveImage(metric.imageOf(parsed.data), judge.provider)
+  if (image && options.onImage) await options.onImage(image)
   const prompt = metric.prompt(parsed.data, image !== undefined)
   const started = performance.now()
   const result = await callJudge(

@@ -56,7 +56,7 @@ describe('toBeFaithfulToImage', () => {
     expect(error.message).toMatchInlineSnapshot(`
       "expect(received).toBeFaithfulToImage(image)
 
-      Faithfulness: fail (0/1, threshold 1)
+      Faithfulness: fail (0/1, min 1)
       Reason: the answer says EMEA leads, but the chart shows North America at $14.10
       Received: "EMEA leads with $10.85."
       Judge: openai-compatible:fake-judge · faithfulness@1"
@@ -67,7 +67,7 @@ describe('toBeFaithfulToImage', () => {
   test('.not passes on a failing verdict and fails on a passing one with .not wording', async () => {
     await expect('EMEA leads with $10.85.').not.toBeFaithfulToImage(CHART, { judge: h.judge })
     const error = await failureOf(expect('North America leads.').not.toBeFaithfulToImage(CHART, { judge: h.judge }))
-    expect(error.message).toMatch(/^expect\(received\)\.not\.toBeFaithfulToImage\(image\)\n\nFaithfulness: pass \(1\/1, threshold 1\) — expected it not to pass\n/)
+    expect(error.message).toMatch(/^expect\(received\)\.not\.toBeFaithfulToImage\(image\)\n\nFaithfulness: pass \(1\/1, min 1\) — expected it not to pass\n/)
   })
 
   test('unjudgeable fails, and fails under .not too, with its cause', async ({ task }) => {
@@ -88,7 +88,7 @@ describe('toFollowInstructions', () => {
     expect(imageUrlsOf(h.bodies[0])).toEqual([])
   })
   test('fail, .not and unjudgeable', async () => {
-    expect((await failureOf(expect('WRONG').toFollowInstructions('Answer in one word.', { judge: h.judge }))).message).toContain('Instruction following: fail (0/1, threshold 1)\nReason: judge says WRONG')
+    expect((await failureOf(expect('WRONG').toFollowInstructions('Answer in one word.', { judge: h.judge }))).message).toContain('Instruction following: fail (0/1, min 1)\nReason: judge says WRONG')
     await expect('WRONG').not.toFollowInstructions('Answer in one word.', { judge: h.judge })
     expect((await failureOf(expect('UNJUDGEABLE').not.toFollowInstructions('x', { judge: h.judge }))).message).toContain('Instruction following: unjudgeable')
   })
@@ -105,7 +105,7 @@ describe('toBeCorrect', () => {
     expect(imageUrlsOf(h.bodies[0])).toHaveLength(1)
   })
   test('fail, .not and unjudgeable', async () => {
-    expect((await failureOf(expect('WRONG').toBeCorrect({ reference: 'right', judge: h.judge }))).message).toContain('Correctness: fail (0/1, threshold 1)\nReason: judge says WRONG')
+    expect((await failureOf(expect('WRONG').toBeCorrect({ reference: 'right', judge: h.judge }))).message).toContain('Correctness: fail (0/1, min 1)\nReason: judge says WRONG')
     await expect('WRONG').not.toBeCorrect({ reference: 'right', judge: h.judge })
     expect((await failureOf(expect('UNJUDGEABLE').toBeCorrect({ judge: h.judge }))).message).toContain('Correctness: unjudgeable')
   })
@@ -144,7 +144,7 @@ describe('toHaveQuality', () => {
   })
   test('a 3 fails min 4 with the 1–5 scale in the message, passes min 3, and .not passes', async () => {
     const error = await failureOf(expect('MEDIOCRE').toHaveQuality({ judge: h.judge }))
-    expect(error.message).toContain('Overall quality: fail (3/5, threshold 4)\nReason: accurate but vague')
+    expect(error.message).toContain('Overall quality: fail (3/5, min 4)\nReason: accurate but vague')
     await expect('MEDIOCRE').toHaveQuality({ min: 3, judge: h.judge })
     await expect('MEDIOCRE').not.toHaveQuality({ judge: h.judge })
   })
@@ -164,13 +164,13 @@ describe('toSatisfyRubric', () => {
   })
   test('1–5 rubric with an image: 3 fails the default, passes min 3', async () => {
     const error = await failureOf(expect('MEDIOCRE').toSatisfyRubric('Describes the chart.', { image: CHART, scale: 'likert5', judge: h.judge }))
-    expect(error.message).toContain('Rubric: fail (3/5, threshold 4)')
+    expect(error.message).toContain('Rubric: fail (3/5, min 4)')
     await expect('MEDIOCRE').toSatisfyRubric('Describes the chart.', { image: CHART, scale: 'likert5', min: 3, judge: h.judge })
     expect(imageUrlsOf(h.bodies.at(-1)!)).toHaveLength(1)
   })
   test('fail, .not and unjudgeable', async () => {
     await expect('WRONG').not.toSatisfyRubric('Be right.', { judge: h.judge })
-    expect((await failureOf(expect('WRONG').toSatisfyRubric('Be right.', { judge: h.judge }))).message).toContain('Rubric: fail (0/1, threshold 1)')
+    expect((await failureOf(expect('WRONG').toSatisfyRubric('Be right.', { judge: h.judge }))).message).toContain('Rubric: fail (0/1, min 1)')
     expect((await failureOf(expect('UNJUDGEABLE').toSatisfyRubric('Be right.', { judge: h.judge }))).message).toContain('Rubric: unjudgeable')
   })
 })
