@@ -5,6 +5,7 @@ import { checkImageLimits } from '../media/limits'
 import { loadImage } from '../media/load'
 import { toImagePart, type LoadedImage } from '../media/loaded-image'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
+import { judgeCalls } from './judge-calls'
 import { contentParts, isLoadedImage, normalizeScore, type MetricDefinition, type MetricImage } from './metric'
 
 /** Options of {@link runMetric}. */
@@ -79,6 +80,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
       tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
       latencyMs: Math.round(performance.now() - started),
       cached: false,
+      calls: judgeCalls([], [result.error]),
     }
     return { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: result.cause, judge: judgeFailed }
   }
@@ -94,7 +96,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
     outcome: pass ? 'pass' : 'fail',
     reason: `${result.output.reasoning.trim()}${disagreement}`,
     ...(result.samples ? { samples: result.samples.map((s) => normalizeScore(metric.scale, s)) } : {}),
-    judge: judgeInfo(result.responses, metric.promptVersion),
+    judge: { ...judgeInfo(result.responses, metric.promptVersion), calls: judgeCalls(result.responses, result.errors) },
   }
 }
 

@@ -161,6 +161,19 @@ describe('self-consistency', () => {
     expect(verdict.samples).toEqual([1, 1, 1])
     const prompt = h.fake.calls.reduce((n, c) => n + c.usage!.prompt_tokens, 0)
     expect(verdict.judge!.tokens.input).toBe(prompt)
+    // Every request is a judge call in the report, not one per verdict.
+    expect(verdict.judge!.calls).toEqual({ made: 3, replayed: 0, retries: 0, reasks: 0 })
+  })
+
+  test('a retried request counts as two calls made, one of them a retry', async () => {
+    h.fake.setFaults([{ type: 'rate-limit', times: 1, retryAfter: '0' }])
+    try {
+      const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge, samples: 2 })
+      expect(h.fake.calls.length).toBeGreaterThanOrEqual(2)
+      expect(verdict.judge!.calls).toEqual({ made: 3, replayed: 0, retries: 1, reasks: 0 })
+    } finally {
+      h.fake.setFaults([])
+    }
   })
 })
 
