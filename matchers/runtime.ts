@@ -114,7 +114,9 @@ export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?
   const task = ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
   const renamed = uniqueIds(target.verdicts, verdicts)
-  const asserted = assertion ? { id: nextAssertionId(target.verdicts, assertion.matcher), matcher: assertion.matcher, negated: ctx.isNot === true, passed: assertion.passed } : undefined
+  const asserted = assertion ? { id: nextAssertionId(target, assertion.matcher), matcher: assertion.matcher, negated: ctx.isNot === true, passed: assertion.passed } : undefined
+  // Kept apart too: an assertion may produce no verdict at all (a clean trace) and must still be counted.
+  if (asserted) (target.assertions ??= []).push(asserted)
   target.verdicts.push(
     ...verdicts.map((v) => {
       const id = v.id && renamed.has(v.id) ? { id: renamed.get(v.id) } : {}
@@ -128,8 +130,8 @@ export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?
 }
 
 /** `toBeCorrect#2` for the second `toBeCorrect` assertion of a test: groups one assertion's verdicts. */
-function nextAssertionId(existing: readonly Verdict[], matcher: string): string {
-  const ids = new Set(existing.flatMap((v) => (v.assertion ? [v.assertion.id] : [])))
+function nextAssertionId(target: TestVerdictMeta, matcher: string): string {
+  const ids = new Set([...(target.assertions ?? []).map((a) => a.id), ...target.verdicts.flatMap((v) => (v.assertion ? [v.assertion.id] : []))])
   let n = 1
   while (ids.has(`${matcher}#${n}`)) n++
   return `${matcher}#${n}`

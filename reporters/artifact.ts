@@ -48,7 +48,7 @@ export function computeTotals(tests: readonly ReportTest[]): ReportTotals {
   let cost = 0
   let anyCostKnown = false
   for (const test of tests) {
-    const counted = countAssertions(test.verdicts)
+    const counted = countAssertions(test.verdicts, test.assertions)
     totals.assertions += counted.assertions
     totals.failed += counted.failed
     for (const v of test.verdicts) {

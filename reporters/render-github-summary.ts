@@ -2,8 +2,8 @@
 import { appendFile, stat } from 'node:fs/promises'
 import type { Report, ReportTest } from '../src/verdict/report'
 import { assertionStatus, judgedNote } from '../src/verdict/assertion'
-import type { Verdict } from '../src/verdict/verdict'
-import { OUTCOME_SYMBOL, describeSpan, formatInt, formatScoreVsThreshold, indexSpans, oneLine, shortId, spanPath, totalsParts, truncate } from './format'
+import type { Verdict, VerdictAssertion } from '../src/verdict/verdict'
+import { OUTCOME_SYMBOL, describeSpan, formatInt, formatScoreVsThreshold, indexSpans, oneLine, shortId, spanPath, stripAnsi, totalsParts, truncate } from './format'
 
 /** GitHub rejects step summaries over 1 MiB; stay clearly below it. */
 export const GITHUB_SUMMARY_LIMIT = 1024 * 1024
@@ -49,15 +49,21 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
     '',
   ].join('\n')
   // Only failed assertions are listed: a verdict judged `fail` under a passing `.not` is no failure.
-  const bad = report.tests.flatMap((test) => test.verdicts.filter((v) => assertionStatus(v) !== 'pass').map((v) => ({ test, v })))
+  const bad: Row[] = report.tests.flatMap((test) => {
+    const rows: Row[] = test.verdicts.filter((v) => assertionStatus(v) !== 'pass').map((v) => ({ test, v }))
+    // A failed assertion without a verdict to show (`.not` on a trace with no failing span) still gets its row.
+    const shown = new Set(rows.flatMap((r) => ('v' in r && r.v.assertion ? [r.v.assertion.id] : [])))
+    for (const a of test.assertions ?? []) if (!a.passed && !shown.has(a.id) && !test.verdicts.some((v) => v.assertion?.id === a.id && assertionStatus(v) !== 'pass')) rows.push({ test, assertion: a })
+    return rows
+  })
   if (bad.length === 0) return `${head}All ${formatInt(t.assertions)} ${t.assertions === 1 ? 'assertion' : 'assertions'} passed.\n\n`
 
   const tableHead = '### Failed assertions\n\n| | test | metric | where | score | judged | reason |\n|---|---|---|---|---|---|---|\n'
   const rows: string[] = []
   // Byte counts are kept incrementally: re-measuring the growing body per row is quadratic on big runs.
   let bytes = Buffer.byteLength(head + tableHead) + 1
-  for (const { test, v } of bad) {
-    const row = renderRow(test, v)
+  for (const item of bad) {
+    const row = 'v' in item ? renderRow(item.test, item.v) : renderAssertionRow(item.test, item.assertion)
     const rowBytes = Buffer.byteLength(row)
     if (bytes + rowBytes + Buffer.byteLength(tail(bad.length - rows.length - 1, options.artifactName)) > budget) break
     rows.push(row)
@@ -68,6 +74,21 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
 
 function tail(remaining: number, artifactName = 'agent-verdict-report.json'): string {
   return remaining > 0 ? `\n_… and ${formatInt(remaining)} more verdicts of failed assertions — see \`${artifactName}\`._\n` : ''
+}
+
+type Row = { test: ReportTest; v: Verdict } | { test: ReportTest; assertion: VerdictAssertion }
+
+function renderAssertionRow(test: ReportTest, a: VerdictAssertion): string {
+  const cells = [
+    OUTCOME_SYMBOL.fail,
+    `${escapeMarkdownCell(test.file)} › ${escapeMarkdownCell(test.name)}`,
+    escapeMarkdownCell(a.matcher),
+    'assertion',
+    '',
+    a.negated ? 'passed, expected not' : 'failed',
+    escapeMarkdownCell(truncate(oneLine(stripAnsi(test.error ?? '').split('\n')[0] ?? ''), MAX_REASON)),
+  ]
+  return `| ${cells.join(' | ')} |\n`
 }
 
 function renderRow(test: ReportTest, v: Verdict): string {

@@ -61,7 +61,7 @@ export function renderTerminal(report: Report, options: TerminalRenderOptions = 
     const whole = [...head, { text: separator + reason }]
     return widthOf(whole) <= width ? [line(whole)] : [line(trimEnd(head)), line([{ text: indent + reason }])]
   }
-  const tests = report.tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0)
+  const tests = report.tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0)
   if (tests.length === 0) return line([{ text: 'agent-verdict: no verdicts in this run', style: 'dim' }]) + '\n'
 
   const out: string[] = []

@@ -45,9 +45,13 @@ export function callsOf(judge: JudgeInfo | undefined): NonNullable<JudgeInfo['ca
   return judge.calls ?? { made: judge.cached ? 0 : 1, replayed: judge.cached ? 1 : 0, retries: 0, reasks: 0 }
 }
 
-/** Assertion counts over a list of verdicts of one test (ids group verdicts of one assertion). */
-export function countAssertions(verdicts: readonly Verdict[]): { assertions: number; failed: number } {
+/**
+ * Assertion counts of one test: its recorded `assertions` (which include those without verdicts), then
+ * the verdicts' own (ids group the verdicts of one assertion).
+ */
+export function countAssertions(verdicts: readonly Verdict[], assertions: readonly VerdictAssertion[] = []): { assertions: number; failed: number } {
   const passed = new Map<string, boolean>()
+  for (const a of assertions) passed.set(a.id, (passed.get(a.id) ?? true) && a.passed)
   verdicts.forEach((v, i) => {
     // The matcher's word decides (`allowUnjudgeable` can pass an assertion with unjudgeable spans).
     // Without one, a test's span verdicts came from one trace assertion; any other verdict is its own.

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { VerdictSchema } from './verdict'
+import { VerdictAssertionSchema, VerdictSchema } from './verdict'
 
 /** 2: totals count assertions (`.not` passes are not failures), judge requests counted apart; verdicts carry `assertion`. */
 export const REPORT_SCHEMA_VERSION = 2
@@ -51,6 +51,8 @@ export const ReportTestSchema = z.object({
   error: z.string().optional(),
   verdicts: z.array(VerdictSchema),
   traces: z.array(ReportTraceSchema).optional(),
+  /** The test's matcher assertions (`.not` or not, passed or not), including those without verdicts. */
+  assertions: z.array(VerdictAssertionSchema).optional(),
 })
 export type ReportTest = z.infer<typeof ReportTestSchema>
 

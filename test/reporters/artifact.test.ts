@@ -35,6 +35,11 @@ describe('computeTotals', () => {
     expect(totals).toMatchObject({ assertions: 2, failed: 1, verdicts: 2, judgedFail: 1 })
   })
 
+  it('counts an assertion that produced no verdict (a .not on a clean trace) from the test\'s assertions', () => {
+    const totals = computeTotals([{ file: 'a', name: 'clean', state: 'fail', verdicts: [], assertions: [{ id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: true, passed: false }] }])
+    expect(totals).toMatchObject({ assertions: 1, failed: 1, verdicts: 0 })
+  })
+
   it('counts every request: each sample, retry and re-ask is a judge call; replayed samples are replayed calls', () => {
     const [v] = outputVerdicts()
     const calls = (made: number, replayed: number, retries: number, reasks: number) => ({ ...v, judge: { ...v.judge!, calls: { made, replayed, retries, reasks } } })
