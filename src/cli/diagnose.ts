@@ -162,7 +162,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   // One file at a time in a function of its own: when it returns, its traces are garbage. Left in this
   // function's loop, the suspended async frame would keep the last file's traces alive while the next loads.
   const diagnoseFile = async (i: number): Promise<void> => {
-    if (progress) stderr.write(`\r\u001b[2Kdiagnosing ${i + 1}/${files.length} ${files[i]}`)
+    if (progress) stderr.write(`\r\u001b[2Kdiagnosing ${i + 1}/${files.length} ${terminalSafe(files[i])}`)
     let traces: Trace[]
     try {
       traces = await loadTraceFile(files[i])
@@ -199,7 +199,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     : { configured: false, skipped: [...JUDGE_METRICS], message: NO_JUDGE_MESSAGE }
 
   // A folder full of other JSON (annotations, configs) must not flood the terminal: name the first few.
-  for (const e of inputErrors.slice(0, MAX_ERRORS_SHOWN)) stderr.write(`agent-verdict diagnose: ${e.message}\n`)
+  for (const e of inputErrors.slice(0, MAX_ERRORS_SHOWN)) stderr.write(`agent-verdict diagnose: ${terminalSafe(e.message)}\n`)
   if (inputErrors.length > MAX_ERRORS_SHOWN) {
     stderr.write(`agent-verdict diagnose: … ${inputErrors.length - MAX_ERRORS_SHOWN} more files could not be read as traces (all are listed in inputErrors of --format json)\n`)
   }
