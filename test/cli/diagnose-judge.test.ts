@@ -63,6 +63,14 @@ describe('agent-verdict diagnose --judge', () => {
     expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.calls.length)
   })
 
+  test('the cost line counts every request that reached the judge: a retried call is two', async () => {
+    fake.setFaults([{ type: 'rate-limit', times: 2, retryAfter: '0' }])
+    const { stdout } = await run([GAIA, '--judge', spec])
+    const last = stdout.trimEnd().replace(/\n {2}(?=\S)/g, ' ').split('\n').at(-1)!
+    expect(fake.stats.byStatus[429]).toBe(2)
+    expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.stats.requests)
+  })
+
   test('on a terminal, progress is one updating line that is cleared at the end', async () => {
     const { stderr } = await run([SWE, '--judge', spec, '--no-agent'], { tty: true })
     expect(stderr).toContain('\r\u001b[2Kjudged 1/6 spans…')
