@@ -65,10 +65,14 @@ describe('agent-verdict diagnose --judge', () => {
 
   test('the cost line counts every request that reached the judge: a retried call is two', async () => {
     fake.setFaults([{ type: 'rate-limit', times: 2, retryAfter: '0' }])
-    const { stdout } = await run([GAIA, '--judge', spec])
-    const last = stdout.trimEnd().replace(/\n {2}(?=\S)/g, ' ').split('\n').at(-1)!
-    expect(fake.stats.byStatus[429]).toBe(2)
-    expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.stats.requests)
+    try {
+      const { stdout } = await run([GAIA, '--judge', spec])
+      const last = stdout.trimEnd().replace(/\n {2}(?=\S)/g, ' ').split('\n').at(-1)!
+      expect(fake.stats.byStatus[429]).toBe(2)
+      expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.stats.requests)
+    } finally {
+      fake.setFaults([])
+    }
   })
 
   test('on a terminal, progress is one updating line that is cleared at the end', async () => {
