@@ -128,7 +128,7 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     expect(writes[0]).toMatch(/ {2}summary: \d+ findings? on \d+ spans? \(.+\)\n\n$/)
     expect(writes[0]).not.toContain('41bbc898')
     expect(writes[1]).toMatch(/^\S*41bbc898\.json(\n {2}| {2})trace /)
-    expect(writes[2]).toMatch(/^legend: [^]*\n\ndiagnosed 2 traces \(\d+ spans\): \d+ findings in 2 traces/)
+    expect(writes[2]).toMatch(/^legend: [\s\S]*\n\ndiagnosed 2 traces \(\d+ spans\): \d+ findings in 2 traces/)
     expect(writes[2]).toContain('Judge-based metrics skipped')
     // --format json writes once, the whole report: the same bytes as the --json file.
     const file = join(tmp, 'streamed.json')
