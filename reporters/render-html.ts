@@ -64,7 +64,7 @@ export function renderHtml(report: Report, options: HtmlRenderOptions = {}): str
 <style>${HTML_STYLE}</style></head>
 <body>
 <header><h1>${e(title)}</h1>${renderRun(report)}
-<label class="filter"><input type="checkbox" id="only-failing"> only tests with failing or unjudgeable verdicts</label></header>
+<label class="filter"><input type="checkbox" id="only-failing"> only tests with failed assertions or unjudgeable verdicts</label></header>
 <main>
 ${tests || '<p class="empty">No tests with verdicts in this run.</p>'}
 </main>
