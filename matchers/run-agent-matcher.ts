@@ -69,7 +69,7 @@ export function runAgentMatcher(ctx: MatcherContext, received: unknown, spec: Ag
     const message = () => {
       // What failed leads; under .not every metric passed, so the order stays.
       const ordered = [...verdicts.filter((v) => !v.pass), ...verdicts.filter((v) => v.pass)]
-      const body = ordered.flatMap((v) => verdictLines(forDisplay(v), titleOf(v.metric), ctx.isNot))
+      const body = ordered.flatMap((v) => verdictLines(forDisplay(v), titleOf(v.metric), ctx.isNot === true))
       const notes = skipped.map((m) => `${titleOf(m)}: skipped — judged only, and { judge: false } was given`)
       const judged = verdicts.find((v) => v.judge)
       return [matcherHint(spec.name, ctx.isNot, args), '', ...body, ...notes, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')
