@@ -24,10 +24,17 @@ let fake: FakeJudge
 let shared: string
 beforeAll(async () => {
   fake = await startFakeJudge({
-    faults: [{ type: 'malformed-json', when: { contains: 'JUDGE-UNJ' } }],
+    faults: [
+      { type: 'malformed-json', when: { contains: 'JUDGE-UNJ' } },
+      // The run whose task is about the Scikit-Learn changelog stands for "unjudgeable" where no marker can be passed.
+      { type: 'malformed-json', when: { contains: 'Scikit' } },
+    ],
     rules: [
       { name: 'pass', when: { contains: 'JUDGE-PASS' }, respond: { verdict: 'pass', reason: 'scripted pass' } },
       { name: 'fail', when: { contains: 'JUDGE-FAIL' }, respond: { verdict: 'fail', reason: 'scripted fail' } },
+      // No marker: the run is told by its task (0ebe… asks for the opposite of "left", 41bb… about a Calculus reading).
+      { name: 'pass-run', when: { contains: 'opposite' }, respond: { verdict: 'pass', reason: 'scripted pass (run)' } },
+      { name: 'fail-run', when: { contains: 'Calculus' }, respond: { verdict: 'fail', reason: 'scripted fail (run)' } },
     ],
   })
   mkdirSync(join(REPO, '.tmp'), { recursive: true })
@@ -49,6 +56,8 @@ function env(project: string): Record<string, string> {
     AV_MATRIX_IMAGE: join(REPO, 'test/fixtures/images/shapes.png'),
     AV_MATRIX_TRACE: join(REPO, 'test/fixtures/trail/0ebe673d64647ec44c370638b82d3c78.json'),
     AV_MATRIX_CLEAN_TRACE: join(shared, 'clean-trace.json'),
+    AV_MATRIX_TRACE_FAIL: join(REPO, 'test/fixtures/trail/41bbc898aa7de0f31d2382ff57700a76.json'),
+    AV_MATRIX_TRACE_UNJ: join(REPO, 'test/fixtures/trail/d67a8ae853c0b8ed0e55f7fafe4e2f64.json'),
     GITHUB_STEP_SUMMARY: join(project, 'summary.md'),
     TMPDIR: project,
   }
