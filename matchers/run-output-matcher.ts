@@ -75,10 +75,11 @@ async function keepForReport(image: LoadedImage): Promise<void> {
   try {
     const path = imageCachePath(image.digest, image.format)
     if (await stat(path).then(() => true, () => false)) return
-    await mkdir(dirname(path), { recursive: true })
+    // Private to the user: judged images may be confidential, and the default directory is in the temp dir.
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 })
     // Several workers may keep the same image at once: write aside, then rename into place.
     const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
-    await writeFile(tmp, image.bytes)
+    await writeFile(tmp, image.bytes, { mode: 0o600 })
     await rename(tmp, path)
   } catch {
     // The report then shows the image by its digest only.

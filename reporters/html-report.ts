@@ -58,7 +58,7 @@ export async function loadImageEmbeds(report: Report, options: ImageEmbedOptions
 async function embedKept(digest: string, format: string, baseDir: string, maxBytes: number): Promise<ImageEmbed | undefined> {
   let path: string
   try {
-    path = imageCachePath(digest, format, baseDir)
+    path = imageCachePath(digest, format)
   } catch {
     return undefined
   }

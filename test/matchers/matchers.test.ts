@@ -1,5 +1,8 @@
 // Every matcher: pass, fail, .not and unjudgeable, through the real openai SDK against the fake judge.
 import '../../matchers/vitest'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import { ImageInputError } from '../../src/media/errors'
@@ -49,6 +52,21 @@ describe('toBeFaithfulToImage', () => {
     expect(metaOf(task).verdicts).toEqual([
       expect.objectContaining({ metric: 'faithfulness', outcome: 'pass', score: 1, image: expect.objectContaining({ format: 'png', source: CHART }) }),
     ])
+  })
+
+  test('a Buffer image is kept under its digest for the HTML report (owner-only), which could not read it back otherwise', async ({ task }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-image-cache-'))
+    vi.stubEnv('AGENT_VERDICT_IMAGE_CACHE', join(dir, 'images'))
+    try {
+      const bytes = readFileSync(CHART)
+      await expect('North America leads at $14.10.').toBeFaithfulToImage(bytes, { judge: h.judge, instruction: QUESTION })
+      const { digest, format } = metaOf(task).verdicts[0].image!
+      const kept = join(dir, 'images', `${digest}.${format}`)
+      expect(readFileSync(kept).equals(bytes)).toBe(true)
+      expect(statSync(kept).mode & 0o077).toBe(0)
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 
   test('fail: the message leads with metric, score vs threshold and the judge reason', async ({ task }) => {
