@@ -4,7 +4,7 @@
 // outcome written to the terminal, the JSON artifact, JUnit and the GitHub summary must agree — a passing
 // `.not` is a pass everywhere, a failing one a failure everywhere.
 import { spawn } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../reporters/artifact'
@@ -22,6 +22,8 @@ const passes = (c: Case) => c === 'pass' || c === 'not-pass'
 
 let fake: FakeJudge
 let shared: string
+/** Checks begun and not finished (a failed expect leaves it above 0): then the projects are kept. */
+let unfinished = 0
 beforeAll(async () => {
   fake = await startFakeJudge({
     faults: [
@@ -43,7 +45,11 @@ beforeAll(async () => {
   agentRun(rec.tracer)
   writeFileSync(join(shared, 'clean-trace.json'), rec.otlpJson())
 })
-afterAll(() => fake?.close())
+afterAll(async () => {
+  await fake?.close()
+  // Kept when a cell failed, for reading the runner's terminal.txt, report.json, junit.xml and summary.md.
+  if (unfinished === 0) rmSync(shared, { recursive: true, force: true })
+})
 
 function env(project: string): Record<string, string> {
   return {
@@ -123,6 +129,7 @@ function section(terminal: string): string {
 }
 
 function checkAgreement(dir: string, report: Report): void {
+  unfinished++
   const failing = CELLS.filter((cell) => !passes(cell.c))
   const terminal = section(readFileSync(join(dir, 'terminal.txt'), 'utf8'))
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8')
@@ -157,6 +164,7 @@ function checkAgreement(dir: string, report: Report): void {
   expect([...listed].sort()).toEqual(failing.map((c) => c.name).sort())
   // A passing .not keeps the judge's own verdict visible.
   expect(terminal).toMatch(/✓ \S+ +\S+, min \S+ +fail, expected not/)
+  unfinished--
 }
 
 describe('outcome matrix: every matcher × {pass, fail, .not pass, .not fail, unjudgeable}', () => {
