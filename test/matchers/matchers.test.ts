@@ -56,7 +56,8 @@ describe('toBeFaithfulToImage', () => {
 
   test('a Buffer image is kept under its digest for the HTML report (owner-only), which could not read it back otherwise', async ({ task }) => {
     const dir = mkdtempSync(join(tmpdir(), 'av-image-cache-'))
-    vi.stubEnv('AGENT_VERDICT_IMAGE_CACHE', join(dir, 'images'))
+    // Set and restored by hand: vi.unstubAllEnvs() would also undo the file's AGENT_VERDICT_MODE=live.
+    process.env.AGENT_VERDICT_IMAGE_CACHE = join(dir, 'images')
     try {
       const bytes = readFileSync(CHART)
       await expect('North America leads at $14.10.').toBeFaithfulToImage(bytes, { judge: h.judge, instruction: QUESTION })
@@ -65,7 +66,7 @@ describe('toBeFaithfulToImage', () => {
       expect(readFileSync(kept).equals(bytes)).toBe(true)
       expect(statSync(kept).mode & 0o077).toBe(0)
     } finally {
-      vi.unstubAllEnvs()
+      delete process.env.AGENT_VERDICT_IMAGE_CACHE
     }
   })
 
