@@ -1,3 +1,4 @@
+import { formatScoreVsMin } from '../src/verdict/score'
 import type { Verdict } from '../src/verdict/verdict'
 
 /** How many characters of the received output a failure message quotes. */
@@ -11,18 +12,6 @@ const RECEIVED_EXCERPT = 240
  */
 export function matcherHint(name: string, isNot = false, args = ''): string {
   return `expect(received).${isNot ? 'not.' : ''}${name}(${args})`
-}
-
-/** A score on its own scale: `0/1`, `3/5`; a threshold likewise without the maximum (`1`, `4`). */
-export function formatScore(verdict: Pick<Verdict, 'scale' | 'raw' | 'threshold'>): { score: string; threshold: string } {
-  const max = verdict.scale === 'likert5' ? 5 : verdict.scale === 'binary' ? 1 : undefined
-  const rawThreshold = verdict.scale === 'likert5' ? verdict.threshold * 4 + 1 : verdict.threshold
-  const score = max === undefined ? String(verdict.raw) : `${String(verdict.raw)}/${max}`
-  return { score, threshold: trimNumber(rawThreshold) }
-}
-
-function trimNumber(n: number): string {
-  return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0+$/, '')
 }
 
 /** `"text…"` cut to a readable length, on one line. */
@@ -44,7 +33,7 @@ export function judgeLine(verdict: Verdict): string | undefined {
  *
  * @example
  * verdictLines(verdict, 'Faithfulness', false)
- * // ['Faithfulness: fail (0/1, threshold 1)', 'Reason: the chart shows North America at $14.10 …', …]
+ * // ['Faithfulness: fail (0/1, min 1)', 'Reason: the chart shows North America at $14.10 …', …]
  */
 export function verdictLines(verdict: Verdict, title: string, isNot = false): string[] {
   if (verdict.outcome === 'unjudgeable') {
@@ -53,10 +42,9 @@ export function verdictLines(verdict: Verdict, title: string, isNot = false): st
       `Cause: ${verdict.reason}`,
     ]
   }
-  const { score, threshold } = formatScore(verdict)
   const expectation = isNot ? ' — expected it not to pass' : ''
   return [
-    `${title}: ${verdict.outcome} (${score}, threshold ${threshold})${expectation}`,
+    `${title}: ${verdict.outcome} (${formatScoreVsMin(verdict)})${expectation}`,
     `Reason: ${verdict.reason}`,
     ...(verdict.samples ? [`Samples: ${verdict.samples.join(', ')}`] : []),
     ...(verdict.subject !== undefined ? [`Received: ${excerpt(verdict.subject)}`] : []),

@@ -62,14 +62,14 @@ export function runAgentMatcher(ctx: MatcherContext, received: unknown, spec: Ag
     // An empty selection skips the span-level pass: these matchers only need the top-down view.
     const diagnosis = await diagnose(trace, { judge, agent: checked, goal: spec.goal, budgetTokens, select: { kind: [] } })
     const verdicts = checked.map((metric) => atThreshold(diagnosis.agent.verdicts.find((v) => v.metric === metric) ?? missing(metric), threshold))
-    attachVerdicts(ctx, verdicts)
     const unjudgeable = verdicts.some((v) => v.outcome === 'unjudgeable')
     // No verdict is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeable ? ctx.isNot === true : verdicts.every((v) => v.pass)
+    attachVerdicts(ctx, verdicts, undefined, { matcher: spec.name, passed: !unjudgeable && pass !== (ctx.isNot === true) })
     const message = () => {
       // What failed leads; under .not every metric passed, so the order stays.
       const ordered = [...verdicts.filter((v) => !v.pass), ...verdicts.filter((v) => v.pass)]
-      const body = ordered.flatMap((v) => verdictLines(forDisplay(v), titleOf(v.metric), ctx.isNot))
+      const body = ordered.flatMap((v) => verdictLines(forDisplay(v), titleOf(v.metric), ctx.isNot === true))
       const notes = skipped.map((m) => `${titleOf(m)}: skipped — judged only, and { judge: false } was given`)
       const judged = verdicts.find((v) => v.judge)
       return [matcherHint(spec.name, ctx.isNot, args), '', ...body, ...notes, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')

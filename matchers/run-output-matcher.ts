@@ -1,5 +1,9 @@
+import { mkdir, rename, stat, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import type { Judge } from '../src/judges/types'
+import type { LoadedImage } from '../src/media/loaded-image'
 import type { MetricDefinition } from '../src/metrics/metric'
+import { imageCachePath } from '../src/verdict/image-cache'
 import { runMetric } from '../src/metrics/run-metric'
 import { isTrials } from '../src/trials/run-trials'
 import type { TrialRuleOption } from '../src/trials/summarize'
@@ -60,12 +64,34 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
       judge: judgeFor(ctx, options.judge),
       threshold: options.threshold ?? spec.threshold?.(),
       samples: options.samples,
+      onImage: keepForReport,
     })
-    attachVerdicts(ctx, [verdict])
-    const message = () => verdictMessage({ name: spec.name, args: spec.args, title: spec.metric.title, isNot: ctx.isNot, verdict })
+    const isNot = ctx.isNot === true
+    const message = () => verdictMessage({ name: spec.name, args: spec.args, title: spec.metric.title, isNot, verdict })
     // `pass: isNot` makes the runner fail in both directions: no verdict is never a pass, nor a "not".
-    const pass = verdict.outcome === 'unjudgeable' ? ctx.isNot === true : verdict.pass
+    const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
+    attachVerdicts(ctx, [verdict], undefined, { matcher: spec.name, passed: verdict.outcome !== 'unjudgeable' && pass !== isNot })
     return { pass, message, meta: { verdict } }
   }
   return track(ctx, spec.name, run)
+}
+
+/**
+ * Keeps the judged image's bytes under its digest for the HTML report, which inlines each distinct image
+ * once — Buffers and URLs included, which the report could not read back otherwise. Best effort: a
+ * report without the picture must never fail the assertion.
+ */
+async function keepForReport(image: LoadedImage): Promise<void> {
+  try {
+    const path = imageCachePath(image.digest, image.format)
+    if (await stat(path).then(() => true, () => false)) return
+    // Private to the user: judged images may be confidential, and the default directory is in the temp dir.
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 })
+    // Several workers may keep the same image at once: write aside, then rename into place.
+    const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
+    await writeFile(tmp, image.bytes, { mode: 0o600 })
+    await rename(tmp, path)
+  } catch {
+    // The report then shows the image by its digest only.
+  }
 }

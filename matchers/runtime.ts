@@ -112,24 +112,43 @@ export function testNameOf(ctx: TestIdentity): string | undefined {
 /**
  * Attaches verdicts (and traces, for trace matchers) to the running test: Vitest's
  * `task.meta[VERDICT_META_KEY]`, read by `agent-verdict/reporter`; under Jest a per-test buffer that
- * `agent-verdict/jest` flushes to the worker's verdict log after each test.
+ * `agent-verdict/jest` flushes to the worker's verdict log after each test. With `assertion`, each
+ * verdict records the assertion it was made for: the matcher, whether it was under `.not` (read from
+ * `ctx.isNot === true`: Vitest leaves it `undefined` on positive assertions) and whether it passed —
+ * so reports count a passing `.not` as a pass.
  *
  * @example
- * attachVerdicts(this, [verdict])
+ * attachVerdicts(this, [verdict], undefined, { matcher: 'toBeCorrect', passed })
  */
-export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?: ReportTrace[]): void {
+export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?: ReportTrace[], assertion?: { matcher: string; passed: boolean }): void {
   // Scrubbed here, where secrets configured in code are known; the reporter process only knows env ones (0017).
   verdicts = scrubDeep(verdicts)
   traces = traces && scrubDeep(traces)
   const task = ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
   const renamed = uniqueIds(target.verdicts, verdicts)
-  target.verdicts.push(...verdicts.map((v) => (v.id && renamed.has(v.id) ? { ...v, id: renamed.get(v.id) } : v)))
+  const asserted = assertion ? { id: nextAssertionId(target, assertion.matcher), matcher: assertion.matcher, negated: ctx.isNot === true, passed: assertion.passed } : undefined
+  // Kept apart too: an assertion may produce no verdict at all (a clean trace) and must still be counted.
+  if (asserted) (target.assertions ??= []).push(asserted)
+  target.verdicts.push(
+    ...verdicts.map((v) => {
+      const id = v.id && renamed.has(v.id) ? { id: renamed.get(v.id) } : {}
+      return { ...v, ...id, ...(asserted ? { assertion: asserted } : {}) }
+    }),
+  )
   if (traces?.length) {
     const relinked = renamed.size === 0 ? traces : traces.map((t) => ({ ...t, spans: t.spans.map((sp) => ({ ...sp, verdictIds: sp.verdictIds.map((id) => renamed.get(id) ?? id) })) }))
     ;(target.traces ??= []).push(...relinked)
   }
   labelRecordedEntries(verdicts)
+}
+
+/** `toBeCorrect#2` for the second `toBeCorrect` assertion of a test: groups one assertion's verdicts. */
+function nextAssertionId(target: TestVerdictMeta, matcher: string): string {
+  const ids = new Set([...(target.assertions ?? []).map((a) => a.id), ...target.verdicts.flatMap((v) => (v.assertion ? [v.assertion.id] : []))])
+  let n = 1
+  while (ids.has(`${matcher}#${n}`)) n++
+  return `${matcher}#${n}`
 }
 
 /** Two assertions on one trace in one test give the same `spanId:metric` ids: suffix the later ones (`#2`…) so report links stay one-to-one. */

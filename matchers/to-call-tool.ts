@@ -36,7 +36,9 @@ const MAX_LISTED = 20
  * expect(trace).not.toCallTool(/^delete_/)
  */
 export function toCallTool(this: MatcherContext, received: unknown, name: string | RegExp, options?: ToCallToolOptions): MatcherResult {
-  const hint = { name: 'toCallTool', args: options === undefined ? 'name' : 'name, options', isNot: this.isNot }
+  // Vitest leaves `isNot` undefined on positive assertions: compare with `true`, never by truthiness or `!==`.
+  const isNot = this.isNot === true
+  const hint = { name: 'toCallTool', args: options === undefined ? 'name' : 'name, options', isNot }
   if (!(name instanceof RegExp) && (typeof name !== 'string' || name === '')) {
     throw new TypeError(usageMessage(hint.name, hint.isNot, hint.args, `the tool name must be a non-empty string or a RegExp — got ${name === '' ? 'an empty string' : typeof name}`))
   }
@@ -48,7 +50,7 @@ export function toCallTool(this: MatcherContext, received: unknown, name: string
   const pass = times === undefined ? matching.length > 0 : matching.length === times
 
   const wanted = `${typeof name === 'string' ? JSON.stringify(name) : String(name)}${args === undefined ? '' : ` with arguments matching ${compactJson(args)}`}`
-  const count = times === undefined ? (this.isNot ? 'no call of tool' : 'a call of tool') : this.isNot ? `not exactly ${times} calls of tool` : `exactly ${plural(times, 'call')} of tool`
+  const count = times === undefined ? (isNot ? 'no call of tool' : 'a call of tool') : isNot ? `not exactly ${times} calls of tool` : `exactly ${plural(times, 'call')} of tool`
   const found = `found ${plural(matching.length, 'matching call')}${args !== undefined && sameName.length > matching.length ? ` (${sameName.length - matching.length} more with other arguments)` : ''}`
   const summary = `Expected ${count} ${wanted}; ${found}.`
   const verdict: Verdict = {
@@ -56,14 +58,15 @@ export function toCallTool(this: MatcherContext, received: unknown, name: string
     level: 'agent',
     scale: 'binary',
     raw: matching.length,
-    score: pass !== this.isNot ? 1 : 0,
+    score: pass ? 1 : 0,
     threshold: 1,
-    pass: pass !== this.isNot,
-    outcome: pass !== this.isNot ? 'pass' : 'fail',
+    pass,
+    outcome: pass ? 'pass' : 'fail',
     reason: summary,
   }
-  attachVerdicts(this, [verdict])
-  const message = () => [matcherHint(hint.name, this.isNot, hint.args), '', summary, ...listCalls(trace, calls, source, matching)].join('\n')
+  // The verdict says whether the call was made; the assertion whether that was expected (`.not`).
+  attachVerdicts(this, [verdict], undefined, { matcher: hint.name, passed: pass !== isNot })
+  const message = () => [matcherHint(hint.name, isNot, hint.args), '', summary, ...listCalls(trace, calls, source, matching)].join('\n')
   return {
     pass,
     message,

@@ -60,11 +60,11 @@ export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, op
     const judge = traceJudge(ctx, judgeOption, { name: NAME, args, withoutJudge: 'To check the trace with the deterministic detectors only, pass { judge: false }.' })
     const full = await diagnose(trace, { ...rest, judge, agent: false })
     const diagnosis = metrics ? restrictToMetrics(trace, full, metrics) : full
-    attachVerdicts(ctx, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)])
     const outcome = diagnosis.verdict.outcome
     const unjudgeableFails = outcome === 'unjudgeable' && allowUnjudgeable !== true
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeableFails ? ctx.isNot === true : outcome !== 'fail'
+    attachVerdicts(ctx, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)], { matcher: NAME, passed: !unjudgeableFails && pass !== (ctx.isNot === true) })
     const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true, metrics })
     return { pass, message, actual: outcome, expected: 'pass', meta: { diagnosis: summaryOf(diagnosis) } }
   })

@@ -45,7 +45,9 @@ const VALUE: Record<BudgetCheck['budget'], (n: number) => string> = {
  * expect(trace).toStayWithinBudget({ tokens: 200_000, llmCalls: 40, latencyMs: 120_000 })
  */
 export function toStayWithinBudget(this: MatcherContext, received: unknown, budget: ToStayWithinBudgetOptions): MatcherResult {
-  const hint = { name: 'toStayWithinBudget', args: 'budget', isNot: this.isNot }
+  // Vitest leaves `isNot` undefined on positive assertions: read it as `=== true`.
+  const isNot = this.isNot === true
+  const hint = { name: 'toStayWithinBudget', args: 'budget', isNot }
   const allowed = '{ tokens?, llmCalls?, latencyMs?, costUsd?: positive numbers, prices? }'
   const { prices: override, ...limits } = parseOptions(ToStayWithinBudgetOptionsSchema, budget, { ...hint, allowed, what: 'budget' })
   const trace = resolveTrace(received, hint)
@@ -56,11 +58,11 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
   if (unpriced.length > 0) {
     const models = [...new Set(unpriced.map((u) => u.span.model ?? '(no model name)'))]
     const cause = `cannot compute the cost: ${unpriced.length} of ${llmUsage(trace).length} LLM calls have no recorded cost and no known price (${models.join(', ')}) — pass prices: { ${JSON.stringify(models[0])}: { input, output } } (USD per 1M tokens), or drop costUsd`
-    attachVerdicts(this, [verdictOf(false, `costUsd: ${cause}`, result.checks)])
+    attachVerdicts(this, [verdictOf(false, `costUsd: ${cause}`, result.checks)], undefined, { matcher: hint.name, passed: false })
     // The other budgets are still worth seeing; the cost line would show a partial sum.
     const others = result.checks.filter((c) => c.budget !== 'costUsd').map((c) => `  ${checkLine(trace, c)}`)
-    const message = () => [matcherHint(hint.name, this.isNot, hint.args), '', `Budget costUsd: unknown — this fails${this.isNot ? ' under .not too' : ''}`, `Cause: ${cause}`, ...others].join('\n')
-    return { pass: this.isNot === true, message, actual: actualOf(result.checks), expected: limits }
+    const message = () => [matcherHint(hint.name, isNot, hint.args), '', `Budget costUsd: unknown — this fails${isNot ? ' under .not too' : ''}`, `Cause: ${cause}`, ...others].join('\n')
+    return { pass: isNot, message, actual: actualOf(result.checks), expected: limits }
   }
 
   const pass = result.withinBudget
@@ -68,12 +70,16 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
   const summary = pass
     ? `stayed within ${result.checks.length === 1 ? 'the budget' : `all ${result.checks.length} budgets`}`
     : `exceeded ${exceeded.length} of ${result.checks.length} ${result.checks.length === 1 ? 'budget' : 'budgets'} (${exceeded.map((c) => c.budget).join(', ')})`
-  const assertionPassed = pass !== (this.isNot === true)
-  attachVerdicts(this, [verdictOf(assertionPassed, `${this.isNot ? 'expected a budget to be exceeded; the run ' : 'the run '}${summary}: ${result.checks.map((c) => c.summary).join('; ')}`, result.checks)])
-  const head = this.isNot ? `Expected the run to exceed a budget, but it ${summary}:` : `The run ${summary}:`
+  const assertionPassed = pass !== isNot
+  // The verdict says what the run did (within budget or not); the assertion says whether that was expected.
+  attachVerdicts(this, [verdictOf(pass, `${isNot ? 'expected a budget to be exceeded; the run ' : 'the run '}${summary}: ${result.checks.map((c) => c.summary).join('; ')}`, result.checks)], undefined, {
+    matcher: hint.name,
+    passed: assertionPassed,
+  })
+  const head = isNot ? `Expected the run to exceed a budget, but it ${summary}:` : `The run ${summary}:`
   // Exceeded budgets first: they are why the assertion failed.
   const ordered = [...exceeded, ...result.checks.filter((c) => !c.exceeded)].map((c) => `  ${checkLine(trace, c)}`)
-  const message = () => [matcherHint(hint.name, this.isNot, hint.args), '', head, ...ordered].join('\n')
+  const message = () => [matcherHint(hint.name, isNot, hint.args), '', head, ...ordered].join('\n')
   return { pass, message, actual: actualOf(result.checks), expected: limits }
 }
 

@@ -1,6 +1,7 @@
 // The `agent-verdict-report.json` artifact: build from tests, validate + write, read, merge shards.
 import { readFile } from 'node:fs/promises'
-import { REPORT_SCHEMA_VERSION, ReportSchema, type Report, type ReportTest, type ReportTotals } from '../src/verdict/report'
+import { callsOf, countAssertions } from '../src/verdict/assertion'
+import { READABLE_REPORT_VERSIONS, REPORT_SCHEMA_VERSION, ReportSchema, type Report, type ReportTest, type ReportTotals } from '../src/verdict/report'
 import { writeFileAtomic } from './write-atomic'
 
 /** Input of {@link buildReport}. */
@@ -16,9 +17,13 @@ export interface BuildReportInput {
 }
 
 /**
- * Totals over every verdict of every test.
+ * The run's numbers, computed once here; every output (terminal, JSON, HTML, GitHub summary, JUnit)
+ * shows these and never recounts.
  *
- * - judgeCalls / cachedCalls: verdicts with judge info and `cached` false / true;
+ * - assertions / failed: matcher assertions and the failed ones — a passing `.not` is not a failure;
+ * - verdicts / judgedFail / unjudgeable: verdicts, those the judge judged `fail`, those with no verdict;
+ * - judgeCalls: every request that reached a judge (each sample, re-ask and retry), of which
+ *   judgeRetries and judgeReasks; cachedCalls: requests replayed from cassettes;
  * - tokens: input + output tokens of the calls actually made (replays cost nothing);
  * - costUsd: sum of the known costs of the calls made; `null` when calls were made and none had a
  *   known price; `0` when no call was made at all (a fully replayed run really costs nothing).
@@ -27,20 +32,36 @@ export interface BuildReportInput {
  * computeTotals(report.tests).judgeCalls // 0 on a replayed run
  */
 export function computeTotals(tests: readonly ReportTest[]): ReportTotals {
-  const totals: ReportTotals = { verdicts: 0, failed: 0, unjudgeable: 0, judgeCalls: 0, cachedCalls: 0, tokens: 0, costUsd: null }
+  const totals: ReportTotals = {
+    assertions: 0,
+    failed: 0,
+    verdicts: 0,
+    judgedFail: 0,
+    unjudgeable: 0,
+    judgeCalls: 0,
+    judgeRetries: 0,
+    judgeReasks: 0,
+    cachedCalls: 0,
+    tokens: 0,
+    costUsd: null,
+  }
   let cost = 0
   let anyCostKnown = false
   for (const test of tests) {
+    const counted = countAssertions(test.verdicts, test.assertions)
+    totals.assertions += counted.assertions
+    totals.failed += counted.failed
     for (const v of test.verdicts) {
       totals.verdicts++
-      if (v.outcome === 'fail') totals.failed++
+      if (v.outcome === 'fail') totals.judgedFail++
       if (v.outcome === 'unjudgeable') totals.unjudgeable++
       if (!v.judge) continue
-      if (v.judge.cached) {
-        totals.cachedCalls++
-        continue
-      }
-      totals.judgeCalls++
+      const calls = callsOf(v.judge)
+      totals.judgeCalls += calls.made
+      totals.judgeRetries += calls.retries
+      totals.judgeReasks += calls.reasks
+      totals.cachedCalls += calls.replayed
+      if (calls.made === 0) continue
       totals.tokens += v.judge.tokens.input + v.judge.tokens.output
       if (typeof v.judge.costUsd === 'number') {
         cost += v.judge.costUsd
@@ -114,16 +135,41 @@ export async function readReport(path: string): Promise<Report> {
   } catch (error) {
     throw new Error(`agent-verdict: cannot read report ${path}: ${(error as Error).message}. Pass the agent-verdict-report.json a test run wrote.`)
   }
+  return parseReport(json, path)
+}
+
+/**
+ * A report artifact's parsed JSON, validated, any readable schema version brought to the current one;
+ * throws naming `path` and what to do.
+ *
+ * @example
+ * const report = parseReport(JSON.parse(text), 'base-report.json')
+ */
+export function parseReport(json: unknown, path: string): Report {
   const version = (json as { schemaVersion?: unknown } | null)?.schemaVersion
-  if (version !== REPORT_SCHEMA_VERSION) {
-    throw new Error(`agent-verdict: ${path} has schemaVersion ${String(version)}, this version reads ${REPORT_SCHEMA_VERSION}. Re-run the tests with this agent-verdict version to regenerate it.`)
+  if (typeof version !== 'number' || !READABLE_REPORT_VERSIONS.includes(version)) {
+    throw new Error(
+      `agent-verdict: ${path} has schemaVersion ${String(version)}, this version reads ${READABLE_REPORT_VERSIONS.join(' and ')}. Re-run the tests with this agent-verdict version to regenerate it.`,
+    )
   }
-  const parsed = ReportSchema.safeParse(json)
+  const parsed = ReportSchema.safeParse(upgrade(json as { schemaVersion: number; run?: unknown; tests?: unknown }))
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw new Error(`agent-verdict: ${path} is not a valid report at ${issue.path.join('.') || '(root)'}: ${issue.message}. Regenerate it or fix the file.`)
   }
   return parsed.data
+}
+
+/**
+ * A version-1 report had other totals (`failed` counted verdicts judged `fail`, `.not` passes included)
+ * and verdicts without `assertion`: its totals are recomputed the version-2 way. Anything else is left
+ * for the schema to judge.
+ */
+function upgrade(json: { schemaVersion: number; run?: unknown; tests?: unknown }): unknown {
+  if (json.schemaVersion === REPORT_SCHEMA_VERSION) return json
+  const tests = ReportSchema.shape.tests.safeParse(json.tests)
+  if (!tests.success || typeof json.run !== 'object' || json.run === null) return json
+  return { ...json, schemaVersion: REPORT_SCHEMA_VERSION, run: { ...json.run, totals: computeTotals(tests.data) } }
 }
 
 /**

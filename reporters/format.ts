@@ -1,5 +1,6 @@
 // Small pure helpers shared by the terminal, HTML and GitHub renderers.
-import type { ReportTest, ReportTrace } from '../src/verdict/report'
+import type { ReportTest, ReportTotals, ReportTrace } from '../src/verdict/report'
+import { formatScoreVsMin, scoreOnScale } from '../src/verdict/score'
 import type { Verdict, VerdictOutcome } from '../src/verdict/verdict'
 
 export type ReportSpan = ReportTrace['spans'][number]
@@ -26,19 +27,14 @@ export function shortId(id: string): string {
   return id.length > 10 ? `${id.slice(0, 8)}…` : id
 }
 
-/** The score as the judge gave it: `2/5` on a Likert scale, otherwise the normalized value. */
+/** The score on the metric's own scale (`2/5`, `0/1`, `0.50`), `n/a` without one. */
 export function formatScore(v: Verdict): string {
-  if (v.score === null) return 'n/a'
-  if (v.scale === 'likert5' && typeof v.raw === 'number') return `${v.raw}/5`
-  return v.score.toFixed(2)
+  return scoreOnScale(v).score
 }
 
-/** `0.25 < 0.60` — the normalized score against the threshold (`n/a` when there is no score). */
+/** `2/5, min 4` — the score against the threshold, in the unit the failure message uses too. */
 export function formatScoreVsThreshold(v: Verdict): string {
-  if (v.score === null) return 'n/a'
-  const cmp = v.score >= v.threshold ? '≥' : '<'
-  const base = `${v.score.toFixed(2)} ${cmp} ${v.threshold.toFixed(2)}`
-  return v.scale === 'likert5' && typeof v.raw === 'number' ? `${base} (${v.raw}/5)` : base
+  return v.score === null ? 'n/a' : formatScoreVsMin(v)
 }
 
 /** `$0.0123`, or `n/a` when no cost is known. */
@@ -98,4 +94,67 @@ export function verdictLabel(v: Verdict): string {
 export function stripAnsi(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')
+}
+
+/** What a trace's span tree shows, counted once for every renderer. */
+export interface TraceCounts {
+  spans: number
+  /** Spans with a verdict of their own the judge judged `fail` (where the failure was localized). */
+  failing: number
+  /** Spans whose own verdicts include an unjudgeable one and none failing. */
+  unjudgeable: number
+  /** Spans marked failed only by propagation from a failing descendant (ancestors of `failing`). */
+  propagated: number
+  /** Span verdicts the judge passed. */
+  passedVerdicts: number
+}
+
+/**
+ * The one count of a trace's spans used by the terminal, HTML and GitHub renderers.
+ *
+ * @example
+ * traceCounts(trace, test.verdicts).failing // 1, however many ancestors propagation marked
+ */
+export function traceCounts(trace: ReportTrace, verdicts: readonly Verdict[]): TraceCounts {
+  const c: TraceCounts = { spans: trace.spans.length, failing: 0, unjudgeable: 0, propagated: 0, passedVerdicts: 0 }
+  for (const span of trace.spans) {
+    const own = verdictsOfSpan(span, verdicts)
+    c.passedVerdicts += own.filter((v) => v.outcome === 'pass').length
+    if (own.some((v) => v.outcome === 'fail')) c.failing++
+    else if (own.some((v) => v.outcome === 'unjudgeable')) c.unjudgeable++
+    else if (span.failed) c.propagated++
+  }
+  return c
+}
+
+/** `trace 21f0c6c8… · 32 spans · 6 failing · 9 above them by propagation · 2 span verdicts passed`. */
+export function traceSummary(trace: ReportTrace, verdicts: readonly Verdict[]): string {
+  const c = traceCounts(trace, verdicts)
+  const parts = [`trace ${shortId(trace.id)}`, `${c.spans} spans`, `${c.failing} failing`]
+  if (c.propagated > 0) parts.push(`${c.propagated} above them by propagation`)
+  if (c.unjudgeable > 0) parts.push(`${c.unjudgeable} unjudgeable`)
+  if (c.passedVerdicts > 0) parts.push(`${c.passedVerdicts} span ${c.passedVerdicts === 1 ? 'verdict' : 'verdicts'} passed`)
+  return parts.join(' · ')
+}
+
+/**
+ * The run's totals as label/value pairs, in the order every renderer shows them. `failed` counts failed
+ * assertions (a passing `.not` is none); `judge calls` is every request, with retries and re-asks named.
+ *
+ * @example
+ * totalsParts(report.run.totals).map(([k, v]) => `${k} ${v}`).join(' · ')
+ */
+export function totalsParts(t: ReportTotals): Array<[string, string]> {
+  const extra = [t.judgeRetries > 0 ? `${formatInt(t.judgeRetries)} ${t.judgeRetries === 1 ? 'retry' : 'retries'}` : '', t.judgeReasks > 0 ? `${formatInt(t.judgeReasks)} ${t.judgeReasks === 1 ? 're-ask' : 're-asks'}` : ''].filter(Boolean)
+  return [
+    ['assertions', formatInt(t.assertions)],
+    ['failed', formatInt(t.failed)],
+    ['verdicts', formatInt(t.verdicts)],
+    ['judged fail', formatInt(t.judgedFail)],
+    ['unjudgeable', formatInt(t.unjudgeable)],
+    ['judge calls', `${formatInt(t.judgeCalls)}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`],
+    ['replayed', formatInt(t.cachedCalls)],
+    ['tokens', formatInt(t.tokens)],
+    ['cost', formatCost(t.costUsd)],
+  ]
 }

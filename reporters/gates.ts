@@ -1,13 +1,15 @@
 // Suite gates: limits on a whole run's verdicts that break it even when every test passed.
 import { z } from 'zod'
 import type { Report } from '../src/verdict/report'
+import { assertionStatus } from '../src/verdict/assertion'
 
 const Rate = z.number().min(0).max(1)
 
 /**
  * Limits over a run's report (reporter option `gates`, or `agent-verdict report gate`).
  *
- * - `minPassRate`: share of all verdicts whose outcome is `pass` (unjudgeable counts as not passing);
+ * - `minPassRate`: share of all verdicts that pass as asserted (`assertionStatus`: a verdict judged `fail`
+ *   under a passing `.not` passes; unjudgeable counts as not passing);
  * - `maxUnjudgeable`: most verdicts allowed to be unjudgeable;
  * - `maxCostUsd`: most the judge calls actually made may cost (replays cost 0);
  * - `metrics`: per metric name, `minPassRate` and/or `minMeanScore` (mean of the 0..1 scores).
@@ -51,7 +53,7 @@ export function evaluateGates(report: Report, gates: Gates): GateResult[] {
     results.push({ gate, measured, limit, ok, line: `gate ${gate} ${ok ? 'ok' : 'broken'}: ${what} ${value} ${ok ? holds : breaks} ${fmt(limit)}` })
   }
   if (gates.minPassRate !== undefined) {
-    const passed = verdicts.filter((v) => v.outcome === 'pass').length
+    const passed = verdicts.filter((v) => assertionStatus(v) === 'pass').length
     const rate = verdicts.length === 0 ? null : passed / verdicts.length
     check('minPassRate', rate, gates.minPassRate, rate !== null && rate >= gates.minPassRate, `pass rate (${passed}/${verdicts.length} verdicts)`, ['≥', '<'])
   }
@@ -68,7 +70,7 @@ export function evaluateGates(report: Report, gates: Gates): GateResult[] {
   for (const [metric, limits] of Object.entries(gates.metrics ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const mine = verdicts.filter((v) => v.metric === metric)
     if (limits.minPassRate !== undefined) {
-      const passed = mine.filter((v) => v.outcome === 'pass').length
+      const passed = mine.filter((v) => assertionStatus(v) === 'pass').length
       const rate = mine.length === 0 ? null : passed / mine.length
       check(`metrics.${metric}.minPassRate`, rate, limits.minPassRate, rate !== null && rate >= limits.minPassRate, `${metric} pass rate (${passed}/${mine.length} verdicts)`, ['≥', '<'])
     }

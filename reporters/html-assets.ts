@@ -19,11 +19,19 @@ figcaption{color:var(--muted);font-size:12px}.trace{margin-top:10px}.trace summa
 ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:18px}ul.tree{padding-left:4px}li.span{margin:1px 0}
 .kind{color:var(--muted)}li.span.failed>.name{color:var(--fail);font-weight:600}li.span.failed>.kind{color:var(--fail)}
 code.id{color:#999;font-size:11px}ul.span-verdicts{list-style:none;padding-left:14px;margin:2px 0}
-li.span-verdict.fail{background:#fff0f0}li.span-verdict.unjudgeable{background:#fff8e6}li.span-verdict.pass{color:var(--muted)}
+.expected{color:var(--muted);font-style:italic}li.span-verdict.fail{background:#fff0f0}li.span-verdict.unjudgeable{background:#fff8e6}li.span-verdict.pass{color:var(--muted)}
 body.only-failing section.test:not(.has-failures){display:none}.empty{color:var(--muted)}
 `
 
 export const HTML_SCRIPT = `
+var table = document.getElementById('av-images')
+if (table) {
+  var images = JSON.parse(table.textContent)
+  document.querySelectorAll('img[data-image]').forEach(function (img) {
+    var url = images[img.getAttribute('data-image')]
+    if (typeof url === 'string' && url.indexOf('data:image/') === 0) img.src = url
+  })
+}
 document.getElementById('only-failing').addEventListener('change', function (ev) {
   document.body.classList.toggle('only-failing', ev.target.checked)
 })

@@ -2,6 +2,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { imageCachePath } from '../src/verdict/image-cache'
 import type { Report } from '../src/verdict/report'
 import { renderHtml, type ImageEmbed } from './render-html'
 import { writeFileAtomic } from './write-atomic'
@@ -26,9 +27,11 @@ function sniffMime(bytes: Uint8Array): string | undefined {
 }
 
 /**
- * For every `verdict.image.source` in the report: a data URL when it is a readable local image file
- * (or already a data URL) within `maxBytes`, otherwise the reason it is not embedded. Never fetches
- * http(s) URLs: the report must not make or cause network requests.
+ * For every image in the report, keyed by its digest: a data URL of the bytes the matcher kept under
+ * that digest (`imageCachePath`: Buffers, data URLs and URLs included), else of `image.source` when it
+ * is a readable local image file (or a data URL) within `maxBytes`, otherwise the reason it is not
+ * embedded. Each source is also a key, for callers that look images up by it. Never fetches http(s)
+ * URLs: the report must not make or cause network requests.
  *
  * @example
  * const images = await loadImageEmbeds(report, { baseDir: process.cwd() })
@@ -36,11 +39,31 @@ function sniffMime(bytes: Uint8Array): string | undefined {
 export async function loadImageEmbeds(report: Report, options: ImageEmbedOptions = {}): Promise<Map<string, ImageEmbed>> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const baseDir = options.baseDir ?? process.cwd()
-  const sources = new Set<string>()
-  for (const test of report.tests) for (const v of test.verdicts) if (v.image?.source) sources.add(v.image.source)
   const out = new Map<string, ImageEmbed>()
-  for (const source of sources) out.set(source, await embedOne(source, baseDir, maxBytes))
+  for (const test of report.tests) {
+    for (const v of test.verdicts) {
+      const image = v.image
+      if (!image) continue
+      const fromSource = image.source === undefined ? undefined : (out.get(image.source) ?? (await embedOne(image.source, baseDir, maxBytes)))
+      if (image.source !== undefined && fromSource) out.set(image.source, fromSource)
+      if (out.has(image.digest) && 'dataUrl' in out.get(image.digest)!) continue
+      const kept = await embedKept(image.digest, image.format, baseDir, maxBytes)
+      out.set(image.digest, kept && 'dataUrl' in kept ? kept : (fromSource ?? kept ?? { skipped: 'no copy of the image was kept and it has no readable source' }))
+    }
+  }
   return out
+}
+
+/** The copy a matcher kept under the image's digest, if any. */
+async function embedKept(digest: string, format: string, baseDir: string, maxBytes: number): Promise<ImageEmbed | undefined> {
+  let path: string
+  try {
+    path = imageCachePath(digest, format)
+  } catch {
+    return undefined
+  }
+  const embed = await embedOne(path, baseDir, maxBytes)
+  return 'dataUrl' in embed ? embed : undefined
 }
 
 async function embedOne(source: string, baseDir: string, maxBytes: number): Promise<ImageEmbed> {
@@ -77,5 +100,5 @@ async function embedOne(source: string, baseDir: string, maxBytes: number): Prom
  */
 export async function writeHtmlReport(path: string, report: Report, options: ImageEmbedOptions = {}): Promise<string> {
   const images = await loadImageEmbeds(report, options)
-  return writeFileAtomic(path, renderHtml(report, { images }))
+  return writeFileAtomic(path, renderHtml(report, { images, baseDir: options.baseDir ?? process.cwd() }))
 }

@@ -78,7 +78,7 @@ export default class AgentVerdictJestReporter {
       }
       for (const entry of log.entries.values()) {
         log.warnings.push(`verdicts logged for "${entry.fullName}" in ${this.display(entry.testPath)}, but Jest reported no such test; kept as pending`)
-        tests.push({ file: this.display(entry.testPath), name: entry.fullName, state: 'pending', verdicts: entry.verdicts, ...(entry.traces ? { traces: entry.traces } : {}) })
+        tests.push({ file: this.display(entry.testPath), name: entry.fullName, state: 'pending', verdicts: entry.verdicts, ...(entry.traces ? { traces: entry.traces } : {}), ...(entry.assertions ? { assertions: entry.assertions } : {}) })
       }
       if (!this.options.silent) for (const w of log.warnings) process.stderr.write(`agent-verdict: ${w}\n`)
       const startedAt = results.startTime ? new Date(results.startTime) : new Date()
@@ -106,7 +106,7 @@ export default class AgentVerdictJestReporter {
   }
 }
 
-function toReportTest(rootDir: string, testPath: string, assertion: JestAssertion, entry: { verdicts: ReportTest['verdicts']; traces?: ReportTest['traces'] }): ReportTest {
+function toReportTest(rootDir: string, testPath: string, assertion: JestAssertion, entry: Pick<ReportTest, 'verdicts' | 'traces' | 'assertions'>): ReportTest {
   const failure = assertion.failureMessages?.[0]
   return {
     file: relative(rootDir, resolve(testPath)).split(sep).join('/'),
@@ -116,5 +116,6 @@ function toReportTest(rootDir: string, testPath: string, assertion: JestAssertio
     ...(assertion.status === 'failed' && failure ? { error: stripAnsi(failure).slice(0, 4000) } : {}),
     verdicts: entry.verdicts,
     ...(entry.traces ? { traces: entry.traces } : {}),
+    ...(entry.assertions ? { assertions: entry.assertions } : {}),
   }
 }

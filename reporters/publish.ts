@@ -92,5 +92,5 @@ function display(path: string): string {
 
 /** Keeps the tests the artifact is about: those with verdicts or traces. */
 export function withVerdicts(tests: readonly ReportTest[]): ReportTest[] {
-  return tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0)
+  return tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0)
 }

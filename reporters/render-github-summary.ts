@@ -1,8 +1,9 @@
 // Markdown for `$GITHUB_STEP_SUMMARY`: totals table + failing verdicts, kept under GitHub's 1 MiB cap.
 import { appendFile, stat } from 'node:fs/promises'
 import type { Report, ReportTest } from '../src/verdict/report'
-import type { Verdict } from '../src/verdict/verdict'
-import { OUTCOME_SYMBOL, describeSpan, formatCost, formatInt, formatScoreVsThreshold, indexSpans, oneLine, shortId, spanPath, truncate } from './format'
+import { assertionStatus, judgedNote } from '../src/verdict/assertion'
+import type { Verdict, VerdictAssertion } from '../src/verdict/verdict'
+import { OUTCOME_SYMBOL, describeSpan, formatInt, formatScoreVsThreshold, indexSpans, oneLine, shortId, spanPath, stripAnsi, totalsParts, truncate } from './format'
 
 /** GitHub rejects step summaries over 1 MiB; stay clearly below it. */
 export const GITHUB_SUMMARY_LIMIT = 1024 * 1024
@@ -26,7 +27,7 @@ export function escapeMarkdownCell(text: string): string {
 }
 
 /**
- * Renders the step summary. Failing and unjudgeable verdicts are listed until the byte budget is
+ * Renders the step summary. The verdicts of failed assertions are listed until the byte budget is
  * reached; the rest is counted with a pointer to the JSON artifact.
  *
  * @example
@@ -36,25 +37,33 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
   const budget = options.maxBytes ?? DEFAULT_BUDGET
   const t = report.run.totals
   const withVerdicts = report.tests.filter((x) => x.verdicts.length > 0).length
+  const parts = totalsParts(t)
   const head = [
     '## agent-verdict',
     '',
-    '| verdicts | failed | unjudgeable | judge calls | replayed | tokens | cost |',
-    '|---:|---:|---:|---:|---:|---:|---:|',
-    `| ${formatInt(t.verdicts)} | ${formatInt(t.failed)} | ${formatInt(t.unjudgeable)} | ${formatInt(t.judgeCalls)} | ${formatInt(t.cachedCalls)} | ${formatInt(t.tokens)} | ${formatCost(t.costUsd)} |`,
+    `| ${parts.map(([k]) => k).join(' | ')} |`,
+    `|${parts.map(() => '---:').join('|')}|`,
+    `| ${parts.map(([, v]) => escapeMarkdownCell(v)).join(' | ')} |`,
     '',
     `${withVerdicts} ${withVerdicts === 1 ? 'test' : 'tests'} with verdicts · judge ${escapeMarkdownCell(report.run.judge ?? 'none')} · mode ${escapeMarkdownCell(report.run.mode)}`,
     '',
   ].join('\n')
-  const bad = report.tests.flatMap((test) => test.verdicts.filter((v) => v.outcome !== 'pass').map((v) => ({ test, v })))
-  if (bad.length === 0) return `${head}All ${formatInt(t.verdicts)} verdicts passed.\n\n`
+  // Only failed assertions are listed: a verdict judged `fail` under a passing `.not` is no failure.
+  const bad: Row[] = report.tests.flatMap((test) => {
+    const rows: Row[] = test.verdicts.filter((v) => assertionStatus(v) !== 'pass').map((v) => ({ test, v }))
+    // A failed assertion without a verdict to show (`.not` on a trace with no failing span) still gets its row.
+    const shown = new Set(rows.flatMap((r) => ('v' in r && r.v.assertion ? [r.v.assertion.id] : [])))
+    for (const a of test.assertions ?? []) if (!a.passed && !shown.has(a.id) && !test.verdicts.some((v) => v.assertion?.id === a.id && assertionStatus(v) !== 'pass')) rows.push({ test, assertion: a })
+    return rows
+  })
+  if (bad.length === 0) return `${head}All ${formatInt(t.assertions)} ${t.assertions === 1 ? 'assertion' : 'assertions'} passed.\n\n`
 
-  const tableHead = '### Failing verdicts\n\n| | test | metric | where | score | reason |\n|---|---|---|---|---|---|\n'
+  const tableHead = '### Failed assertions\n\n| | test | metric | where | score | judged | reason |\n|---|---|---|---|---|---|---|\n'
   const rows: string[] = []
   // Byte counts are kept incrementally: re-measuring the growing body per row is quadratic on big runs.
   let bytes = Buffer.byteLength(head + tableHead) + 1
-  for (const { test, v } of bad) {
-    const row = renderRow(test, v)
+  for (const item of bad) {
+    const row = 'v' in item ? renderRow(item.test, item.v) : renderAssertionRow(item.test, item.assertion)
     const rowBytes = Buffer.byteLength(row)
     if (bytes + rowBytes + Buffer.byteLength(tail(bad.length - rows.length - 1, options.artifactName)) > budget) break
     rows.push(row)
@@ -64,16 +73,32 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
 }
 
 function tail(remaining: number, artifactName = 'agent-verdict-report.json'): string {
-  return remaining > 0 ? `\n_… and ${formatInt(remaining)} more failing or unjudgeable verdicts — see \`${artifactName}\`._\n` : ''
+  return remaining > 0 ? `\n_… and ${formatInt(remaining)} more verdicts of failed assertions — see \`${artifactName}\`._\n` : ''
+}
+
+type Row = { test: ReportTest; v: Verdict } | { test: ReportTest; assertion: VerdictAssertion }
+
+function renderAssertionRow(test: ReportTest, a: VerdictAssertion): string {
+  const cells = [
+    OUTCOME_SYMBOL.fail,
+    `${escapeMarkdownCell(test.file)} › ${escapeMarkdownCell(test.name)}`,
+    escapeMarkdownCell(a.matcher),
+    'assertion',
+    '',
+    a.negated ? 'passed, expected not' : 'failed',
+    escapeMarkdownCell(truncate(oneLine(stripAnsi(test.error ?? '').split('\n')[0] ?? ''), MAX_REASON)),
+  ]
+  return `| ${cells.join(' | ')} |\n`
 }
 
 function renderRow(test: ReportTest, v: Verdict): string {
   const cells = [
-    OUTCOME_SYMBOL[v.outcome],
+    OUTCOME_SYMBOL[assertionStatus(v)],
     `${escapeMarkdownCell(test.file)} › ${escapeMarkdownCell(test.name)}`,
     escapeMarkdownCell(v.category ? `${v.metric} (${v.category})` : v.metric),
     escapeMarkdownCell(where(test, v)),
     escapeMarkdownCell(v.outcome === 'unjudgeable' ? 'unjudgeable' : formatScoreVsThreshold(v)),
+    escapeMarkdownCell(judgedNote(v) ?? v.outcome),
     escapeMarkdownCell(truncate(oneLine(v.reason), MAX_REASON)),
   ]
   return `| ${cells.join(' | ')} |\n`

@@ -1,16 +1,40 @@
 // One self-contained HTML report: inline CSS and JS, images as data URLs, nothing fetched.
+import { basename, isAbsolute, relative, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { assertionStatus, judgedNote } from '../src/verdict/assertion'
 import type { Report, ReportTest, ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
-import { OUTCOME_SYMBOL, STATE_SYMBOL, formatCost, formatInt, formatScoreVsThreshold, indexSpans, shortId, verdictsOfSpan, type ReportSpan } from './format'
+import { OUTCOME_SYMBOL, STATE_SYMBOL, formatCost, formatInt, formatScoreVsThreshold, indexSpans, shortId, totalsParts, traceSummary, verdictsOfSpan, type ReportSpan } from './format'
 import { HTML_SCRIPT, HTML_STYLE } from './html-assets'
 
 /** An image resolved for embedding (`dataUrl`), or why it was not (`skipped`). Keyed by `image.source`. */
 export type ImageEmbed = { dataUrl: string } | { skipped: string }
 
 export interface HtmlRenderOptions {
-  /** From `loadImageEmbeds`; without it every image is shown by its digest only. */
+  /** From `loadImageEmbeds` (keyed by digest, or by source); without it every image is shown by its digest only. */
   images?: ReadonlyMap<string, ImageEmbed>
   title?: string
+  /** The project root: local image paths are shown relative to it (outside it, by file name only). Default: file names only. */
+  baseDir?: string
+}
+
+const DATA_IMAGE_URL = /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/
+
+/** Each distinct image once: data URL → its key in the page's image table. */
+class InlineImages {
+  readonly keys = new Map<string, string>()
+  keyOf(dataUrl: string): string {
+    let key = this.keys.get(dataUrl)
+    if (key === undefined) this.keys.set(dataUrl, (key = `i${this.keys.size}`))
+    return key
+  }
+  /** The image table as JSON in a data block; the report's script sets each `img[data-image]` from it. */
+  render(): string {
+    if (this.keys.size === 0) return ''
+    const table = Object.fromEntries([...this.keys].map(([url, key]) => [key, url]))
+    // Keys are `i<n>`, values match DATA_IMAGE_URL (base64 only): nothing here can close the element.
+    return `<script type="application/json" id="av-images">${JSON.stringify(table)}</script>\n`
+  }
 }
 
 /** Escapes text for HTML element content and quoted attribute values. Everything from a report is untrusted. */
@@ -28,7 +52,9 @@ const e = escapeHtml
  */
 export function renderHtml(report: Report, options: HtmlRenderOptions = {}): string {
   const title = options.title ?? 'agent-verdict report'
-  const tests = report.tests.map((t) => renderTest(t, options.images)).join('\n')
+  const inline = new InlineImages()
+  const view: ImageView = { images: options.images, inline, baseDir: options.baseDir }
+  const tests = report.tests.map((t) => renderTest(t, view)).join('\n')
   // The CSP makes "no external requests" a property of the file, not just of this renderer.
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -38,11 +64,11 @@ export function renderHtml(report: Report, options: HtmlRenderOptions = {}): str
 <style>${HTML_STYLE}</style></head>
 <body>
 <header><h1>${e(title)}</h1>${renderRun(report)}
-<label class="filter"><input type="checkbox" id="only-failing"> only tests with failing or unjudgeable verdicts</label></header>
+<label class="filter"><input type="checkbox" id="only-failing"> only tests with failed assertions or unjudgeable verdicts</label></header>
 <main>
 ${tests || '<p class="empty">No tests with verdicts in this run.</p>'}
 </main>
-<script>${HTML_SCRIPT}</script>
+${inline.render()}<script>${HTML_SCRIPT}</script>
 </body></html>
 `
 }
@@ -50,23 +76,22 @@ ${tests || '<p class="empty">No tests with verdicts in this run.</p>'}
 function renderRun(report: Report): string {
   const { run } = report
   const t = run.totals
-  const cells: Array<[string, string, string?]> = [
-    ['verdicts', formatInt(t.verdicts)],
-    ['failed', formatInt(t.failed), t.failed > 0 ? 'fail' : undefined],
-    ['unjudgeable', formatInt(t.unjudgeable), t.unjudgeable > 0 ? 'unjudgeable' : undefined],
-    ['judge calls', formatInt(t.judgeCalls)],
-    ['replayed', formatInt(t.cachedCalls)],
-    ['tokens', formatInt(t.tokens)],
-    ['cost', formatCost(t.costUsd)],
-  ]
+  const cls: Record<string, string | undefined> = { failed: t.failed > 0 ? 'fail' : undefined, unjudgeable: t.unjudgeable > 0 ? 'unjudgeable' : undefined }
+  const cells: Array<[string, string, string?]> = totalsParts(t).map(([k, v]) => [k, v, cls[k]])
   const meta = [`started ${run.startedAt}`, run.runner ? `runner ${run.runner}` : '', `judge ${run.judge ?? 'none'}`, `mode ${run.mode}`].filter(Boolean)
   return `<p class="meta">${meta.map(e).join(' · ')}</p>
 <table class="totals"><tr>${cells.map(([k]) => `<th>${e(k)}</th>`).join('')}</tr>
 <tr>${cells.map(([, v, cls]) => `<td${cls ? ` class="${cls}"` : ''}>${e(v)}</td>`).join('')}</tr></table>`
 }
 
-function renderTest(test: ReportTest, images?: ReadonlyMap<string, ImageEmbed>): string {
-  const bad = test.verdicts.some((v) => v.outcome !== 'pass') || test.state === 'fail'
+interface ImageView {
+  images?: ReadonlyMap<string, ImageEmbed>
+  inline: InlineImages
+  baseDir?: string
+}
+
+function renderTest(test: ReportTest, images: ImageView): string {
+  const bad = test.verdicts.some((v) => assertionStatus(v) !== 'pass') || test.state === 'fail'
   const error = test.state === 'fail' && test.error ? `<pre class="error">${e(test.error)}</pre>` : ''
   const verdicts =
     test.verdicts.length === 0
@@ -88,10 +113,12 @@ function spanNames(test: ReportTest): Map<string, string> {
   return new Map((test.traces ?? []).flatMap((t) => t.spans.map((s) => [s.id, `${s.kind}:${s.name}`] as const)))
 }
 
-function renderVerdictRow(v: Verdict, names: ReadonlyMap<string, string>, images?: ReadonlyMap<string, ImageEmbed>): string {
+function renderVerdictRow(v: Verdict, names: ReadonlyMap<string, string>, images: ImageView): string {
   const spanName = v.spanId === undefined ? undefined : names.get(v.spanId)
   const where = v.level === 'span' ? `span ${spanName ? `${e(spanName)} ` : ''}<code>${e(v.spanId ?? '?')}</code>` : e(v.level)
   const details: string[] = []
+  const note = judgedNote(v)
+  if (note) details.push(`<div class="expected">${e(note)} — the assertion ${assertionStatus(v) === 'pass' ? 'passed' : 'failed'}</div>`)
   if (v.category) details.push(`<div class="category">${e(v.category)}</div>`)
   details.push(`<div class="reason">${e(v.reason) || '<em>no reason given</em>'}</div>`)
   if (v.evidence) details.push(`<blockquote class="evidence">${e(v.evidence)}</blockquote>`)
@@ -105,20 +132,43 @@ function renderVerdictRow(v: Verdict, names: ReadonlyMap<string, string>, images
       `<div class="judge">${e(`${j.provider}:${j.model}`)} · prompt ${e(j.promptVersion)} · ${j.cached ? 'replayed' : `${formatInt(j.tokens.input + j.tokens.output)} tokens · ${e(cost)}`}</div>`,
     )
   }
-  return `<tr class="verdict ${v.outcome}"${v.id ? ` id="verdict-${e(v.id)}"` : ''}><td class="sym ${v.outcome}" title="${v.outcome}">${OUTCOME_SYMBOL[v.outcome]}</td><td>${e(
+  // Row colour and symbol are the assertion's (a passing .not is green); the judge's word is in the title and note.
+  const status = assertionStatus(v)
+  return `<tr class="verdict ${status}"${v.id ? ` id="verdict-${e(v.id)}"` : ''}><td class="sym ${status}" title="${e(note ?? v.outcome)}">${OUTCOME_SYMBOL[status]}</td><td>${e(
     v.metric,
   )}</td><td>${where}</td><td class="score">${e(formatScoreVsThreshold(v))}</td><td>${details.join('')}</td></tr>`
 }
 
-function renderImage(image: NonNullable<Verdict['image']>, images?: ReadonlyMap<string, ImageEmbed>): string {
+function renderImage(image: NonNullable<Verdict['image']>, view: ImageView): string {
   const label = `${image.format} sha256:${image.digest.slice(0, 12)}…`
-  const embed = image.source === undefined ? undefined : images?.get(image.source)
+  const shown = image.source === undefined ? undefined : displaySource(image.source, view.baseDir)
+  const byDigest = view.images?.get(image.digest)
+  const bySource = image.source === undefined ? undefined : view.images?.get(image.source)
+  const embed = byDigest && 'dataUrl' in byDigest ? byDigest : (bySource ?? byDigest)
   // Only data:image URLs reach src, so a crafted embed map cannot smuggle a script URL in.
-  if (embed && 'dataUrl' in embed && /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(embed.dataUrl)) {
-    return `<figure><img src="${e(embed.dataUrl)}" alt="${e(label)}"><figcaption>${e(image.source ?? '')} · ${e(label)}</figcaption></figure>`
+  if (embed && 'dataUrl' in embed && DATA_IMAGE_URL.test(embed.dataUrl)) {
+    return `<figure><img data-image="${view.inline.keyOf(embed.dataUrl)}" alt="${e(label)}"><figcaption>${shown ? `${e(shown)} · ` : ''}${e(label)}</figcaption></figure>`
   }
   const why = embed && 'skipped' in embed ? ` (not embedded: ${e(embed.skipped)})` : ''
-  return `<div class="image-ref">image ${e(label)}${image.source ? ` from <code>${e(image.source)}</code>` : ''}${why}</div>`
+  return `<div class="image-ref">image ${e(label)}${shown ? ` from <code>${e(shown)}</code>` : ''}${why}</div>`
+}
+
+/** A local path (or file: URL) relative to the project root, or only its file name: a report never shows where a machine keeps its files. */
+export function displaySource(source: string, baseDir?: string): string {
+  let path: string | undefined
+  if (/^file:/i.test(source)) {
+    try {
+      path = fileURLToPath(source)
+    } catch {
+      return 'file URL'
+    }
+  } else if (isAbsolute(source) || /^[A-Za-z]:[\\/]/.test(source)) path = source
+  if (path === undefined) return source
+  if (baseDir) {
+    const rel = relative(baseDir, path)
+    if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) return rel.split(sep).join('/')
+  }
+  return basename(path.replace(/\\/g, '/'))
 }
 
 function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[]): string {
@@ -128,7 +178,6 @@ function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[]): string {
     const parent = s.parentId !== null && index.has(s.parentId) ? s.parentId : null
     children.set(parent, [...(children.get(parent) ?? []), s])
   }
-  const failed = trace.spans.filter((s) => s.failed).length
   // Iterative walk: synthetic traces can nest deeper than a recursive renderer's stack.
   const html: string[] = []
   const seen = new Set<string>()
@@ -156,7 +205,8 @@ function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[]): string {
       stack.push('close', ...[...kids].reverse())
     }
   }
-  return `<details class="trace" open><summary>trace <code>${e(shortId(trace.id))}</code> · ${trace.spans.length} spans · ${failed} failed</summary>
+  // The same count the terminal shows: failing spans, then the ancestors propagation marked.
+  return `<details class="trace" open><summary>${e(traceSummary(trace, verdicts))}</summary>
 <ul class="tree">${html.join('')}</ul></details>`
 }
 
@@ -165,7 +215,9 @@ function renderSpanLabel(span: ReportSpan, own: readonly Verdict[]): string {
     .map((v) => {
       const label = v.category ? `${v.category} (${v.metric} ${formatScoreVsThreshold(v)})` : `${v.metric} ${formatScoreVsThreshold(v)}`
       const anchor = v.id ? `<a href="#verdict-${e(v.id)}">${e(label)}</a>` : e(label)
-      return `<li class="span-verdict ${v.outcome}"><span class="sym ${v.outcome}">${OUTCOME_SYMBOL[v.outcome]}</span> ${anchor}: ${e(v.reason)}</li>`
+      const status = assertionStatus(v)
+      const note = judgedNote(v) ? ` [${e(judgedNote(v)!)}]` : ''
+      return `<li class="span-verdict ${status}"><span class="sym ${status}">${OUTCOME_SYMBOL[status]}</span> ${anchor}${note}: ${e(v.reason)}</li>`
     })
     .join('')
   return `<span class="kind">${e(span.kind)}</span>:<span class="name">${e(span.name)}</span> <code class="id">${e(shortId(span.id))}</code>${

@@ -2,8 +2,9 @@
 // Azure DevOps, CircleCI, the test-reporter actions): a testsuite per test file, a testcase per test with
 // verdicts, each verdict a <property> and a line of <system-out>, failing verdicts in the <failure> text.
 import type { Report, ReportTest } from '../src/verdict/report'
+import { assertionStatus, judgedNote } from '../src/verdict/assertion'
 import type { Verdict } from '../src/verdict/verdict'
-import { describeSpan, formatScoreVsThreshold, indexSpans, OUTCOME_SYMBOL, oneLine, spanPath, stripAnsi, truncate } from './format'
+import { describeSpan, formatScoreVsThreshold, indexSpans, OUTCOME_SYMBOL, oneLine, spanPath, stripAnsi, totalsParts, truncate } from './format'
 
 export const DEFAULT_JUNIT_FILE = 'agent-verdict-junit.xml'
 
@@ -50,22 +51,24 @@ function verdictName(v: Verdict): string {
   return v.category ? `${v.metric} [${v.category}]` : v.metric
 }
 
-/** `✗ faithfulness output 0.25 < 0.60 (2/5): The answer cites …` — one line per verdict, reason whole. */
+/** `✗ faithfulness output 2/5, min 4: The answer cites …` — one line per verdict, reason whole; the symbol is the assertion's. */
 function verdictLine(test: ReportTest, v: Verdict): string {
   const score = v.outcome === 'unjudgeable' ? 'unjudgeable' : formatScoreVsThreshold(v)
-  return `${OUTCOME_SYMBOL[v.outcome]} ${verdictName(v)} ${placeOf(test, v)} ${score}: ${oneLine(v.reason)}`
+  const note = judgedNote(v) ? ` (${judgedNote(v)})` : ''
+  return `${OUTCOME_SYMBOL[assertionStatus(v)]} ${verdictName(v)} ${placeOf(test, v)} ${score}${note}: ${oneLine(v.reason)}`
 }
 
 function property(test: ReportTest, v: Verdict): string {
   const score = v.outcome === 'unjudgeable' ? 'n/a' : formatScoreVsThreshold(v)
   const where = v.level === 'span' && v.spanId !== undefined ? ` span ${v.spanId}` : ''
-  const value = `${v.outcome} ${score}: ${truncate(oneLine(v.reason), MAX_PROPERTY_REASON)}`
+  const outcome = judgedNote(v) ? `${v.outcome} (expected not: assertion ${assertionStatus(v) === 'pass' ? 'passed' : 'failed'})` : v.outcome
+  const value = `${outcome} ${score}: ${truncate(oneLine(v.reason), MAX_PROPERTY_REASON)}`
   return `        <property${attrs({ name: `verdict ${verdictName(v)}${where}`, value })}/>\n`
 }
 
 function testcase(test: ReportTest): string {
   const lines = test.verdicts.map((v) => verdictLine(test, v))
-  const failing = test.verdicts.filter((v) => v.outcome !== 'pass')
+  const failing = test.verdicts.filter((v) => assertionStatus(v) !== 'pass')
   let body = ''
   if (test.verdicts.length > 0) body += `      <properties>\n${test.verdicts.map((v) => property(test, v)).join('')}      </properties>\n`
   if (test.state === 'fail') {
@@ -118,7 +121,11 @@ export function renderJunit(report: Report): string {
   const all = count(report.tests)
   const runProps =
     `      <property${attrs({ name: 'agent-verdict.judge', value: report.run.judge ?? 'none' })}/>\n` +
-    `      <property${attrs({ name: 'agent-verdict.mode', value: report.run.mode })}/>\n`
+    `      <property${attrs({ name: 'agent-verdict.mode', value: report.run.mode })}/>\n` +
+    // The run's totals as every other output shows them (computed once, in the artifact).
+    totalsParts(report.run.totals)
+      .map(([k, v]) => `      <property${attrs({ name: `agent-verdict.${k.replace(/ /g, '-')}`, value: v })}/>\n`)
+      .join('')
   let xml = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({ name: 'agent-verdict', tests: all.tests, failures: all.failures, errors: 0, skipped: all.skipped, time: seconds(all.ms) })}>\n`
   for (const [file, tests] of byFile) {
     const c = count(tests)

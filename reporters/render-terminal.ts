@@ -1,19 +1,22 @@
 // The section printed after a run: verdicts per test, failing spans per trace, then totals.
 import { styleText } from 'node:util'
+import { assertionStatus, judgedNote } from '../src/verdict/assertion'
 import type { Report, ReportTest, ReportTrace } from '../src/verdict/report'
+import { terminalSafe } from '../src/verdict/safe-text'
 import type { Verdict, VerdictOutcome } from '../src/verdict/verdict'
 import {
   OUTCOME_SYMBOL,
   STATE_SYMBOL,
   describeSpan,
-  formatCost,
-  formatInt,
   formatScoreVsThreshold,
   indexSpans,
   isInTraces,
   oneLine,
   shortId,
   spanPath,
+  stripAnsi,
+  totalsParts,
+  traceSummary,
   truncate,
   verdictLabel,
   verdictsOfSpan,
@@ -58,7 +61,7 @@ export function renderTerminal(report: Report, options: TerminalRenderOptions = 
     const whole = [...head, { text: separator + reason }]
     return widthOf(whole) <= width ? [line(whole)] : [line(trimEnd(head)), line([{ text: indent + reason }])]
   }
-  const tests = report.tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0)
+  const tests = report.tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0)
   if (tests.length === 0) return line([{ text: 'agent-verdict: no verdicts in this run', style: 'dim' }]) + '\n'
 
   const out: string[] = []
@@ -80,20 +83,23 @@ function renderTest(test: ReportTest, line: Line, row: Row, width: number): stri
   const listed = test.verdicts.filter((v) => !isInTraces(v, test.traces))
   const metricWidth = Math.min(28, Math.max(0, ...listed.map((v) => metricLabel(v).length)))
   const scoreWidth = Math.max(0, ...listed.map((v) => formatScoreVsThreshold(v).length))
+  const outcomeWidth = Math.max(11, ...listed.map((v) => outcomeLabel(v).length))
   for (const v of listed) {
+    // The symbol is the assertion's (a passing .not is ✓); the word is the judge's, with what was expected.
+    const status = assertionStatus(v)
     const head: Segment[] = [
       { text: '    ' },
-      { text: OUTCOME_SYMBOL[v.outcome], style: OUTCOME_STYLE[v.outcome] },
+      { text: OUTCOME_SYMBOL[status], style: OUTCOME_STYLE[status] },
       { text: ` ${metricLabel(v).padEnd(metricWidth)}  ${formatScoreVsThreshold(v).padEnd(scoreWidth)}  ` },
-      { text: v.outcome, style: OUTCOME_STYLE[v.outcome] },
-      { text: ' '.repeat(11 - v.outcome.length) },
+      { text: outcomeLabel(v), style: OUTCOME_STYLE[status] },
+      { text: ' '.repeat(outcomeWidth - outcomeLabel(v).length) },
     ]
     out.push(...row(head, '  ', reasonOf(v), '        '))
   }
   for (const trace of test.traces ?? []) out.push(...renderTrace(trace, test.verdicts, line, width))
-  const explained = test.verdicts.some((v) => v.outcome !== 'pass')
+  const explained = test.verdicts.some((v) => assertionStatus(v) !== 'pass')
   if (test.state === 'fail' && test.error && !explained) {
-    out.push(line([{ text: `    error: ${oneLine(test.error.split('\n')[0] ?? '')}`, style: 'dim' }]))
+    out.push(line([{ text: `    error: ${oneLine(stripAnsi(test.error).split('\n')[0] ?? '')}`, style: 'dim' }]))
   }
   return out
 }
@@ -101,30 +107,33 @@ function renderTest(test: ReportTest, line: Line, row: Row, width: number): stri
 function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[], line: Line, width: number): string[] {
   const index = indexSpans(trace)
   const rows: string[] = []
-  let passed = 0
-  let failing = 0
   for (const span of trace.spans) {
-    const own = verdictsOfSpan(span, verdicts)
-    passed += own.filter((v) => v.outcome === 'pass').length
-    const bad = own.filter((v) => v.outcome !== 'pass')
-    if (bad.length > 0) failing++
+    // The spans the judge did not pass, each marked with its assertion's status (a .not that expected it is ✓).
+    const bad = verdictsOfSpan(span, verdicts).filter((v) => v.outcome !== 'pass')
     if (bad.length === 0) continue
-    const worst = bad.find((v) => v.outcome === 'unjudgeable') ?? bad[0]
+    const worst = bad.find((v) => assertionStatus(v) === 'unjudgeable') ?? bad.find((v) => assertionStatus(v) === 'fail') ?? bad[0]
+    const status = assertionStatus(worst)
     const where: Segment[] = [
       { text: '      ' },
-      { text: OUTCOME_SYMBOL[worst.outcome], style: OUTCOME_STYLE[worst.outcome] },
+      { text: OUTCOME_SYMBOL[status], style: OUTCOME_STYLE[status] },
       { text: ` ${describeSpan(span, spanPath(trace, span.id, index))}` },
     ]
-    const whats = bad.map((v): Segment[] => [{ text: verdictLabel(v), style: OUTCOME_STYLE[v.outcome] }, { text: `: ${reasonOf(v)}` }])
+    const whats = bad.map((v): Segment[] => [
+      { text: verdictLabel(v), style: OUTCOME_STYLE[assertionStatus(v)] },
+      { text: `${judgedNote(v) ? ` [${judgedNote(v)}]` : ''}: ${reasonOf(v)}` },
+    ])
     const oneRow = [...where, { text: ' — ' }, ...whats[0]]
     // One failing verdict that fits: one line. Otherwise the span once, then each verdict below it,
     // so a span failed on several aspects is named once and no reason is cut first.
     if (whats.length === 1 && widthOf(oneRow) <= width) rows.push(line(oneRow))
     else rows.push(line(where), ...whats.map((what) => line([{ text: '          ' }, ...what])))
   }
-  const summary = [`trace ${shortId(trace.id)}`, `${trace.spans.length} spans`, `${failing} failing`]
-  if (passed > 0) summary.push(`${passed} span ${passed === 1 ? 'verdict' : 'verdicts'} passed`)
-  return [line([{ text: `    ${summary.join(' · ')}`, style: 'cyan' }]), ...rows]
+  return [line([{ text: `    ${traceSummary(trace, verdicts)}`, style: 'cyan' }]), ...rows]
+}
+
+/** The judge's outcome, and under `.not` what was expected: `fail, expected not`. */
+function outcomeLabel(v: Verdict): string {
+  return v.assertion?.negated && v.outcome !== 'unjudgeable' ? `${v.outcome}, expected not` : v.outcome
 }
 
 function metricLabel(v: Verdict): string {
@@ -139,17 +148,8 @@ function reasonOf(v: Verdict): string {
 
 function totalsSegments(report: Report): Segment[] {
   const t = report.run.totals
-  const part = (label: string, value: string, style?: Style): Segment[] => [{ text: `${label} ` }, { text: value, style }, { text: ' · ' }]
-  const segments = [
-    ...part('verdicts', formatInt(t.verdicts), 'bold'),
-    ...part('failed', formatInt(t.failed), t.failed > 0 ? 'red' : undefined),
-    ...part('unjudgeable', formatInt(t.unjudgeable), t.unjudgeable > 0 ? 'yellow' : undefined),
-    ...part('judge calls', formatInt(t.judgeCalls)),
-    ...part('replayed', formatInt(t.cachedCalls)),
-    ...part('tokens', formatInt(t.tokens)),
-    ...part('cost', formatCost(t.costUsd)),
-  ]
-  return segments.slice(0, -1)
+  const style: Record<string, Style | undefined> = { failed: t.failed > 0 ? 'red' : undefined, unjudgeable: t.unjudgeable > 0 ? 'yellow' : undefined, assertions: 'bold' }
+  return totalsParts(t).flatMap(([label, value], i): Segment[] => [...(i > 0 ? [{ text: ' · ' }] : []), { text: `${label} ` }, { text: value, style: style[label] }])
 }
 
 function widthOf(segments: readonly Segment[]): number {
@@ -163,7 +163,11 @@ function trimEnd(segments: Segment[]): Segment[] {
   return out
 }
 
-/** Truncates the concatenated text to `width`, then styles each segment (so escapes never count as width). */
+/**
+ * Truncates the concatenated text to `width`, then styles each segment (so escapes never count as width).
+ * Every segment's text is made terminal-safe here, the one place all output passes: a judged span name
+ * or reason can then neither move the cursor nor print a fake "✓ pass" (each control is one visible column).
+ */
 function fit(segments: Segment[], width: number, colors: boolean): string {
   let room = width
   let out = ''
@@ -172,7 +176,8 @@ function fit(segments: Segment[], width: number, colors: boolean): string {
     if (room <= 0) break
     const len = Array.from(segment.text).length
     // The segment where the line hits the width ends with '…' so the cut is visible.
-    const text = cut && len >= room ? Array.from(segment.text).slice(0, room - 1).join('') + '…' : segment.text
+    const safe = terminalSafe(segment.text)
+    const text = cut && len >= room ? Array.from(safe).slice(0, room - 1).join('') + '…' : safe
     room -= len
     // validateStream off: whether to colour was decided from the reporter's own stream, not process.stdout.
     out += colors && segment.style ? styleText(segment.style, text, { validateStream: false }) : text

@@ -78,5 +78,6 @@ function toReportTest(testCase: TestCase, root: string, warnings: string[]): Rep
     ...(result.state === 'failed' && error ? { error: stripAnsi(error.message ?? String(error)).slice(0, 4000) } : {}),
     verdicts: meta.data.verdicts,
     ...(meta.data.traces ? { traces: meta.data.traces } : {}),
+    ...(meta.data.assertions ? { assertions: meta.data.assertions } : {}),
   }
 }

@@ -26,7 +26,9 @@ import {
 } from './diagnose-report'
 import { costLine, diagnoseWithProgress, judgeMarks, renderJudgeSummary } from './diagnose-judge'
 import { OptionError, parseBudget, parsePolicy, parseSelect } from './diagnose-options'
-import { renderTraceTree } from './render-tree'
+import { terminalSafe } from '../verdict/safe-text'
+import { columns, shortenLeft, wrapBlock } from './fit-text'
+import { TREE_LEGEND, renderTraceTree } from './render-tree'
 import { expandTraceArgs } from './trace-files'
 
 export const DIAGNOSE_USAGE = `Usage: agent-verdict diagnose <files|dirs|globs…> [--format text|json] [--json out.json] [--full]
@@ -60,7 +62,7 @@ the run then exits 2 even if other files have findings (they are printed and in 
 
 /** Where the command writes; defaults to the process streams (tests pass their own). */
 export interface DiagnoseIO {
-  stdout?: { write(chunk: string): unknown; isTTY?: boolean }
+  stdout?: { write(chunk: string): unknown; isTTY?: boolean; columns?: number }
   stderr?: { write(chunk: string): unknown; isTTY?: boolean }
 }
 
@@ -149,7 +151,9 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     if (progress) stderr.write('\r\u001b[2K')
   }
   const text = args.format === 'text'
-  const textOptions = { full: args.full, color: stdout.isTTY === true && !process.env.NO_COLOR }
+  // Fit the terminal: its width on a TTY, 80 columns when piped or redirected.
+  const width = stdout.isTTY === true && stdout.columns ? Math.max(40, stdout.columns) : 80
+  const textOptions = { full: args.full, color: stdout.isTTY === true && !process.env.NO_COLOR, width }
   // Each trace is printed as soon as it is diagnosed and then dropped: a directory of large traces needs the
   // memory of the largest one, not of all of them (and an interrupted run has printed what it finished).
   // Only the JSON report keeps every trace's entry (its spans without their payloads).
@@ -160,7 +164,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   // One file at a time in a function of its own: when it returns, its traces are garbage. Left in this
   // function's loop, the suspended async frame would keep the last file's traces alive while the next loads.
   const diagnoseFile = async (i: number): Promise<void> => {
-    if (progress) stderr.write(`\r\u001b[2Kdiagnosing ${i + 1}/${files.length} ${files[i]}`)
+    if (progress) stderr.write(`\r\u001b[2Kdiagnosing ${i + 1}/${files.length} ${terminalSafe(files[i])}`)
     let traces: Trace[]
     try {
       traces = await loadTraceFile(files[i])
@@ -213,7 +217,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     : { configured: false, skipped: [...JUDGE_METRICS], message: NO_JUDGE_MESSAGE }
 
   // A folder full of other JSON (annotations, configs) must not flood the terminal: name the first few.
-  for (const e of inputErrors.slice(0, MAX_ERRORS_SHOWN)) stderr.write(`agent-verdict diagnose: ${e.message}\n`)
+  for (const e of inputErrors.slice(0, MAX_ERRORS_SHOWN)) stderr.write(`agent-verdict diagnose: ${terminalSafe(e.message)}\n`)
   if (inputErrors.length > MAX_ERRORS_SHOWN) {
     stderr.write(`agent-verdict diagnose: … ${inputErrors.length - MAX_ERRORS_SHOWN} more files could not be read as traces (all are listed in inputErrors of --format json)\n`)
   }
@@ -229,7 +233,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
       if (judgeConfigured) stderr.write(`${judgeSection.message}\n`)
     }
   }
-  if (text) stdout.write(renderSummaryText(summary, judgeSection.message))
+  if (text) stdout.write(`${summary.findings > 0 ? `${wrapBlock(TREE_LEGEND, width)}\n\n` : ''}${wrapBlock(renderSummaryText(summary, judgeSection.message), width)}`)
   if (args.json && text) stdout.write(`wrote ${args.json}\n`)
 
   if (inputErrors.length > 0) return 2
@@ -257,18 +261,24 @@ function countsByCategory(findings: readonly Finding[]): string {
 }
 
 /** One trace's block of the text output: the span tree with findings marked, warnings, a summary line. */
-function renderTraceText(entry: DiagnoseTrace, trace: Trace, findings: Finding[], diagnosis: Diagnosis | undefined, options: { full: boolean; color: boolean }): string {
+function renderTraceText(entry: DiagnoseTrace, trace: Trace, findings: Finding[], diagnosis: Diagnosis | undefined, options: { full: boolean; color: boolean; width: number }): string {
   const out: string[] = []
-  out.push(`${entry.source}  trace ${entry.traceId}  (${trace.size} spans)`)
+  // Everything but the tree (which fits itself, colours included) is plain text wrapped to the width;
+  // judged data (names, reasons, warnings quoting span names) is made terminal-safe first.
+  const plain = (text: string) => wrapBlock(terminalSafe(text), options.width)
+  const source = terminalSafe(entry.source)
+  const header = `${source}  trace ${entry.traceId}  (${trace.size} spans)`
+  // A long path gets a line of its own (cut from the left: the file name is what a reader needs).
+  out.push(columns(header) <= options.width ? header : `${shortenLeft(source, options.width)}\n${plain(`  trace ${entry.traceId}  (${trace.size} spans)`)}`)
   out.push(renderTraceTree(trace, diagnosis ? [...findings, ...judgeMarks(diagnosis)] : findings, options).trimEnd())
-  if (diagnosis) out.push(renderJudgeSummary(diagnosis).trimEnd())
-  for (const w of entry.warnings.slice(0, 5)) out.push(`  warning: ${w.message}`)
+  if (diagnosis) out.push(renderJudgeSummary(diagnosis).trimEnd().split('\n').map(plain).join('\n'))
+  for (const w of entry.warnings.slice(0, 5)) out.push(plain(`  warning: ${w.message}`))
   if (entry.warnings.length > 5) out.push(`  … ${entry.warnings.length - 5} more warnings (see --format json)`)
   const spansHit = new Set(findings.map((f) => f.spanId)).size
   out.push(
     findings.length === 0
       ? `  summary: no findings in ${trace.size} spans\n`
-      : `  summary: ${findings.length} finding${findings.length === 1 ? '' : 's'} on ${spansHit} span${spansHit === 1 ? '' : 's'} (${countsByCategory(findings)})\n`,
+      : `${plain(`  summary: ${findings.length} finding${findings.length === 1 ? '' : 's'} on ${spansHit} span${spansHit === 1 ? '' : 's'} (${countsByCategory(findings)})`)}\n`,
   )
   return `${out.join('\n')}\n`
 }

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { promisify } from 'node:util'
-import { REPORT_SCHEMA_VERSION, ReportSchema } from '../verdict/report'
+import { parseReport } from '../../reporters/artifact'
 import { itemsFromReport, type DiffItem, type DiffSide } from '../../reporters/diff'
 import { itemsFromCassette } from './diff-cassette'
 
@@ -23,14 +23,11 @@ function reportItems(text: string, where: string): DiffItem[] {
   } catch (error) {
     throw new Error(`agent-verdict report diff: ${where} is not valid JSON (${(error as Error).message}); pass a report artifact or a folder of cassettes`)
   }
-  const version = (json as { schemaVersion?: unknown } | null)?.schemaVersion
-  if (version !== REPORT_SCHEMA_VERSION) throw new Error(`agent-verdict report diff: ${where} has schemaVersion ${String(version)}, this version reads ${REPORT_SCHEMA_VERSION}; regenerate it with this agent-verdict version`)
-  const parsed = ReportSchema.safeParse(json)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new Error(`agent-verdict report diff: ${where} is not a valid report at ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+  try {
+    return itemsFromReport(parseReport(json, where))
+  } catch (error) {
+    throw new Error(`agent-verdict report diff: ${(error as Error).message.replace(/^agent-verdict: /, '')}`)
   }
-  return itemsFromReport(parsed.data)
 }
 
 async function cassetteFiles(dir: string): Promise<string[]> {

@@ -57,7 +57,7 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
       const merged = mergeReports(await Promise.all(files.map((f) => readReport(f))))
       const out = await writeReport(args.values.out ?? 'agent-verdict-report.json', merged)
       const t = merged.run.totals
-      stdout.write(`merged ${files.length} reports (${merged.tests.length} tests, ${t.verdicts} verdicts, ${t.failed} failed) into ${out}\n`)
+      stdout.write(`merged ${files.length} reports (${merged.tests.length} tests, ${t.assertions} assertions, ${t.failed} failed, ${t.verdicts} verdicts) into ${out}\n`)
       return 0
     }
     if (sub === 'html') {

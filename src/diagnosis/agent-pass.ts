@@ -3,6 +3,7 @@ import { abortGroup } from '../judges/abort-group'
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge, type CallJudgeResult } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
+import { judgeCalls } from '../metrics/judge-calls'
 import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/agent-diagnosis'
 import type { Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
@@ -131,5 +132,6 @@ function judgeInfo(judge: Judge, responses: JudgeResponse<unknown>[], results: C
     costUsd: costs.length === 0 || costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
     latencyMs,
     cached: responses.length > 0 && responses.every((r) => r.cached),
+    calls: judgeCalls(responses, [...results.flatMap((r) => (r.status === 'unjudgeable' ? [r.error] : (r.errors ?? [])))]),
   }
 }

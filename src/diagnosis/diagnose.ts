@@ -138,8 +138,9 @@ function selectionLeaves(trace: Trace, selected: Span[]): Span[] {
 function callStats(infos: JudgeInfo[], calls: Array<{ made: number; cached: number }>): Pick<DiagnosisStats, 'judgeCalls' | 'cachedCalls' | 'tokens' | 'costUsd'> {
   const costs = infos.map((i) => i.costUsd).filter((c): c is number => typeof c === 'number')
   return {
-    judgeCalls: calls.reduce((n, c) => n + c.made, 0),
-    cachedCalls: calls.reduce((n, c) => n + c.cached, 0),
+    // Every request that reached the judge (retries and failed samples included), as the report counts them.
+    judgeCalls: infos.length > 0 && infos.every((i) => i.calls) ? infos.reduce((n, i) => n + i.calls!.made, 0) : calls.reduce((n, c) => n + c.made, 0),
+    cachedCalls: infos.length > 0 && infos.every((i) => i.calls) ? infos.reduce((n, i) => n + i.calls!.replayed, 0) : calls.reduce((n, c) => n + c.cached, 0),
     tokens: { input: infos.reduce((n, i) => n + i.tokens.input, 0), output: infos.reduce((n, i) => n + i.tokens.output, 0) },
     costUsd: costs.length > 0 ? costs.reduce((n, c) => n + c, 0) : null,
   }

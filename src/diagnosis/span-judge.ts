@@ -2,6 +2,7 @@
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
+import { judgeCalls } from '../metrics/judge-calls'
 import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/span-diagnosis'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
@@ -74,6 +75,7 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
       tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
       latencyMs: Math.round(performance.now() - started),
       cached: false,
+      calls: judgeCalls([], [result.error]),
     }
     const reason = `unjudgeable: ${result.cause}`
     const verdicts: Verdict[] = [
@@ -82,7 +84,7 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
     ]
     return { verdicts, promptTokens: prompt.tokens, calls: { made: 1, cached: 0 }, unjudgeable: true }
   }
-  const verdicts = judgementVerdicts(span, result.output, ctx.threshold, judgeInfo(result.responses))
+  const verdicts = judgementVerdicts(span, result.output, ctx.threshold, { ...judgeInfo(result.responses), calls: judgeCalls(result.responses, result.errors) })
   verdicts[verdicts.length - 1].subject = subject
   return { verdicts, promptTokens: prompt.tokens, calls: countCalls(result.responses), unjudgeable: false }
 }

@@ -46,6 +46,8 @@ export class JudgeError extends Error {
   readonly network?: JudgeNetworkFailure
   /** HTTP attempts made before this error was final (set by the retry loop). */
   attempts?: number
+  /** Of those attempts, the re-asks after an invalid reply (set by the retry loop). */
+  reasks?: number
 
   constructor(message: string, options: JudgeErrorOptions) {
     super(scrubSecrets(message), options.cause === undefined ? undefined : { cause: safeCause(options.cause) })

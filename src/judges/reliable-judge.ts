@@ -56,7 +56,7 @@ export function createReliableJudge(
     async evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> {
       const started = performance.now()
       const wasted: JudgeUsage = { inputTokens: 0, outputTokens: 0 }
-      const { value, attempts } = await withRetry((attemptSignal) => attempt(request, attemptSignal), ctx, {
+      const { value, attempts, reasks } = await withRetry((attemptSignal) => attempt(request, attemptSignal), ctx, {
         ...options.retry,
         timeoutMs: options.timeoutMs,
         maxWaitMs: options.maxWaitMs,
@@ -81,6 +81,7 @@ export function createReliableJudge(
         costUsd: costOf(model, usage, options.prices),
         cached: false,
         attempts,
+        ...(reasks > 0 ? { reasks } : {}),
       }
     },
   }

@@ -33,6 +33,8 @@ export interface RetryOptions {
 export interface RetryResult<T> {
   value: T
   attempts: number
+  /** Of those attempts, how many were re-asks after an invalid reply (the rest of the extra ones are retries). */
+  reasks: number
 }
 
 export const RETRY_DEFAULTS = { maxWaitMs: 60_000, maxAttempts: 50, timeoutMs: 60_000, baseDelayMs: 500, maxDelayMs: 8_000, outputRetries: 1, networkAttempts: 3, networkDelayMs: 200 } as const
@@ -86,12 +88,14 @@ export async function withRetry<T>(
     try {
       const value = await attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal)
       release?.('ok')
-      return { value, attempts: n }
+      return { value, attempts: n, reasks: outputFailures }
     } catch (err) {
       error = classifyJudgeError(err, ctx)
       release?.(error instanceof JudgeRateLimitError ? 'throttled' : 'error')
     }
     error.attempts = n
+    // Attempts made because the one before replied with no valid verdict (counted before this one's).
+    error.reasks = outputFailures
     options.onAttemptError?.(error, n)
     if (signal?.aborted || error instanceof JudgeAbortError) throw aborted(signal?.reason ?? error)
     inFlightSince = undefined

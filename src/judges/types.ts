@@ -41,8 +41,10 @@ export interface JudgeResponse<T = unknown> {
   costUsd: number | null
   /** true when replayed from a cassette (no call was made). */
   cached: boolean
-  /** HTTP attempts made (1 = no retry; 0 when cached). */
+  /** HTTP attempts made (1 = no retry; 0 when cached), re-asks included. */
   attempts: number
+  /** Of `attempts`, the re-asks after a reply with no valid verdict (absent: none or unknown). */
+  reasks?: number
 }
 
 /** Anything that can answer a JudgeRequest: a provider, a cassette wrapper, a test double. */

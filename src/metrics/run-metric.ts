@@ -5,6 +5,7 @@ import { checkImageLimits } from '../media/limits'
 import { loadImage } from '../media/load'
 import { toImagePart, type LoadedImage } from '../media/loaded-image'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
+import { judgeCalls } from './judge-calls'
 import { contentParts, isLoadedImage, normalizeScore, type MetricDefinition, type MetricImage } from './metric'
 
 /** Options of {@link runMetric}. */
@@ -15,6 +16,8 @@ export interface RunMetricOptions {
   /** Self-consistency: ask the judge this many times; majority (binary) or median (1–5). */
   samples?: number
   signal?: AbortSignal
+  /** Called with the loaded image before the judge is asked (matchers keep its bytes for the HTML report). */
+  onImage?: (image: LoadedImage) => void | Promise<void>
 }
 
 /** The received output kept on a verdict, for reports: long enough to read, short enough to diff. */
@@ -43,6 +46,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
   const threshold = checkThreshold(options.threshold ?? metric.defaultThreshold, metric.title)
   const { judge } = options
   const image = await resolveImage(metric.imageOf(parsed.data), judge.provider)
+  if (image && options.onImage) await options.onImage(image)
   const prompt = metric.prompt(parsed.data, image !== undefined)
   const started = performance.now()
   const result = await callJudge(
@@ -76,6 +80,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
       tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
       latencyMs: Math.round(performance.now() - started),
       cached: false,
+      calls: judgeCalls([], [result.error]),
     }
     const failed = result.sampleCount ? { samplesFailed: result.sampleCount.failed } : {}
     return { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: result.cause, ...failed, judge: judgeFailed }
@@ -96,7 +101,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
     reason: `${result.output.reasoning.trim()}${disagreement}${failedSamples}`,
     ...(result.samples ? { samples: result.samples.map((s) => normalizeScore(metric.scale, s)) } : {}),
     ...(result.errors?.length ? { samplesFailed: result.errors.length } : {}),
-    judge: judgeInfo(result.responses, metric.promptVersion),
+    judge: { ...judgeInfo(result.responses, metric.promptVersion), calls: judgeCalls(result.responses, result.errors) },
   }
 }
 

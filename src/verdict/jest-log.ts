@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { z } from 'zod'
-import { VerdictSchema } from './verdict'
+import { VerdictAssertionSchema, VerdictSchema } from './verdict'
 import { ReportTraceSchema } from './report'
 
 /**
@@ -18,6 +18,7 @@ export const JestVerdictLineSchema = z.object({
   fullName: z.string(),
   verdicts: z.array(VerdictSchema),
   traces: z.array(ReportTraceSchema).optional(),
+  assertions: z.array(VerdictAssertionSchema).optional(),
 })
 export type JestVerdictLine = z.infer<typeof JestVerdictLineSchema>
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { VerdictSchema } from './verdict'
+import { VerdictAssertionSchema, VerdictSchema } from './verdict'
 import { ReportTraceSchema } from './report'
 
 /**
@@ -11,5 +11,7 @@ export const VERDICT_META_KEY = 'agentVerdict'
 export const TestVerdictMetaSchema = z.object({
   verdicts: z.array(VerdictSchema),
   traces: z.array(ReportTraceSchema).optional(),
+  /** Every matcher assertion of the test, also those that produced no verdict (e.g. a clean trace). */
+  assertions: z.array(VerdictAssertionSchema).optional(),
 })
 export type TestVerdictMeta = z.infer<typeof TestVerdictMetaSchema>

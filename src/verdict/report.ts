@@ -1,13 +1,27 @@
 import { z } from 'zod'
-import { VerdictSchema } from './verdict'
+import { VerdictAssertionSchema, VerdictSchema } from './verdict'
 
-export const REPORT_SCHEMA_VERSION = 1
+/** 2: totals count assertions (`.not` passes are not failures), judge requests counted apart; verdicts carry `assertion`. */
+export const REPORT_SCHEMA_VERSION = 2
+/** Versions `readReport` still reads (their totals are recomputed). */
+export const READABLE_REPORT_VERSIONS: readonly number[] = [1, 2]
 
+/**
+ * The run's numbers, computed once from the tests (`computeTotals`) and shown as they are everywhere.
+ * `failed` counts failed ASSERTIONS (a passing `.not` is never one); `judgedFail` counts verdicts the
+ * judge judged `fail`, whatever was asserted. `judgeCalls` counts every request that reached a judge
+ * (each sample, re-ask and retry); `judgeRetries` / `judgeReasks` are the part of it that were retries
+ * and re-asks; `cachedCalls` the requests replayed from cassettes.
+ */
 export const ReportTotalsSchema = z.object({
-  verdicts: z.number().int().nonnegative(),
+  assertions: z.number().int().nonnegative(),
   failed: z.number().int().nonnegative(),
+  verdicts: z.number().int().nonnegative(),
+  judgedFail: z.number().int().nonnegative(),
   unjudgeable: z.number().int().nonnegative(),
   judgeCalls: z.number().int().nonnegative(),
+  judgeRetries: z.number().int().nonnegative(),
+  judgeReasks: z.number().int().nonnegative(),
   cachedCalls: z.number().int().nonnegative(),
   tokens: z.number().int().nonnegative(),
   costUsd: z.number().nonnegative().nullable(),
@@ -37,6 +51,8 @@ export const ReportTestSchema = z.object({
   error: z.string().optional(),
   verdicts: z.array(VerdictSchema),
   traces: z.array(ReportTraceSchema).optional(),
+  /** The test's matcher assertions (`.not` or not, passed or not), including those without verdicts. */
+  assertions: z.array(VerdictAssertionSchema).optional(),
 })
 export type ReportTest = z.infer<typeof ReportTestSchema>
 

@@ -14,8 +14,36 @@ export const JudgeInfoSchema = z.object({
   costUsd: z.number().nonnegative().nullable().optional(),
   latencyMs: z.number().nonnegative(),
   cached: z.boolean(),
+  /**
+   * Every request behind this verdict, counted apart: `made` reached the judge (each sample, re-ask and
+   * retry is one), `replayed` came from the cassette, `retries` and `reasks` are the part of `made` that
+   * were retries (HTTP) and re-asks (invalid reply). Absent on verdicts recorded before it existed: one
+   * request, made or replayed as `cached` says.
+   */
+  calls: z
+    .object({
+      made: z.number().int().nonnegative(),
+      replayed: z.number().int().nonnegative(),
+      retries: z.number().int().nonnegative(),
+      reasks: z.number().int().nonnegative(),
+    })
+    .optional(),
 })
 export type JudgeInfo = z.infer<typeof JudgeInfoSchema>
+
+/**
+ * The assertion a verdict was produced for: which matcher, whether it was asserted under `.not`, and
+ * whether the assertion passed. `id` groups the verdicts of one assertion within a test (a trace
+ * assertion yields one verdict per judged span). The judge's own verdict stays in `outcome`: a
+ * `.not` assertion on a verdict judged `fail` passes ("judged fail, expected not").
+ */
+export const VerdictAssertionSchema = z.object({
+  id: z.string(),
+  matcher: z.string(),
+  negated: z.boolean(),
+  passed: z.boolean(),
+})
+export type VerdictAssertion = z.infer<typeof VerdictAssertionSchema>
 
 /**
  * One judgement: of an output (matcher), of a span (diagnosis) or of a whole agent run.
@@ -49,6 +77,8 @@ export const VerdictSchema = z.object({
   judge: JudgeInfoSchema.optional(),
   /** Repeated agent trials: k, passes, rate, Wilson interval and the deciding rule (see `src/verdict/trials.ts`). */
   trials: TrialsSummarySchema.optional(),
+  /** The assertion this verdict was made for (absent for verdicts not made by a matcher, e.g. `diagnose`). */
+  assertion: VerdictAssertionSchema.optional(),
 })
 export type Verdict = z.infer<typeof VerdictSchema>
 export type VerdictOutcome = z.infer<typeof VerdictOutcomeSchema>

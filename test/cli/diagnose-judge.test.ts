@@ -53,12 +53,27 @@ describe('agent-verdict diagnose --judge', () => {
     expect(stderr).toMatch(/^agent-level pass 1\/1…$/m)
     expect(stdout).toContain('failing spans (policy existential):')
     expect(stdout).toContain('✗ Language-only: (judge) no verification of the reversed text')
-    expect(stdout).toContain(`(id ${target.id}, path ${trace.path(target.id).join(' › ')}) — Language-only (instruction following 1/5): no verification of the reversed text`)
+    // Lines are wrapped to 80 columns when piped: join them back to read the sentence.
+    const unwrapped = stdout.replace(/\n {4,}(?=\S)/g, ' ')
+    expect(unwrapped).toContain(`(id ${target.id}, path ${trace.path(target.id).join(' › ')}) — Language-only (instruction following 1/5): no verification of the reversed text`)
+    for (const line of stdout.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(80)
     expect(stdout).toMatch(/^ {2}✓ plan efficiency 5\/5: /m)
-    expect(stdout).toMatch(/^ {2}verdict: fail — \d+ failing spans? found by the judge and the detectors under the existential policy/m)
-    const last = stdout.trimEnd().split('\n').at(-1)!
+    expect(unwrapped).toMatch(/^ {2}verdict: fail — \d+ failing spans? found by the judge and the detectors under the existential policy/m)
+    const last = stdout.trimEnd().replace(/\n {2}(?=\S)/g, ' ').split('\n').at(-1)!
     expect(last).toMatch(/^judge openai-compatible:fake: (\d+) calls \(0 replayed\), [\d,]+ tokens \([\d,]+ in \/ [\d,]+ out\), cost n\/a; largest prompt [\d,]+ tokens \(budget 16,000\)$/)
     expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.calls.length)
+  })
+
+  test('the cost line counts every request that reached the judge: a retried call is two', async () => {
+    fake.setFaults([{ type: 'rate-limit', times: 2, retryAfter: '0' }])
+    try {
+      const { stdout } = await run([GAIA, '--judge', spec])
+      const last = stdout.trimEnd().replace(/\n {2}(?=\S)/g, ' ').split('\n').at(-1)!
+      expect(fake.stats.byStatus[429]).toBe(2)
+      expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.stats.requests)
+    } finally {
+      fake.setFaults([])
+    }
   })
 
   test('on a terminal, progress is one updating line that is cleared at the end', async () => {

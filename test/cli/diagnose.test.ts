@@ -59,15 +59,22 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     expect(stderr).toBe('')
     // One line per span: indentation, kind, name, status, duration, tokens.
     expect(stdout).toMatch(/^ {6}agent CodeAgent\.run {2}ok {2}1m10\.3s {2}12,676 tok$/m)
-    expect(stdout).toMatch(/^✗ {13}llm {3}LiteLLMModel\.__call__ {2}\(o3-mini\) {2}ok {2}6\.37s {2}3,595 tok$/m)
-    expect(stdout).toMatch(/^ {18}✗ Environment Setup Errors: the environment lacks .*; raised in TOOL TextInspectorTool \(610df94b…\)$/m)
-    expect(stdout).toContain('evidence (from span 610df94b266f9115): "FileConversionException: Could not convert')
+    // Piped, so fitted to 80 columns: a name shortened to fit, the cited span's short id on its line.
+    for (const line of stdout.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(80)
+    expect(stdout).toMatch(/^✗ {13}llm {3}LiteLLMModel\.\S*… {2}\(o3-mini\) {2}ok {2}6\.37s {2}3,595 tok {2}id [0-9a-f]{8}$/m)
+    expect(stdout).toMatch(/^ +tool {2}TextInspectorTool {2}.* {2}id 610df94b$/m)
+    const unwrapped = stdout.replace(/\n {4,}(?=\S)/g, ' ')
+    expect(stdout).toMatch(/^ {18}✗ Environment Setup Errors: the environment lacks/m)
+    expect(unwrapped).toContain('permission); raised in TOOL TextInspectorTool (610df94b…) evidence (from span 610df94b):')
+    expect(unwrapped).toContain('evidence (from span 610df94b): "FileConversionException: Could not convert')
+    expect(unwrapped).toContain('legend: ✗ in the margin marks the span a finding is blamed on')
     // The conversion error on the call that asked for it, and again on the next call, whose input shows it.
     expect(stdout).toContain('summary: 2 findings on 2 spans (Environment Setup Errors 2)')
     expect(stdout).toContain('summary: 1 finding on 1 span (Goal Deviation 1)')
-    expect(stdout).toContain('diagnosed 2 traces (32 spans): 3 findings in 2 traces (Goal Deviation 1, Environment Setup Errors 2)')
-    expect(stdout.indexOf('0ebe673d.json  trace 0ebe673d64647ec44c370638b82d3c78  (11 spans)')).toBeLessThan(stdout.indexOf('41bbc898.json  trace 41bbc898'))
-    expect(stdout).toContain('Judge-based metrics skipped: no judge configured (set AGENT_VERDICT_JUDGE=openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL)')
+    const closing = stdout.replace(/\n {2}(?=\S)/g, ' ')
+    expect(closing).toContain('diagnosed 2 traces (32 spans): 3 findings in 2 traces (Goal Deviation 1, Environment Setup Errors 2)')
+    expect(stdout.indexOf('0ebe673d.json\n  trace 0ebe673d64647ec44c370638b82d3c78  (11 spans)')).toBeLessThan(stdout.indexOf('41bbc898.json\n  trace 41bbc898'))
+    expect(closing).toContain('Judge-based metrics skipped: no judge configured (set AGENT_VERDICT_JUDGE=openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL)')
   })
 
   it('--format json prints a schema-valid report listing each trace by id; --json writes the same file', async () => {
@@ -117,11 +124,11 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     // One write per trace (its whole block), then the totals: a run interrupted midway has printed what it
     // finished, and a directory of large traces never holds more than one in memory.
     expect(writes).toHaveLength(3)
-    expect(writes[0]).toMatch(/^\S*0ebe673d\.json {2}trace /)
+    expect(writes[0]).toMatch(/^\S*0ebe673d\.json(\n {2}| {2})trace /)
     expect(writes[0]).toMatch(/ {2}summary: \d+ findings? on \d+ spans? \(.+\)\n\n$/)
     expect(writes[0]).not.toContain('41bbc898')
-    expect(writes[1]).toMatch(/^\S*41bbc898\.json {2}trace /)
-    expect(writes[2]).toMatch(/^diagnosed 2 traces \(\d+ spans\): \d+ findings in 2 traces/)
+    expect(writes[1]).toMatch(/^\S*41bbc898\.json(\n {2}| {2})trace /)
+    expect(writes[2]).toMatch(/^legend: [\s\S]*\n\ndiagnosed 2 traces \(\d+ spans\): \d+ findings in 2 traces/)
     expect(writes[2]).toContain('Judge-based metrics skipped')
     // --format json writes once, the whole report: the same bytes as the --json file.
     const file = join(tmp, 'streamed.json')
@@ -262,5 +269,35 @@ describe.skipIf(!BUILT)('the built bin (node bin/agent-verdict.js, after npx tsu
     expect(r.stderr).not.toContain('heap out of memory')
     expect(r.status).toBe(1)
     expect(r.stdout).toMatch(/^diagnosed 5 traces \(50000 spans\): \d+ findings in 5 traces/m)
+  })
+})
+
+describe('agent-verdict diagnose fits the terminal and neutralizes judged text', () => {
+  const capture = (columns?: number) => {
+    const out: string[] = []
+    return { out, stdout: { write: (s: string) => out.push(s), isTTY: columns !== undefined, columns }, stderr: { write: () => true } }
+  }
+
+  it('a TTY of 60 columns: every line fits, names shorten, cited spans keep their id', async () => {
+    const io = capture(60)
+    expect(await diagnoseCommand([withFindings], io)).toBe(1)
+    const text = io.out.join('').replace(/\u001b\[[0-9;]*m/g, '')
+    for (const line of text.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(60)
+    expect(text).toMatch(/ {2}id 610df94b$/m)
+    expect(text).toContain('(from span 610df94b)')
+  })
+
+  it('control characters in span names and payloads never reach the terminal as escapes', async () => {
+    const hostile = '\u001b[2K\r\u001b[32m✓ pass\u001b[0m\u009b31m'
+    const dir = join(tmp, 'hostile')
+    mkdirSync(dir, { recursive: true })
+    const text = readFileSync(join(FIXTURE_DIR, '41bbc898aa7de0f31d2382ff57700a76.json'), 'utf8')
+    writeFileSync(join(dir, 'hostile.json'), text.replaceAll('TextInspectorTool', `TextInspectorTool${JSON.stringify(hostile).slice(1, -1)}`).replaceAll('FileConversionException', `FileConversionException${JSON.stringify(hostile).slice(1, -1)}`))
+    const io = capture()
+    expect(await diagnoseCommand([dir], io)).toBe(1)
+    const out = io.out.join('')
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+    expect(out).toContain('␛[2K␍␛[32m✓ pass␛[0m')
+    for (const line of out.split('\n')) expect(line).not.toMatch(/^✓ pass/)
   })
 })

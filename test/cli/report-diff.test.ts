@@ -121,8 +121,30 @@ describe('agent-verdict report diff', () => {
     writeFileSync(join(dir, 'old.json'), '{"schemaVersion": 0}')
     expect((await diff([join(dir, 'old.json'), f('head-report.json')])).stderr).toContain('has schemaVersion 0, this version reads 1')
     cpSync(f('base-cassettes'), join(dir, 'c'), { recursive: true })
-    writeFileSync(join(dir, 'c/test/__verdicts__/chart.test.ts.json'), '{"version": 2, "tests": {}}')
-    expect((await diff([join(dir, 'c'), f('head-cassettes')])).stderr).toContain('cassette format version 2; this diff reads version 1')
+    writeFileSync(join(dir, 'c/test/__verdicts__/chart.test.ts.json'), '{"version": 9, "entries": []}')
+    expect((await diff([join(dir, 'c'), f('head-cassettes')])).stderr).toContain('has format version 9, newer than this agent-verdict reads (2) — upgrade agent-verdict')
     expect((await diff([f('base-report.json'), f('head-report.json'), '--fail-on', 'worse'])).code).toBe(2)
+  })
+
+  it('format-2 cassettes: a changed answer to the same test is a flip named by test and metric, the latest recording counting', async () => {
+    const entry = (key: string, outcome: 'pass' | 'fail', score: string, recordedAt: string, reason: string) => ({
+      test: 'refund > names the amount', matcher: 'toBeCorrect',
+      verdicts: [{ metric: 'correctness', outcome, score, threshold: 'min 4', reason }],
+      judged: 'Your refund of $40', metric: 'correctness', provider: 'openai', model: 'gpt-4.1', promptVersion: 'correctness@2',
+      output: { reasoning: reason, score: Number(score[0]) }, usage: { inputTokens: 10, outputTokens: 2 }, costUsd: 0, recordedAt, key: key.repeat(64),
+    })
+    const side = (entries: unknown[]) => {
+      const dir = mkdtempSync(join(tmpdir(), 'av-diff-v2-'))
+      cpSync(f('base-cassettes'), dir, { recursive: true })
+      writeFileSync(join(dir, 'test/__verdicts__/chart.test.ts.json'), JSON.stringify({ version: 2, entries }))
+      return dir
+    }
+    const base = side([entry('a', 'pass', '5/5', '2026-01-01T00:00:00.000Z', 'matches the reference')])
+    // The old reply is still in the file (kept until pruned); the newer recording is the one that counts.
+    const head = side([entry('a', 'pass', '5/5', '2026-01-01T00:00:00.000Z', 'matches the reference'), entry('b', 'fail', '2/5', '2026-02-01T00:00:00.000Z', 'says $45, not $40')])
+    const { code, stdout } = await diff([base, head, '--fail-on', 'regression'])
+    expect(code).toBe(1)
+    expect(stdout).toContain('flipped  test/chart.test.ts › refund > names the amount › correctness: pass 1 → fail 0.25 — regression')
+    expect(stdout).not.toMatch(/^(new|removed) /m)
   })
 })

@@ -28,7 +28,7 @@ describe('agent-verdict report', () => {
     expect(merged.tests).toHaveLength(3)
     expect(merged.run.totals.verdicts).toBe(9)
     expect(merged.run.startedAt).toBe('2026-03-01T10:00:01Z')
-    expect(out.stdout).toContain('merged 2 reports (3 tests, 9 verdicts, 7 failed)')
+    expect(out.stdout).toContain('merged 2 reports (3 tests, 4 assertions, 3 failed, 9 verdicts)')
   })
 
   it('html renders a report with images resolved next to it', async () => {
@@ -39,7 +39,8 @@ describe('agent-verdict report', () => {
     expect(await reportCommand(['html', one, '--out', join(dir, 'report.html')], io)).toBe(0)
     const html = readFileSync(join(dir, 'report.html'), 'utf8')
     expect(html).toContain('chart answer is grounded in the chart')
-    expect(html).toContain('<img src="data:image/png;base64,')
+    expect(html).toContain('<img data-image="i0"')
+    expect(html.split('data:image/png;base64,')).toHaveLength(2)
   })
 
   it('exits 2 with usage on bad arguments and 1 with the cause on an unreadable report', async () => {

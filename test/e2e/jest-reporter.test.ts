@@ -41,7 +41,7 @@ async function checkArtifact(tmp: string) {
   ])
   expect(tests[1].error).toContain('faithfulness failed: cites a 2019 figure the chart lacks')
   expect(tests[1].verdicts[0]).toMatchObject({ metric: 'faithfulness', outcome: 'fail', reason: 'cites a 2019 figure the chart lacks' })
-  expect(report.run.totals).toEqual({ verdicts: 4, failed: 1, unjudgeable: 0, judgeCalls: 4, cachedCalls: 0, tokens: 240, costUsd: null })
+  expect(report.run.totals).toEqual({ assertions: 4, failed: 1, verdicts: 4, judgedFail: 1, unjudgeable: 0, judgeCalls: 4, judgeRetries: 0, judgeReasks: 0, cachedCalls: 0, tokens: 240, costUsd: null })
   // The reporter removed its log dir from the private TMPDIR.
   expect(readdirSync(tmp).filter((f) => f.startsWith('agent-verdict-jest-'))).toEqual([])
   return tests
@@ -59,7 +59,7 @@ describe('agent-verdict/jest-reporter on a Jest run', () => {
     expect(pids.has(run.pid)).toBe(false)
     expect(pids.size).toBeGreaterThanOrEqual(2)
     expect(run.output).toContain('agent-verdict · 4 tests with verdicts')
-    expect(run.output).toContain('✗ faithfulness  0.00 < 0.50  fail')
+    expect(run.output).toContain('✗ faithfulness  0/1, min 0.5  fail')
     expect(run.output).toMatch(/agent-verdict: HTML report written to .*report\.html/)
   }, 120_000)
 

@@ -68,7 +68,7 @@ describe('connection failures that no wait can fix', () => {
       if (++calls === 1) throw socketError('ECONNREFUSED')
       return 'verdict'
     }, ctx, { sleep })
-    expect(result).toEqual({ value: 'verdict', attempts: 2 })
+    expect(result).toEqual({ value: 'verdict', attempts: 2, reasks: 0 })
   })
 })
 

@@ -34,7 +34,7 @@ describe('withRetry', () => {
     const { waits, sleep } = recordingSleep()
     const { attempt, calls } = scripted(rateLimit(headers))
     const result = await withRetry(attempt, ctx, { sleep })
-    expect(result).toEqual({ value: 'verdict', attempts: 2 })
+    expect(result).toEqual({ value: 'verdict', attempts: 2, reasks: 0 })
     expect(calls()).toBe(2)
     expect(waits).toEqual([expected])
   })
@@ -133,7 +133,7 @@ describe('withRetry', () => {
       return ++calls === 1 ? new Promise<string>(() => {}) : Promise.resolve('verdict')
     }
     const result = await withRetry(attempt, ctx, { sleep, timeoutMs: 20 })
-    expect(result).toEqual({ value: 'verdict', attempts: 2 })
+    expect(result).toEqual({ value: 'verdict', attempts: 2, reasks: 0 })
     expect(signals[0].aborted).toBe(true)
     expect(signals[0].reason).toBeInstanceOf(JudgeTimeoutError)
     expect(signals[1].aborted).toBe(false)

@@ -31,7 +31,7 @@ test('jest: pass, fail with the judge reason, .not, un-awaited guard, and one lo
   expect(jestTest(run, 'grounded answer passes').status).toBe('passed')
   const failed = jestTest(run, 'invented detail fails with the judge reason')
   expect(failed.status).toBe('failed')
-  expect(failed.failureMessages[0]).toContain('expect(received).toBeFaithfulTo(context)\n\nFaithfulness: fail (0/1, threshold 1)\nReason: the policy mentions no bonus credit')
+  expect(failed.failureMessages[0]).toContain('expect(received).toBeFaithfulTo(context)\n\nFaithfulness: fail (0/1, min 1)\nReason: the policy mentions no bonus credit')
   expect(jestTest(run, '.not catches the invented detail').status).toBe('passed')
   const unawaited = jestTest(run, 'un-awaited assertion fails the test')
   expect(unawaited.status).toBe('failed')

@@ -1,5 +1,8 @@
 // Every matcher: pass, fail, .not and unjudgeable, through the real openai SDK against the fake judge.
 import '../../matchers/vitest'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import { ImageInputError } from '../../src/media/errors'
@@ -51,12 +54,28 @@ describe('toBeFaithfulToImage', () => {
     ])
   })
 
+  test('a Buffer image is kept under its digest for the HTML report (owner-only), which could not read it back otherwise', async ({ task }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-image-cache-'))
+    // Set and restored by hand: vi.unstubAllEnvs() would also undo the file's AGENT_VERDICT_MODE=live.
+    process.env.AGENT_VERDICT_IMAGE_CACHE = join(dir, 'images')
+    try {
+      const bytes = readFileSync(CHART)
+      await expect('North America leads at $14.10.').toBeFaithfulToImage(bytes, { judge: h.judge, instruction: QUESTION })
+      const { digest, format } = metaOf(task).verdicts[0].image!
+      const kept = join(dir, 'images', `${digest}.${format}`)
+      expect(readFileSync(kept).equals(bytes)).toBe(true)
+      expect(statSync(kept).mode & 0o077).toBe(0)
+    } finally {
+      delete process.env.AGENT_VERDICT_IMAGE_CACHE
+    }
+  })
+
   test('fail: the message leads with metric, score vs threshold and the judge reason', async ({ task }) => {
     const error = await failureOf(expect('EMEA leads with $10.85.').toBeFaithfulToImage(CHART, { judge: h.judge }))
     expect(error.message).toMatchInlineSnapshot(`
       "expect(received).toBeFaithfulToImage(image)
 
-      Faithfulness: fail (0/1, threshold 1)
+      Faithfulness: fail (0/1, min 1)
       Reason: the answer says EMEA leads, but the chart shows North America at $14.10
       Received: "EMEA leads with $10.85."
       Judge: openai-compatible:fake-judge · faithfulness@2"
@@ -67,7 +86,7 @@ describe('toBeFaithfulToImage', () => {
   test('.not passes on a failing verdict and fails on a passing one with .not wording', async () => {
     await expect('EMEA leads with $10.85.').not.toBeFaithfulToImage(CHART, { judge: h.judge })
     const error = await failureOf(expect('North America leads.').not.toBeFaithfulToImage(CHART, { judge: h.judge }))
-    expect(error.message).toMatch(/^expect\(received\)\.not\.toBeFaithfulToImage\(image\)\n\nFaithfulness: pass \(1\/1, threshold 1\) — expected it not to pass\n/)
+    expect(error.message).toMatch(/^expect\(received\)\.not\.toBeFaithfulToImage\(image\)\n\nFaithfulness: pass \(1\/1, min 1\) — expected it not to pass\n/)
   })
 
   test('unjudgeable fails, and fails under .not too, with its cause', async ({ task }) => {
@@ -88,7 +107,7 @@ describe('toFollowInstructions', () => {
     expect(imageUrlsOf(h.bodies[0])).toEqual([])
   })
   test('fail, .not and unjudgeable', async () => {
-    expect((await failureOf(expect('WRONG').toFollowInstructions('Answer in one word.', { judge: h.judge }))).message).toContain('Instruction following: fail (0/1, threshold 1)\nReason: judge says WRONG')
+    expect((await failureOf(expect('WRONG').toFollowInstructions('Answer in one word.', { judge: h.judge }))).message).toContain('Instruction following: fail (0/1, min 1)\nReason: judge says WRONG')
     await expect('WRONG').not.toFollowInstructions('Answer in one word.', { judge: h.judge })
     expect((await failureOf(expect('UNJUDGEABLE').not.toFollowInstructions('x', { judge: h.judge }))).message).toContain('Instruction following: unjudgeable')
   })
@@ -105,7 +124,7 @@ describe('toBeCorrect', () => {
     expect(imageUrlsOf(h.bodies[0])).toHaveLength(1)
   })
   test('fail, .not and unjudgeable', async () => {
-    expect((await failureOf(expect('WRONG').toBeCorrect({ reference: 'right', judge: h.judge }))).message).toContain('Correctness: fail (0/1, threshold 1)\nReason: judge says WRONG')
+    expect((await failureOf(expect('WRONG').toBeCorrect({ reference: 'right', judge: h.judge }))).message).toContain('Correctness: fail (0/1, min 1)\nReason: judge says WRONG')
     await expect('WRONG').not.toBeCorrect({ reference: 'right', judge: h.judge })
     expect((await failureOf(expect('UNJUDGEABLE').toBeCorrect({ judge: h.judge }))).message).toContain('Correctness: unjudgeable')
   })
@@ -144,7 +163,7 @@ describe('toHaveQuality', () => {
   })
   test('a 3 fails min 4 with the 1–5 scale in the message, passes min 3, and .not passes', async () => {
     const error = await failureOf(expect('MEDIOCRE').toHaveQuality({ judge: h.judge }))
-    expect(error.message).toContain('Overall quality: fail (3/5, threshold 4)\nReason: accurate but vague')
+    expect(error.message).toContain('Overall quality: fail (3/5, min 4)\nReason: accurate but vague')
     await expect('MEDIOCRE').toHaveQuality({ min: 3, judge: h.judge })
     await expect('MEDIOCRE').not.toHaveQuality({ judge: h.judge })
   })
@@ -164,13 +183,13 @@ describe('toSatisfyRubric', () => {
   })
   test('1–5 rubric with an image: 3 fails the default, passes min 3', async () => {
     const error = await failureOf(expect('MEDIOCRE').toSatisfyRubric('Describes the chart.', { image: CHART, scale: 'likert5', judge: h.judge }))
-    expect(error.message).toContain('Rubric: fail (3/5, threshold 4)')
+    expect(error.message).toContain('Rubric: fail (3/5, min 4)')
     await expect('MEDIOCRE').toSatisfyRubric('Describes the chart.', { image: CHART, scale: 'likert5', min: 3, judge: h.judge })
     expect(imageUrlsOf(h.bodies.at(-1)!)).toHaveLength(1)
   })
   test('fail, .not and unjudgeable', async () => {
     await expect('WRONG').not.toSatisfyRubric('Be right.', { judge: h.judge })
-    expect((await failureOf(expect('WRONG').toSatisfyRubric('Be right.', { judge: h.judge }))).message).toContain('Rubric: fail (0/1, threshold 1)')
+    expect((await failureOf(expect('WRONG').toSatisfyRubric('Be right.', { judge: h.judge }))).message).toContain('Rubric: fail (0/1, min 1)')
     expect((await failureOf(expect('UNJUDGEABLE').toSatisfyRubric('Be right.', { judge: h.judge }))).message).toContain('Rubric: unjudgeable')
   })
 })

@@ -164,6 +164,27 @@ describe('self-consistency', () => {
     const prompt = h.fake.calls.reduce((n, c) => n + c.usage!.prompt_tokens, 0)
     expect(verdict.judge!.tokens.input).toBe(prompt)
     expect(verdict.samplesFailed).toBeUndefined()
+    // Every request is a judge call in the report, not one per verdict.
+    expect(verdict.judge!.calls).toEqual({ made: 3, replayed: 0, retries: 0, reasks: 0 })
+  })
+
+  test('a retried request counts as two calls made, one of them a retry', async () => {
+    h.fake.setFaults([{ type: 'rate-limit', times: 1, retryAfter: '0' }])
+    try {
+      const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge, samples: 2 })
+      expect(h.fake.calls.length).toBeGreaterThanOrEqual(2)
+      expect(verdict.judge!.calls).toEqual({ made: 3, replayed: 0, retries: 1, reasks: 0 })
+    } finally {
+      h.fake.setFaults([])
+    }
+  })
+
+  test('a re-ask after an invalid reply counts as a call made and a re-ask, not a retry', async () => {
+    h.fake.setFaults([{ type: 'malformed-json', times: 1 }])
+    const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge }).finally(() => h.fake.setFaults([]))
+    expect(h.fake.calls).toHaveLength(2)
+    expect(verdict.outcome).toBe('pass')
+    expect(verdict.judge!.calls).toEqual({ made: 2, replayed: 0, retries: 0, reasks: 1 })
   })
 
   test('samples: 3 with 2 invalid samples is unjudgeable and says so, never a pass on the one valid sample', async () => {

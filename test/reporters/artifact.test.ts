@@ -11,14 +11,40 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'av-artifact-'))
 describe('computeTotals', () => {
   it('counts verdicts, failures, unjudgeables, calls made vs replayed, tokens and known cost', () => {
     expect(computeTotals(sampleTests())).toEqual({
+      assertions: 4, // chart: 2 output assertions; agent: 1; trail: the 6 span verdicts of one trace assertion
+      failed: 3, // faithfulness, the unjudgeable plan, the trace
       verdicts: 9, // 2 output + 1 agent + 6 gold span verdicts
-      failed: 7,
+      judgedFail: 7,
       unjudgeable: 1,
       judgeCalls: 2, // faithfulness + plan-efficiency; instruction-following was replayed
+      judgeRetries: 0,
+      judgeReasks: 0,
       cachedCalls: 1,
       tokens: 1200 + 80 + 3000, // the replayed call's 940 tokens are not spent
       costUsd: 0.00061, // plan-efficiency's cost is unknown and left out
     })
+  })
+
+  it('a passing .not is no failure: failed counts failed assertions, judgedFail what the judge said', () => {
+    const [judgedFail, judgedPass] = outputVerdicts()
+    const not = (passed: boolean, id: string) => ({ id, matcher: 'toBeCorrect', negated: true, passed })
+    const totals = computeTotals([
+      { file: 'a', name: 'green', state: 'pass', verdicts: [{ ...judgedFail, assertion: not(true, 'toBeCorrect#1') }] },
+      { file: 'a', name: 'red', state: 'fail', verdicts: [{ ...judgedPass, assertion: not(false, 'toBeCorrect#1') }] },
+    ])
+    expect(totals).toMatchObject({ assertions: 2, failed: 1, verdicts: 2, judgedFail: 1 })
+  })
+
+  it('counts an assertion that produced no verdict (a .not on a clean trace) from the test\'s assertions', () => {
+    const totals = computeTotals([{ file: 'a', name: 'clean', state: 'fail', verdicts: [], assertions: [{ id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: true, passed: false }] }])
+    expect(totals).toMatchObject({ assertions: 1, failed: 1, verdicts: 0 })
+  })
+
+  it('counts every request: each sample, retry and re-ask is a judge call; replayed samples are replayed calls', () => {
+    const [v] = outputVerdicts()
+    const calls = (made: number, replayed: number, retries: number, reasks: number) => ({ ...v, judge: { ...v.judge!, calls: { made, replayed, retries, reasks } } })
+    const totals = computeTotals([{ file: 'a', name: 'samples', state: 'fail', verdicts: [calls(5, 0, 1, 1), calls(0, 3, 0, 0)] }])
+    expect(totals).toMatchObject({ judgeCalls: 5, judgeRetries: 1, judgeReasks: 1, cachedCalls: 3, tokens: 1280 })
   })
 
   it('is null when calls were made and none has a known cost, 0 when no call was made', () => {
@@ -46,8 +72,18 @@ describe('buildReport / writeReport / readReport', () => {
     expect(path).toBe(join(dir, 'deep', 'er', 'report.json'))
     expect(readdirSync(join(dir, 'deep', 'er'))).toEqual(['report.json'])
     const text = readFileSync(path, 'utf8')
-    expect(text.startsWith('{\n  "schemaVersion": 1')).toBe(true)
+    expect(text.startsWith('{\n  "schemaVersion": 2')).toBe(true)
     expect(await readReport(path)).toEqual(report())
+  })
+
+  it('reads a version-1 report, recomputing its totals the version-2 way', async () => {
+    const v2 = report()
+    const v1 = { ...v2, schemaVersion: 1, run: { ...v2.run, totals: { verdicts: 9, failed: 7, unjudgeable: 1, judgeCalls: 2, cachedCalls: 1, tokens: 4280, costUsd: 0.00061 } } }
+    const path = join(tmp(), 'v1.json')
+    writeFileSync(path, JSON.stringify(v1))
+    const read = await readReport(path)
+    expect(read.schemaVersion).toBe(2)
+    expect(read.run.totals).toEqual(computeTotals(sampleTests()))
   })
 
   it('refuses to write an invalid report, naming the zod issue path', async () => {

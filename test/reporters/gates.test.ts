@@ -75,3 +75,17 @@ describe('parseGates', () => {
     expect(() => parseGates({ metrics: { q: { minScore: 1 } } })).toThrow(/invalid gates\.metrics\.q/)
   })
 })
+
+describe('gates count verdicts as asserted', () => {
+  it('a verdict judged fail under a passing .not passes the pass-rate gates; a failed .not does not', () => {
+    const negated = (outcome: Verdict['outcome'], passed: boolean): Verdict => ({
+      ...v('faithfulness', outcome, outcome === 'pass' ? 1 : 0),
+      assertion: { id: `not.toBeFaithfulTo#${passed ? 1 : 2}`, matcher: 'toBeFaithfulTo', negated: true, passed },
+    })
+    const results = evaluateGates(report([negated('fail', true), negated('pass', false)]), { minPassRate: 0.5, metrics: { faithfulness: { minPassRate: 0.6 } } })
+    expect(results.map((r) => [r.gate, r.ok, r.measured])).toEqual([
+      ['minPassRate', true, 0.5],
+      ['metrics.faithfulness.minPassRate', false, 0.5],
+    ])
+  })
+})

@@ -1,10 +1,12 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { buildReport } from '../../reporters/artifact'
 import { loadImageEmbeds, writeHtmlReport } from '../../reporters/html-report'
-import { renderHtml, type ImageEmbed } from '../../reporters/render-html'
+import { displaySource, renderHtml, type ImageEmbed } from '../../reporters/render-html'
 import type { ReportTest } from '../../src/verdict/report'
 import { fixturePath, outputVerdicts, sampleTests, trail } from './cases'
 
@@ -45,7 +47,18 @@ describe('renderHtml', () => {
     expect(count(html, '<li')).toBe(count(html, '</li>'))
     const visit = html.slice(html.indexOf('<span class="name">VisitTool</span>'))
     expect(visit.slice(0, 600)).toMatch(/<li class="span-verdict fail">.*Authentication Errors/)
-    expect(html).toContain('trace <code>21f0c6c8…</code> · 32 spans')
+    // The same numbers as the terminal: 6 failing spans, 8 ancestors marked by propagation.
+    expect(html).toContain('<summary>trace 21f0c6c8… · 32 spans · 6 failing · 8 above them by propagation</summary>')
+  })
+
+  it('counts assertions: a passing .not is green with the judge\'s verdict noted, and "failed" is 0', () => {
+    const [judgedFail] = outputVerdicts()
+    const v = { ...judgedFail, assertion: { id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed: true } }
+    const html = renderHtml(report([{ file: 'a', name: 'b', state: 'pass', verdicts: [v] }]))
+    expect(html).toContain('<tr class="verdict pass" id="verdict-v-faith"><td class="sym pass" title="judged fail, expected not">✓</td>')
+    expect(html).toContain('<div class="expected">judged fail, expected not — the assertion passed</div>')
+    expect(html).toMatch(/<th>failed<\/th>.*<\/tr>\n<tr><td>1<\/td><td>0<\/td>/)
+    expect(html).toContain('<section class="test state-pass">')
   })
 
   it('shows an image by its digest when it is not embedded', () => {
@@ -71,7 +84,49 @@ describe('loadImageEmbeds / writeHtmlReport', () => {
     expect(dataUrl.startsWith('data:image/png;base64,')).toBe(true)
     expect(Buffer.from(dataUrl.split(',')[1], 'base64').equals(readFileSync(fixturePath('shapes.png')))).toBe(true)
     const html = renderHtml(report(sampleTests()), { images })
-    expect(html).toContain(`<img src="${dataUrl}"`)
+    expect(html).toContain('<img data-image="i0" alt="png sha256:aaaaaaaaaaaa…">')
+    expect(count(html, dataUrl)).toBe(1)
+  })
+
+  it('inlines each distinct image once, however many verdicts show it (content, not source, decides)', async () => {
+    const png = readFileSync(fixturePath('shapes.png'))
+    const gif = readFileSync(fileURLToPath(new URL('../fixtures/images/shapes.gif', import.meta.url)))
+    const digestOf = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+    const cache = mkdtempSync(join(tmpdir(), 'av-img-cache-'))
+    // Kept by the matchers under their digest, as a Buffer image would be.
+    writeFileSync(join(cache, `${digestOf(png)}.png`), png)
+    writeFileSync(join(cache, `${digestOf(gif)}.gif`), gif)
+    const withImage = (b: Buffer, format: string, source?: string) => ({ ...outputVerdicts()[0], image: { digest: digestOf(b), format, ...(source ? { source } : {}) } })
+    const tests: ReportTest[] = Array.from({ length: 12 }, (_, i) => ({
+      file: 't',
+      name: `n${i}`,
+      state: 'pass' as const,
+      verdicts: [withImage(png, 'png', i % 2 ? 'Buffer (1234 bytes)' : '/home/someone/secret-project/chart.png'), withImage(gif, 'gif')],
+    }))
+    process.env.AGENT_VERDICT_IMAGE_CACHE = cache
+    try {
+      const r = report(tests)
+      const html = renderHtml(r, { images: await loadImageEmbeds(r, { baseDir: '/work/project' }), baseDir: '/work/project' })
+      expect(count(html, `data:image/png;base64,${png.toString('base64')}`)).toBe(1)
+      expect(count(html, `data:image/gif;base64,${gif.toString('base64')}`)).toBe(1)
+      expect(count(html, '<img data-image="i0"')).toBe(12)
+      expect(count(html, '<img data-image="i1"')).toBe(12)
+      // An absolute path outside the project shows as its file name only.
+      expect(html).not.toContain('/home/someone')
+      expect(html).toContain('chart.png · png sha256:')
+    } finally {
+      delete process.env.AGENT_VERDICT_IMAGE_CACHE
+    }
+  })
+
+  it('shows local paths relative to the project root, or by file name outside it', () => {
+    expect(displaySource('/work/project/test/fixtures/chart.png', '/work/project')).toBe('test/fixtures/chart.png')
+    expect(displaySource('file:///work/project/chart.png', '/work/project')).toBe('chart.png')
+    expect(displaySource('/etc/secret/chart.png', '/work/project')).toBe('chart.png')
+    expect(displaySource('file:///home/me/chart.png')).toBe('chart.png')
+    expect(displaySource('C:\\Users\\me\\chart.png')).toBe('chart.png')
+    expect(displaySource('https://example.com/chart.png')).toBe('https://example.com/chart.png')
+    expect(displaySource('shapes.png', '/work/project')).toBe('shapes.png')
   })
 
   it('does not embed images over the cap, remote URLs, missing files or non-images, and says why', async () => {
@@ -102,7 +157,8 @@ describe('loadImageEmbeds / writeHtmlReport', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'av-html-')), 'sub', 'report.html')
     expect(await writeHtmlReport(out, report(sampleTests()), { baseDir: fixturesDir })).toBe(out)
     const html = readFileSync(out, 'utf8')
-    expect(html).toContain('<img src="data:image/png;base64,')
+    expect(html).toContain('<img data-image="i0"')
+    expect(count(html, 'data:image/png;base64,')).toBe(1)
     expect(html).toContain('Authentication Errors')
   })
 })

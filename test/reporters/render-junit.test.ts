@@ -53,19 +53,22 @@ describe('renderJunit', () => {
     expect(doc.testsuites).toMatchObject({ tests: '3', failures: '3', skipped: '0' })
     const suites = doc.testsuites.testsuite
     expect(suites.map((s) => s.name)).toEqual(['test/chart.test.ts', 'test/agent.test.ts', 'test/trail.test.ts'])
-    expect(suites[0].properties.property).toEqual([
+    expect(suites[0].properties.property.slice(0, 4)).toEqual([
       { name: 'agent-verdict.judge', value: 'openai:gpt-4.1-mini' },
       { name: 'agent-verdict.mode', value: 'replay' },
+      // The run's totals, the same numbers every other output shows.
+      { name: 'agent-verdict.assertions', value: '4' },
+      { name: 'agent-verdict.failed', value: '3' },
     ])
     const chart = suites[0].testcase[0]
     expect(chart).toMatchObject({ classname: 'test/chart.test.ts', name: 'chart answer is grounded in the chart', time: '1.234' })
     expect(chart.properties!.property).toEqual([
-      { name: 'verdict faithfulness', value: 'fail 0.25 < 0.60 (2/5): The answer cites a 2019 figure that the chart does not contain.' },
-      { name: 'verdict instruction-following', value: 'pass 1.00 ≥ 0.50: States the region and the dollar amount.' },
+      { name: 'verdict faithfulness', value: 'fail 2/5, min 3.4: The answer cites a 2019 figure that the chart does not contain.' },
+      { name: 'verdict instruction-following', value: 'pass 1/1, min 0.5: States the region and the dollar amount.' },
     ])
     expect(chart.failure).toMatchObject({ message: 'AssertionError: faithfulness 0.25 < 0.60', type: 'AssertionError' })
     expect(chart.failure!['#text']).toBe(
-      'AssertionError: faithfulness 0.25 < 0.60\n✗ faithfulness output 0.25 < 0.60 (2/5): The answer cites a 2019 figure that the chart does not contain.',
+      'AssertionError: faithfulness 0.25 < 0.60\n✗ faithfulness output 2/5, min 3.4: The answer cites a 2019 figure that the chart does not contain.',
     )
     expect(chart['system-out']!.split('\n')).toHaveLength(2)
     // An unjudgeable verdict fails the test and says why, without a score.
@@ -76,7 +79,26 @@ describe('renderJunit', () => {
     const trail = suites[2].testcase[0]
     expect(trail.properties!.property).toHaveLength(sampleTests()[2].verdicts.length)
     expect(trail.properties!.property[0].name).toMatch(/^verdict trail-gold \[[A-Za-z -]+\] span [0-9a-f]{16}$/)
-    expect(trail['system-out']).toMatch(/^✗ trail-gold \[Authentication Errors\] span tool:VisitTool \(id ee7608b3…, path main › … › ToolCallingAgent\.run › Step 4 › VisitTool\) 0\.00 < 0\.50: /m)
+    expect(trail['system-out']).toMatch(/^✗ trail-gold \[Authentication Errors\] span tool:VisitTool \(id ee7608b3…, path main › … › ToolCallingAgent\.run › Step 4 › VisitTool\) 0\/1, min 0\.5: /m)
+  })
+
+  it('a passing .not is no failure and says what the judge found; a failing .not is in <failure>', () => {
+    const [judgedFail, judgedPass] = outputVerdicts()
+    const not = (passed: boolean) => ({ id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed })
+    const doc = parse(
+      renderJunit(
+        report([
+          { file: 'a.test.ts', name: 'green', state: 'pass', verdicts: [{ ...judgedFail, assertion: not(true) }] },
+          { file: 'a.test.ts', name: 'red', state: 'fail', error: 'AssertionError: x', verdicts: [{ ...judgedPass, assertion: not(false) }] },
+        ]),
+      ),
+    )
+    const [green, red] = doc.testsuites.testsuite[0].testcase
+    expect(green.failure).toBeUndefined()
+    expect(green['system-out']).toBe('✓ faithfulness output 2/5, min 3.4 (judged fail, expected not): The answer cites a 2019 figure that the chart does not contain.')
+    expect(green.properties!.property[0].value).toBe('fail (expected not: assertion passed) 2/5, min 3.4: The answer cites a 2019 figure that the chart does not contain.')
+    expect(red.failure!['#text']).toBe('AssertionError: x\n✗ instruction-following output 1/1, min 0.5 (judged pass, expected not): States the region and the dollar amount.')
+    expect(doc.testsuites.testsuite[0].properties.property).toContainEqual({ name: 'agent-verdict.failed', value: '1' })
   })
 
   it('marks skipped and pending tests, and writes a passing test without failure', () => {
@@ -109,7 +131,7 @@ describe('renderJunit', () => {
     const tc = suite.testcase[0]
     // Attribute newlines survive as character references; the text keeps the reason whole.
     expect(tc.name).toBe('name with ]]> and\nnewline')
-    expect(tc.properties!.property[0]).toEqual({ name: 'verdict m<&>', value: 'fail 0.25 < 0.60 (2/5): a <b> & "c" \'d\' ]]> e f g\ufffdh\ufffdi\ufffdj 😀' })
+    expect(tc.properties!.property[0]).toEqual({ name: 'verdict m<&>', value: 'fail 2/5, min 3.4: a <b> & "c" \'d\' ]]> e f g\ufffdh\ufffdi\ufffdj 😀' })
     expect(tc.failure!.message).toBe('AssertionError: a <b> & "c" \'d\' ]]> e')
     expect(tc.failure!['#text']).toContain('a <b> & "c" \'d\' ]]> e\nf\tg\ufffdh\ufffdi\ufffdj 😀')
   })

@@ -14,22 +14,23 @@ describe('renderTerminal', () => {
       "agent-verdict · 2 tests with verdicts · judge openai:gpt-4.1-mini · mode auto
 
       ✗ test/chart.test.ts › chart answer is grounded in the chart
-          ✗ faithfulness           0.25 < 0.60 (2/5)  fail         The answer cites a 2019 figure that the chart does not contain.
-          ✓ instruction-following  1.00 ≥ 0.50        pass         States the region and the dollar amount.
+          ✗ faithfulness           2/5, min 3.4  fail         The answer cites a 2019 figure that the chart does not contain.
+          ✓ instruction-following  1/1, min 0.5  pass         States the region and the dollar amount.
 
       ✗ test/agent.test.ts › research agent > plans efficiently
           ? plan-efficiency [agent]  n/a  unjudgeable  judge output malformed after 3 attempts
 
-      verdicts 3 · failed 1 · unjudgeable 1 · judge calls 2 · replayed 1 · tokens 4,280 · cost $0.0006
+      assertions 3 · failed 2 · verdicts 3 · judged fail 1 · unjudgeable 1 · judge calls 2 · replayed 1 · tokens 4,280 · cost $0.0006
       "
     `)
   })
 
   it('lists the failing spans of a trace the way trace matchers name them (kind:name, id, path, category, score, reason)', () => {
     const text = renderTerminal(report([sampleTests()[2]]))
-    expect(text).toContain('trace 21f0c6c8… · 32 spans · 6 failing')
+    // The same count as the HTML report: 6 spans failed, 8 more marked by propagation (not "14 failed").
+    expect(text).toContain('trace 21f0c6c8… · 32 spans · 6 failing · 8 above them by propagation\n')
     expect(text).toContain(
-      '✗ tool:VisitTool (id ee7608b3…, path main › … › ToolCallingAgent.run › Step 4 › VisitTool) — Authentication Errors (trail-gold 0.00): The system encountered a 403 error',
+      '✗ tool:VisitTool (id ee7608b3…, path main › … › ToolCallingAgent.run › Step 4 › VisitTool) — Authentication Errors (trail-gold 0/1): The system encountered a 403 error',
     )
     // Span verdicts shown under their trace are not repeated in the flat verdict list.
     expect(text.match(/Authentication Errors/g)).toHaveLength(1)
@@ -45,7 +46,7 @@ describe('renderTerminal', () => {
     const text = renderTerminal(report(sampleTests()), { width: 72 })
     const lines = text.trimEnd().split('\n')
     for (const line of lines) expect(width(line)).toBeLessThanOrEqual(72)
-    expect(lines.some((l) => l.trimStart().startsWith('Authentication Errors (trail-gold 0.00): The system'))).toBe(true)
+    expect(lines.some((l) => l.trimStart().startsWith('Authentication Errors (trail-gold 0/1): The system'))).toBe(true)
     expect(lines.some((l) => l.endsWith('…'))).toBe(true)
   })
 
@@ -69,7 +70,43 @@ describe('renderTerminal', () => {
     ]
     const text = renderTerminal(report(tests))
     expect(text).toContain('    error: TypeError: agent is not a function\n')
-    expect(text.trimEnd().split('\n').at(-1)).toBe('verdicts 2 · failed 0 · unjudgeable 0 · judge calls 1 · replayed 1 · tokens 3,000 · cost n/a')
+    expect(text.trimEnd().split('\n').at(-1)).toBe('assertions 2 · failed 0 · verdicts 2 · judged fail 0 · unjudgeable 0 · judge calls 1 · replayed 1 · tokens 3,000 · cost n/a')
+  })
+
+  it('counts assertions: a passing .not is ✓ and no failure, the judge\'s verdict stays visible, a failing .not is ✗', () => {
+    const [judgedFail, judgedPass] = outputVerdicts()
+    const notPass = { ...judgedFail, assertion: { id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed: true } }
+    const notFail = { ...judgedPass, assertion: { id: 'toFollowInstructions#1', matcher: 'toFollowInstructions', negated: true, passed: false } }
+    const text = renderTerminal(report([{ file: 'a.test.ts', name: 'nots', state: 'fail', verdicts: [notPass, notFail] }]))
+    expect(text).toContain('    ✓ faithfulness           2/5, min 3.4  fail, expected not  The answer cites')
+    expect(text).toContain('    ✗ instruction-following  1/1, min 0.5  pass, expected not  States the region')
+    expect(text).toContain('assertions 2 · failed 1 · verdicts 2 · judged fail 1 ·')
+  })
+
+  it('an all-green run of .not assertions on failing spans reports 0 failed', () => {
+    const t = sampleTests()[2]
+    const verdicts = t.verdicts.map((v) => ({ ...v, assertion: { id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: true, passed: true } }))
+    const text = renderTerminal(report([{ ...t, state: 'pass', verdicts }]))
+    expect(text).toContain('assertions 1 · failed 0 · verdicts 6 · judged fail 6 ·')
+    expect(text).toContain('✓ tool:VisitTool (id ee7608b3…, path main › … › ToolCallingAgent.run › Step 4 › VisitTool) — Authentication Errors (trail-gold 0/1) [judged fail, expected not]: The system')
+    expect(text).not.toMatch(/^\s*✗/m)
+  })
+
+  it('neutralizes control characters from judged content: no escape reaches the terminal, no fake line', () => {
+    const hostile = '\u001b[2K\r\u001b[32m✓ pass\u001b[0m\u009b31m\u202e'
+    const t = sampleTests()[2]
+    const trace = { ...t.traces![0], spans: t.traces![0].spans.map((s) => ({ ...s, name: s.name + hostile })) }
+    const verdicts = t.verdicts.map((v) => ({ ...v, reason: v.reason + hostile, metric: v.metric + '\u0007' }))
+    const out = [
+      renderTerminal(report([{ ...t, name: `x${hostile}`, file: `f${hostile}.ts`, verdicts, traces: [trace] }])),
+      renderTerminal(report([{ file: `f${hostile}`, name: 'y', state: 'fail', error: `Error: boom${hostile}`, verdicts: [{ ...outputVerdicts()[1], reason: hostile }] }]), { colors: true }),
+    ].join('')
+    // Only the renderer's own SGR colour codes may remain; nothing from the content.
+    const withoutOwnColours = out.replace(/\u001b\[(?:3[0-9]|39|1|22|2)m/g, '')
+    expect(withoutOwnColours).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    expect(out).toContain('␛[2K␍␛[32m✓ pass␛[0m')
+    // Every line that starts with ✓ is one the renderer wrote (none is forged by a carriage return).
+    for (const line of out.split('\n')) expect(line).not.toMatch(/^✓ pass/)
   })
 })
 

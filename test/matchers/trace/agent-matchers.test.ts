@@ -44,9 +44,9 @@ describe('toUseToolsEfficiently', () => {
     expect(error.message.replace(/\(deterministic check: [^)]*\)/, '(deterministic check: …)')).toMatchInlineSnapshot(`
       "expect(received).toUseToolsEfficiently(options)
 
-      Tool coverage: fail (2/5, threshold 3)
+      Tool coverage: fail (2/5, min 3)
       Reason: never opened the attached audio with a tool that can transcribe it
-      Tool abuse: pass (5/5, threshold 3)
+      Tool abuse: pass (5/5, min 3)
       Reason: fake: coverage (deterministic check: …)
       Judge: openai-compatible:fake-judge · agent-diagnosis@2"
     `)
@@ -57,7 +57,7 @@ describe('toUseToolsEfficiently', () => {
     await expect(GAIA_SUBAGENT).toUseToolsEfficiently({ judge: h.judge })
     await expect(GAIA_SUBAGENT).not.toUseToolsEfficiently({ judge: h.judge, threshold: 1 })
     const error = await rejectionOf(expect(GAIA_SUBAGENT).not.toUseToolsEfficiently({ judge: h.judge }))
-    expect(error.message).toContain('Tool abuse: pass (4/5, threshold 3) — expected it not to pass')
+    expect(error.message).toContain('Tool abuse: pass (4/5, min 3) — expected it not to pass')
   })
 
   test('unjudgeable: a judge fault fails the assertion, under .not too, with the cause', async ({ task }) => {
@@ -72,12 +72,12 @@ describe('toUseToolsEfficiently', () => {
   test('OTel SDK spans: repeated identical calls fail the deterministic check even without a judge', async () => {
     const run = repetitiveRun()
     const error = await rejectionOf(expect(run.exporter).toUseToolsEfficiently({ judge: false }))
-    expect(error.message).toMatch(/^expect\(received\)\.toUseToolsEfficiently\(options\)\n\nTool abuse: fail \(0\.33, threshold 0\.8\)\nReason: deterministic check: 2 of 3 calls repeated an identical earlier call/)
+    expect(error.message).toMatch(/^expect\(received\)\.toUseToolsEfficiently\(options\)\n\nTool abuse: fail \(0\.33, min 0\.80\)\nReason: deterministic check: 2 of 3 calls repeated an identical earlier call/)
     expect(error.message).toMatch(/\nTool coverage: skipped — judged only, and \{ judge: false \} was given$/)
     await expect(otelRun().spans()).toUseToolsEfficiently({ judge: false })
     // With a judge that finds nothing wrong, the facts still cap tool abuse at 2/5.
     const judged = await rejectionOf(expect(run.spans()).toUseToolsEfficiently({ judge: h.judge }))
-    expect(judged.message).toContain('Tool abuse: fail (2/5, threshold 3)')
+    expect(judged.message).toContain('Tool abuse: fail (2/5, min 3)')
   })
 })
 
@@ -92,7 +92,7 @@ describe('toCompleteTask', () => {
       [
         'expect(received).toCompleteTask(goal, options)',
         '',
-        'Completeness: fail (1/5, threshold 3)',
+        'Completeness: fail (1/5, min 3)',
         'Reason: the final answer 12,45,67 was guessed: the audio was never transcribed',
         'Judge: openai-compatible:fake-judge · agent-diagnosis@2',
       ].join('\n'),
@@ -119,7 +119,7 @@ describe('toFollowPlan', () => {
     await expect(GAIA_SUBAGENT).toFollowPlan({ judge: h.judge })
     h.fake.setRules([agentRule('plan', { plan_efficiency: { score: 2, reason: 'the plan said to transcribe the audio; the run guessed the pages instead' } })])
     const error = await rejectionOf(expect(GAIA_SUBAGENT).toFollowPlan({ judge: h.judge }))
-    expect(error.message).toMatch(/^expect\(received\)\.toFollowPlan\(options\)\n\nPlan efficiency: fail \(2\/5, threshold 3\)\nReason: (part \d\/\d: )?the plan said to transcribe the audio; the run guessed the pages instead\nJudge: /)
+    expect(error.message).toMatch(/^expect\(received\)\.toFollowPlan\(options\)\n\nPlan efficiency: fail \(2\/5, min 3\)\nReason: (part \d\/\d: )?the plan said to transcribe the audio; the run guessed the pages instead\nJudge: /)
     await expect(GAIA_SUBAGENT).not.toFollowPlan({ judge: h.judge })
     h.fake.setFaults([{ type: 'malformed-json', when: { schemaName: 'agent_diagnosis' } }])
     expect((await rejectionOf(expect(GAIA_SUBAGENT).not.toFollowPlan({ judge: h.judge }))).message).toContain('Plan efficiency: unjudgeable')

@@ -42,9 +42,10 @@ test('jest: deterministic and judged trace matchers, .not and .resolves, with ve
 
   const lines = readdirSync(logDir).flatMap((f) => readFileSync(join(logDir, f), 'utf8').trim().split('\n')).map((l) => JestVerdictLineSchema.parse(JSON.parse(l)))
   const byName = Object.fromEntries(lines.map((l) => [l.fullName, l]))
-  expect(byName['trace calls the inspector once, never web_search'].verdicts.map((v) => [v.metric, v.outcome])).toEqual([
-    ['tool-call', 'pass'],
-    ['tool-call', 'pass'],
+  // The .not.toCallTool('web_search') verdict says the tool was not called (fail) and that .not expected that (passed).
+  expect(byName['trace calls the inspector once, never web_search'].verdicts.map((v) => [v.metric, v.outcome, v.assertion?.negated, v.assertion?.passed])).toEqual([
+    ['tool-call', 'pass', false, true],
+    ['tool-call', 'fail', true, true],
   ])
   const diagnosed = byName['trace a format failure fails the span check']
   expect(diagnosed.traces?.[0].id).toBe('d67a8ae853c0b8ed0e55f7fafe4e2f64')

@@ -36,11 +36,21 @@ describe('toCallTool on a TRAIL trace', () => {
     const error = thrownBy(() => expect(trace).not.toCallTool('final_answer'))
     expect(error.message).toMatch(/^expect\(received\)\.not\.toCallTool\(name\)\n\nExpected no call of tool "final_answer"; found 1 matching call\.\n/)
     expect(error.message).toContain('  → 2. final_answer ["12,45,67"] — tool:FinalAnswerTool (id 9797bcca…')
-    // Each call records the assertion's own outcome (so a passing .not is a passing verdict in the report).
-    expect(metaOf(task).verdicts.map((v) => [v.metric, v.level, v.outcome])).toEqual([
-      ['tool-call', 'agent', 'pass'],
-      ['tool-call', 'agent', 'pass'],
-      ['tool-call', 'agent', 'fail'],
+    // The verdict says what the run did; the assertion says whether .not expected it (a passing .not is no failure).
+    expect(metaOf(task).verdicts.map((v) => [v.metric, v.outcome, v.assertion])).toEqual([
+      ['tool-call', 'fail', { id: 'toCallTool#1', matcher: 'toCallTool', negated: true, passed: true }],
+      ['tool-call', 'fail', { id: 'toCallTool#2', matcher: 'toCallTool', negated: true, passed: true }],
+      ['tool-call', 'pass', { id: 'toCallTool#3', matcher: 'toCallTool', negated: true, passed: false }],
+    ])
+  })
+
+  test('a failing positive assertion is recorded as failing under Vitest, where this.isNot is undefined', async ({ task }) => {
+    const trace = await loadTrace(GAIA_SUBAGENT)
+    thrownBy(() => expect(trace).toCallTool('web_search'))
+    expect(trace).toCallTool('final_answer')
+    expect(metaOf(task).verdicts.map((v) => [v.outcome, v.pass, v.assertion?.negated, v.assertion?.passed])).toEqual([
+      ['fail', false, false, false],
+      ['pass', true, false, true],
     ])
   })
 

@@ -1,0 +1,38 @@
+import type { JudgeError } from '../judges/errors'
+import type { JudgeResponse } from '../judges/types'
+import type { JudgeInfo } from '../verdict/verdict'
+
+/**
+ * Every request behind one verdict, counted apart for the report totals: each sample's HTTP attempts
+ * (retries included) and those of failed samples are requests made; replayed samples are not.
+ * Re-asks after an invalid reply are among those attempts; the judge's retry loop says how many (`reasks`),
+ * and they are counted apart from retries (a request is a retry or a re-ask, never both).
+ *
+ * @example
+ * judgeCalls(result.responses, result.errors) // { made: 3, replayed: 0, retries: 0, reasks: 0 } for samples: 3
+ */
+export function judgeCalls(responses: readonly JudgeResponse<unknown>[], errors: readonly JudgeError[] = []): NonNullable<JudgeInfo['calls']> {
+  let made = 0
+  let replayed = 0
+  let retries = 0
+  let reasks = 0
+  for (const r of responses) {
+    if (r.cached) {
+      replayed++
+      continue
+    }
+    const attempts = Math.max(1, r.attempts)
+    const asked = Math.min(r.reasks ?? 0, attempts - 1)
+    made += attempts
+    reasks += asked
+    retries += attempts - 1 - asked
+  }
+  for (const e of errors) {
+    const attempts = Math.max(1, e.attempts ?? 1)
+    const asked = Math.min(e.reasks ?? 0, attempts - 1)
+    made += attempts
+    reasks += asked
+    retries += attempts - 1 - asked
+  }
+  return { made, replayed, retries, reasks }
+}
