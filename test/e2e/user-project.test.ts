@@ -109,7 +109,9 @@ describe.each(runners)('$runner project using agent-verdict', ({ runner, fixture
     const result = await run(project, [...args], { ...judgeEnv(), CI: 'true' })
     expect(result.code, result.output).toBe(1)
     expect(fake.stats.requests).toBe(0)
-    expect(result.output).toMatch(/no recorded verdict for correctness \(test "invoice total is correct" › toBeCorrect\) in .*answers\.test\.ts\.json — run the tests locally with a judge configured \(AGENT_VERDICT_JUDGE=…\) to record it, or set AGENT_VERDICT_MODE=record/)
+    expect(result.output).toMatch(/no recorded verdict for correctness \(test "invoice total is correct" › toBeCorrect\) in .*answers\.test\.ts\.json — CI is set, so verdicts are replayed only and the judge \(\S+\) is not called: run the tests locally without CI to record it and commit .*answers\.test\.ts\.json, or set AGENT_VERDICT_MODE=record to judge it in this run/)
+    // The judge is configured: the miss must not tell the user to configure one.
+    expect(result.output).not.toContain('Set AGENT_VERDICT_JUDGE to one of')
     const report = await readReport(join(project, 'agent-verdict-report.json'))
     expect(report.run.mode).toBe('replay')
     // Only the faithfulness and instruction-following verdicts were replayed; the misses never became verdicts.
