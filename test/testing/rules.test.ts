@@ -129,7 +129,7 @@ describe('rules files', () => {
     for (const [, region, value] of priced) expect(chart.get(region)).toBe(value)
     const rejected = /, not ([A-Za-z ]+?) \(/.exec(reason)![1]
     expect(rejected).not.toBe(highest)
-    expect(rule.when.contains).toContain(rejected)
+    expect(rule.when?.contains).toContain(rejected)
   })
 
   test('a bare array is accepted; a bad file names the zod issue path', async () => {
