@@ -43,4 +43,16 @@ describe('the published package', () => {
     }
     expect(config.sourcemap ?? false).toBe(false)
   }, 60_000)
+
+  test('the README Jest setup installs what its transform needs and says where testTimeout and ESM go', () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8')
+    const setup = readme.slice(readme.indexOf('## Install and set up'), readme.indexOf('## Writing evaluation assertions'))
+    // @swc/jest cannot load without @swc/core (its peer dependency): a user following the README must get both.
+    expect(setup).toContain('npm i -D agent-verdict jest @swc/jest @swc/core')
+    expect(setup).toContain("transform: { '^.+\\\\.ts$': '@swc/jest' }")
+    // The e2e Jest project uses the same transform, so the README's setup is the one tested.
+    expect(readFileSync(join(repo, 'test/e2e/fixtures/user-jest/jest.config.cjs'), 'utf8')).toContain("transform: { '^.+\\\\.ts$': '@swc/jest' }")
+    expect(setup).toMatch(/"type": "module"/)
+    expect(setup).toMatch(/testTimeout: 60_000/)
+  })
 })
