@@ -16,7 +16,8 @@ export default defineConfig({
   dts: true,
   clean: true,
   target: 'node20',
-  sourcemap: true,
+  // No source maps: they pointed stacks at src/… files the tarball does not hold; dist/ is readable JS (decision 0001).
+  sourcemap: false,
   splitting: true,
   shims: true,
   external: ['vitest', 'jest', '@jest/globals', '@jest/reporters', 'vitest/node', 'vitest/reporters'],

@@ -13,6 +13,7 @@ import { toHaveNoFailingSpans } from './to-have-no-failing-spans'
 import { toStayWithinBudget } from './to-stay-within-budget'
 import { toUseToolsEfficiently } from './to-use-tools-efficiently'
 import { withTraceTrials } from './with-trials'
+import { atCallSite } from './call-site'
 
 export { toBeCorrect, toBeCorrectForImage, toBeFaithfulTo, toBeFaithfulToImage, toFollowInstructions, toHaveQuality, toSatisfyRubric }
 export { toHaveNoFailingSpans, toUseToolsEfficiently, toCompleteTask, toFollowPlan, toCallTool, toStayWithinBudget }
@@ -41,19 +42,20 @@ export type { AgentVerdictMatchers } from './types'
  * import { matchers } from 'agent-verdict/vitest'
  * expect.extend(matchers)
  */
+// Each async matcher's errors end in the test line that called it (matchers/call-site.ts).
 export const matchers = {
-  toFollowInstructions,
-  toBeCorrect,
-  toBeFaithfulTo,
-  toBeFaithfulToImage,
-  toBeCorrectForImage,
-  toHaveQuality,
-  toSatisfyRubric,
+  toFollowInstructions: atCallSite(toFollowInstructions),
+  toBeCorrect: atCallSite(toBeCorrect),
+  toBeFaithfulTo: atCallSite(toBeFaithfulTo),
+  toBeFaithfulToImage: atCallSite(toBeFaithfulToImage),
+  toBeCorrectForImage: atCallSite(toBeCorrectForImage),
+  toHaveQuality: atCallSite(toHaveQuality),
+  toSatisfyRubric: atCallSite(toSatisfyRubric),
   // Trace matchers also accept runTrials results with a `trials` rule.
-  toHaveNoFailingSpans: withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0),
-  toUseToolsEfficiently: withTraceTrials('toUseToolsEfficiently', toUseToolsEfficiently, 0),
-  toCompleteTask: withTraceTrials('toCompleteTask', toCompleteTask, 1),
-  toFollowPlan: withTraceTrials('toFollowPlan', toFollowPlan, 0),
+  toHaveNoFailingSpans: atCallSite(withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0)),
+  toUseToolsEfficiently: atCallSite(withTraceTrials('toUseToolsEfficiently', toUseToolsEfficiently, 0)),
+  toCompleteTask: atCallSite(withTraceTrials('toCompleteTask', toCompleteTask, 1)),
+  toFollowPlan: atCallSite(withTraceTrials('toFollowPlan', toFollowPlan, 0)),
   toCallTool,
   toStayWithinBudget,
 }

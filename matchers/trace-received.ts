@@ -58,7 +58,7 @@ function fromArray(items: readonly unknown[]): Trace | undefined {
   if (items.length === 0) {
     throw new TraceFormatError('the array of spans is empty: nothing was recorded — check that the exporter was attached and the spans ended before the assertion')
   }
-  if (isReadableSpanLike(items[0])) return pickTrace(tracesFromValue(items))
+  if (isReadableSpanLike(items[0])) return pickTrace(tracesFromValue(items), {}, undefined, true)
   if (SpanSchema.safeParse(items[0]).success) return new Trace(items.map((s, i) => parseSpan(s, i)))
   return undefined
 }

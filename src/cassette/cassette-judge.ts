@@ -1,7 +1,7 @@
 import type { Judge, JudgeRequest, JudgeResponse } from '../judges/types'
 import { CassetteMissError } from './errors'
 import type { FileLockOptions } from './lock'
-import { parseCassetteMode, resolveCassetteSettings, type CassetteMode } from './modes'
+import { parseCassetteMode, replayCauseFromEnv, resolveCassetteSettings, type CassetteMode } from './modes'
 import { canonicalJson, cassetteKey } from './key'
 import { currentCassetteScope } from './scope'
 import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry, type CassetteVerdict } from './store'
@@ -68,6 +68,8 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
   const { file } = options
   const now = options.now ?? (() => new Date())
   const canRecord = mode === 'auto' || mode === 'record' || update
+  // For the miss message: a judge is configured here, so say why it is not called.
+  const replayBecause = options.mode === undefined ? replayCauseFromEnv(options.env) : 'option'
   const usedKeys = new Set<string>()
   const occurrences = new Map<string, number>()
   const recordedNow = new Set<string>()
@@ -153,7 +155,7 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       usedKeys.add(key)
       const scope = currentCassetteScope()
       const miss = (reason: 'missing' | 'stale', detail?: string) =>
-        new CassetteMissError({ metric: request.metric, file, key, provider: judge.provider, model: judge.model, reason, detail, test: scope?.test, matcher: scope?.matcher, span: request.about?.span })
+        new CassetteMissError({ metric: request.metric, file, key, provider: judge.provider, model: judge.model, reason, detail, test: scope?.test, matcher: scope?.matcher, span: request.about?.span, judge: judge.id, replayBecause })
 
       const entry = (await entries())[key]
       if (entry && (mode !== 'record' || recordedNow.has(key))) {

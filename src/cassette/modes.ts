@@ -58,6 +58,18 @@ export function parseCassetteMode(value: string, from = 'AGENT_VERDICT_MODE'): C
 }
 
 /**
+ * Why the environment selects replay mode (`AGENT_VERDICT_MODE=replay` or `CI` set), for messages;
+ * `undefined` when it selects another mode.
+ *
+ * @example
+ * replayCauseFromEnv({ CI: 'true' }) // 'CI'
+ */
+export function replayCauseFromEnv(env: Record<string, string | undefined> = process.env): 'CI' | 'AGENT_VERDICT_MODE' | undefined {
+  if (resolveCassetteSettings(env).mode !== 'replay') return undefined
+  return env.AGENT_VERDICT_MODE?.trim() ? 'AGENT_VERDICT_MODE' : 'CI'
+}
+
+/**
  * The cassette settings from the environment: `AGENT_VERDICT_MODE` if set, else `replay` when `CI`
  * is truthy and `auto` otherwise; `update` from `AGENT_VERDICT_UPDATE` (the Vitest integration also
  * sets it for `vitest -u`).

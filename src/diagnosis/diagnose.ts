@@ -6,6 +6,7 @@ import type { SpanQuery, Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
 import { runAgentPass } from './agent-pass'
 import { findingVerdict } from './findings'
+import { traceToDiagnose, type DiagnoseInput } from './input'
 import { countCategories, failingLeaves, traceVerdict } from './localize'
 import { normalizePolicy, propagate } from './propagate'
 import { judgeSpan } from './span-judge'
@@ -37,12 +38,14 @@ const DEFAULT_CONTEXT_STEPS = 4
  * 3. propagation up the tree with the policy; failing leaves, category counts and the trace verdict;
  * 4. the agent-level pass (deterministic tool abuse; with a judge, all four metrics, chunked).
  * Without a judge the result says `mode: 'deterministic'` and lists the skipped judge metrics.
+ * Takes a Trace or a live capture: `fromReadableSpans(...)` output, SDK spans, an InMemorySpanExporter.
  *
  * @example
  * const diagnosis = await diagnose(await loadTrace('run.json'), { judge: judgeFromEnv(), policy: { type: 'threshold', threshold: 0.3 } })
  * if (!diagnosis.verdict.pass) console.log(diagnosis.verdict.reason)
  */
-export async function diagnose(trace: Trace, options: DiagnoseOptions = {}): Promise<Diagnosis> {
+export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = {}): Promise<Diagnosis> {
+  const trace = traceToDiagnose(input)
   const parsed = DiagnoseOptionsSchema.safeParse(options)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

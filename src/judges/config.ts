@@ -190,5 +190,15 @@ export function resolveJudge(explicit?: Judge, env: Record<string, string | unde
   if (explicit) return explicit
   const fromEnv = judgeFromEnv(env)
   if (fromEnv) return fromEnv
-  throw new JudgeConfigError('no judge configured: set AGENT_VERDICT_JUDGE or pass { judge }.')
+  throw new JudgeConfigError(`no judge configured: set AGENT_VERDICT_JUDGE or pass { judge }.${replayNote(env)}`)
+}
+
+// Judges may not import cassette/ (it sits above them), so the replay rule of cassette/modes.ts is read here
+// again, for the message only: AGENT_VERDICT_MODE=replay, or CI set with no mode.
+function replayNote(env: Record<string, string | undefined>): string {
+  const mode = env.AGENT_VERDICT_MODE?.trim().toLowerCase()
+  const ci = env.CI !== undefined && !['', '0', 'false', 'no', 'off'].includes(env.CI.trim().toLowerCase())
+  const why = mode === 'replay' ? 'AGENT_VERDICT_MODE=replay' : !mode && ci ? 'CI is set' : undefined
+  if (!why) return ''
+  return ` ${why}, so recorded verdicts are replayed and the judge is not called, but they are looked up by judge: set AGENT_VERDICT_JUDGE to the value the cassettes were recorded with (replaying needs no API key).`
 }

@@ -162,9 +162,10 @@ export class JudgeOutputError extends JudgeError {
  */
 export class JudgeConfigError extends JudgeError {
   override name = 'JudgeConfigError'
-  constructor(message: string, options: Partial<JudgeErrorContext> & { cause?: unknown } = {}) {
+  /** `listForms: false` when a judge is configured and the problem is elsewhere (a cassette miss). */
+  constructor(message: string, options: Partial<JudgeErrorContext> & { cause?: unknown; listForms?: boolean } = {}) {
     const forms = JUDGE_ENV_FORMS.map((f) => `  AGENT_VERDICT_JUDGE=${f}`).join('\n')
-    super(`${message}\nSet AGENT_VERDICT_JUDGE to one of:\n${forms}\nor pass { judge } in code.`, {
+    super(options.listForms === false ? message : `${message}\nSet AGENT_VERDICT_JUDGE to one of:\n${forms}\nor pass { judge } in code.`, {
       provider: options.provider ?? 'none',
       model: options.model ?? 'none',
       retryable: false,

@@ -4,7 +4,7 @@ import fg from 'fast-glob'
 import { fileReadError, notRegularFileError, TraceFormatError } from './errors'
 import { loadJsonlFile, MAX_TEXT_BYTES } from './load-large'
 import { parseTrace, parseTraces, pickTrace, tracesFromValue, type TraceOptions } from './parse'
-import type { ReadableSpanLike } from './readers/readable-spans'
+import { isReadableSpanLike, type ReadableSpanLike } from './readers/readable-spans'
 import { Trace } from './trace'
 
 /** What {@link loadTrace} accepts: a file path (or JSON text), file bytes, a parsed export, SDK spans, or a Trace. */
@@ -67,7 +67,8 @@ export async function loadTrace(input: TraceInput, opts: TraceOptions = {}): Pro
   if (typeof input === 'string') return /^\s*\{/.test(input) ? parseTrace(input, undefined, opts) : pickTrace(await loadTraceFile(input), opts, input)
   // File bytes, e.g. what the OTel JsonTraceSerializer returns.
   if (input instanceof Uint8Array) return pickTrace(parseTraces(new TextDecoder().decode(input)), opts)
-  return pickTrace(tracesFromValue(input), opts)
+  const captured = Array.isArray(input) && input.length > 0 && isReadableSpanLike(input[0])
+  return pickTrace(tracesFromValue(input), opts, undefined, captured)
 }
 
 /** The files paths, directories and globs stand for, sorted; none at all is an error (a typo must not pass as "no failures"). */

@@ -196,13 +196,26 @@ export function tracesFromValue(value: unknown, source?: string): Trace[] {
 }
 
 /**
+ * Why spans captured in one process (SDK ReadableSpans) hold several traces, and what to do: most often
+ * one agent run whose child spans did not inherit their parent's OTel context.
+ */
+export const CONTEXT_PROPAGATION_HINT = [
+  'If these spans are one agent run, its spans landed in different traces: the agent did not propagate the OTel context.',
+  'Start child spans inside their parent\'s context — tracer.startActiveSpan(name, fn), or context.with(trace.setSpan(context.active(), parent), fn) —',
+  'and register an async-hooks context manager so the context survives `await`: NodeTracerProvider.register() does; with BasicTracerProvider call',
+  'context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()) (@opentelemetry/context-async-hooks).',
+  'If they are several runs, call exporter.reset() between runs, or pick one with { traceId }.',
+].join('\n')
+
+/**
  * The one trace of an input: the one named by `opts.traceId`, or the only one; otherwise a
- * TraceFormatError listing the trace ids found.
+ * TraceFormatError listing the trace ids found (with {@link CONTEXT_PROPAGATION_HINT} when `captured`:
+ * the traces come from SDK spans captured in-process).
  *
  * @example
  * const trace = pickTrace(parseTraces(text, 'export.jsonl'), { traceId: '5b8efff7…' }, 'export.jsonl')
  */
-export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: string): Trace {
+export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: string, captured = false): Trace {
   if (traces.length === 0) throw new TraceFormatError('no spans found: the input holds no spans; check that the exporter ran and flushed', { file: source, jsonPath: '$' })
   // The usual case, one trace and no id asked for, needs no list of ids.
   if (traces.length === 1 && opts.traceId === undefined) return traces[0]
@@ -216,7 +229,8 @@ export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: str
     return found
   }
   if (traces.length > 1) {
-    throw new TraceFormatError(`holds ${traces.length} traces (${list}); pass { traceId } to pick one, or use loadTraceFile() / parseTraces() to get them all`, { file: source })
+    const hint = captured ? `\n${CONTEXT_PROPAGATION_HINT}` : ''
+    throw new TraceFormatError(`holds ${traces.length} traces (${list}); pass { traceId } to pick one, or use loadTraceFile() / parseTraces() to get them all${hint}`, { file: source })
   }
   return traces[0]
 }

@@ -88,11 +88,30 @@ describe('withCassette in replay mode (CI)', () => {
     const file = newCassette()
     const judge = countingJudge()
     const err = await missError(withCassette(judge, { file, env: { CI: 'true' } }).evaluate(verdictRequest('never recorded', { metric: 'correctness' })))
-    expect(err.message).toMatch(/^no recorded verdict for correctness in \S+chart\.test\.ts\.json — run the tests locally with a judge configured \(AGENT_VERDICT_JUDGE=…\) to record it, or set AGENT_VERDICT_MODE=record/)
+    // The judge is configured (CI is why it is not called), so the message must not ask to configure one.
+    expect(err.message).toMatch(/^no recorded verdict for correctness in \S+chart\.test\.ts\.json — CI is set, so verdicts are replayed only and the judge \(fake:judge-1\) is not called: run the tests locally without CI to record it and commit \S+chart\.test\.ts\.json, or set AGENT_VERDICT_MODE=record to judge it in this run$/)
+    expect(err.message).not.toContain('AGENT_VERDICT_JUDGE')
     expect(err).toBeInstanceOf(JudgeConfigError)
     expect(err).toMatchObject({ reason: 'missing', metric: 'correctness', file, retryable: false })
     expect(judge.calls).toHaveLength(0)
     expect(existsSync(file)).toBe(false)
+  })
+
+  it('says why replay is on: AGENT_VERDICT_MODE=replay, or the mode option', async () => {
+    const request = verdictRequest('never recorded', { metric: 'correctness' })
+    const fromEnv = await missError(withCassette(countingJudge(), { file: newCassette(), env: { AGENT_VERDICT_MODE: 'replay' } }).evaluate(request))
+    expect(fromEnv.message).toMatch(/ — AGENT_VERDICT_MODE=replay replays recorded verdicts only and does not call the judge \(fake:judge-1\): unset it \(or set AGENT_VERDICT_MODE=record\) to record it$/)
+    // AGENT_VERDICT_MODE wins over CI, so it is the one named.
+    const both = await missError(withCassette(countingJudge(), { file: newCassette(), env: { CI: 'true', AGENT_VERDICT_MODE: 'replay' } }).evaluate(request))
+    expect(both.message).toContain('AGENT_VERDICT_MODE=replay replays')
+    const fromOption = await missError(withCassette(countingJudge(), { file: newCassette(), mode: 'replay', env: { CI: 'true' } }).evaluate(request))
+    expect(fromOption.message).toMatch(/ — the cassette mode is replay, which does not call the judge \(fake:judge-1\): use mode auto or record to record it$/)
+    expect(fromOption.message).not.toContain('CI is set')
+  })
+
+  it('says how to configure a judge when the error is built without one', () => {
+    const err = new CassetteMissError({ metric: 'correctness', file: '/x/a.test.ts.json', key: 'k', provider: 'fake', model: 'm', reason: 'missing' })
+    expect(err.message).toMatch(/ — configure a judge \(below\) and run the tests locally to record it\nSet AGENT_VERDICT_JUDGE to one of:\n {2}AGENT_VERDICT_JUDGE=openai:MODEL/)
   })
 
   it('is not retried or turned into an unjudgeable verdict by callJudge', async () => {

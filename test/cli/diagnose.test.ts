@@ -111,6 +111,12 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
   })
 
   it('runs the README command on examples/traces', async () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8')
+    const first = /```sh\n([^`]*)```/.exec(readme)![1].split('\n')
+    expect(first[0]).toMatch(/^npm ci && npx agent-verdict diagnose examples\/traces +# .*\(exits 1: it finds failures\)$/)
+    expect(first[1]).toMatch(/^npm test +#/)
+    // Exit 1 is the README's promise for this command: findings on the example traces, not a failure of the tool.
+    expect(readme).toContain('**On the example traces it exits\n1, and that is the expected result**')
     const { code, stdout } = await run('diagnose', join(repo, 'examples/traces'))
     expect(code).toBe(1)
     expect(stdout).toMatch(/diagnosed 3 traces \(\d+ spans\): [1-9]\d* findings? in [1-3] traces?/)

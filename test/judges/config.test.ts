@@ -1,5 +1,10 @@
 // Judge configuration: AGENT_VERDICT_JUDGE forms, defineJudge, resolveJudge; one env judge end to end.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { withCassette } from '../../src/cassette/cassette-judge'
 import { defineJudge, judgeFromEnv, parseJudgeSpec, resolveJudge } from '../../src/judges/config'
 import { JudgeConfigError } from '../../src/judges/errors'
 import { openaiJudge } from '../../src/judges/openai'
@@ -79,5 +84,32 @@ describe('judgeFromEnv / resolveJudge', () => {
     expect(resolveJudge(explicit, { AGENT_VERDICT_JUDGE: 'bedrock' })).toBe(explicit)
     expect(() => resolveJudge(undefined, {})).toThrow(JudgeConfigError)
     expect(() => resolveJudge(undefined, {})).toThrow(/no judge configured: set AGENT_VERDICT_JUDGE or pass \{ judge \}/)
+    expect(() => resolveJudge(undefined, {})).not.toThrow(/replayed/)
+  })
+
+  it('in replay mode, says the judge is not called but must be named as when recording', () => {
+    const note = /no judge configured: set AGENT_VERDICT_JUDGE or pass \{ judge \}\. CI is set, so recorded verdicts are replayed and the judge is not called, but they are looked up by judge: set AGENT_VERDICT_JUDGE to the value the cassettes were recorded with \(replaying needs no API key\)\./
+    expect(() => resolveJudge(undefined, { CI: 'true' })).toThrow(note)
+    expect(() => resolveJudge(undefined, { AGENT_VERDICT_MODE: 'replay' })).toThrow(/\. AGENT_VERDICT_MODE=replay, so recorded verdicts are replayed/)
+    // An explicit mode other than replay wins over CI, as in cassette/modes.ts.
+    expect(() => resolveJudge(undefined, { CI: 'true', AGENT_VERDICT_MODE: 'auto' })).not.toThrow(/replayed/)
+    expect(() => resolveJudge(undefined, { CI: 'false' })).not.toThrow(/replayed/)
+  })
+
+  it('replaying needs no API key: an openai judge from the env replays a cassette with OPENAI_API_KEY unset', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'av-replay-key-'))
+    const file = join(dir, 'a.test.ts.json')
+    const recorder = openaiJudge({ model: 'gpt-4.1-mini', client: new OpenAI({ apiKey: 'test', baseURL: fake.baseURL }) })
+    await withCassette(recorder, { file, mode: 'record' }).evaluate(likertRequest())
+    const calls = fake.calls.length
+    vi.stubEnv('OPENAI_API_KEY', undefined)
+    try {
+      const replayer = withCassette(resolveJudge(undefined, { AGENT_VERDICT_JUDGE: 'openai:gpt-4.1-mini' }), { file, env: { CI: 'true' } })
+      const reply = await replayer.evaluate(likertRequest())
+      expect(reply).toMatchObject({ cached: true, output: { score: 3 } })
+      expect(fake.calls).toHaveLength(calls)
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 })

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -108,10 +109,27 @@ describe('rules files', () => {
     const fromFile = await startFakeJudge({ ...config, latencyMs: 0, faults: [] })
     try {
       const { reply } = await judgeOnce(clientFor(fromFile), { system: 'Which region has the highest revenue?', user: 'EMEA', schema: binary })
-      expect(reply).toEqual({ reasoning: 'The chart shows APAC with the highest revenue, not EMEA.', score: false })
+      expect(reply).toEqual({ reasoning: 'The chart shows North America with the highest revenue ($14.10), not EMEA ($10.85).', score: false })
     } finally {
       await fromFile.close()
     }
+  })
+
+  test('the sample wrong-region rule agrees with the chart it is about (the images README states what it shows)', async () => {
+    const rule = (await loadFakeJudgeRules('examples/fake-judge-rules.json')).rules!.find((r) => r.name === 'wrong-region')!
+    const row = readFileSync('examples/vitest-multimodal/images/README.md', 'utf8').split('\n').find((l) => l.startsWith('| `revenue-by-region.png`'))!
+    const chart = new Map([...row.matchAll(/(North America|EMEA|Asia Pacific|Latin America) \$(\d+\.\d\d)/g)].map((m) => [m[1], m[2]]))
+    expect(chart.size).toBe(4)
+    const highest = [...chart].sort((a, b) => Number(b[1]) - Number(a[1]))[0][0]
+    const reason = rule.respond.reason!
+    expect(reason).toMatch(new RegExp(`^The chart shows ${highest} with the highest revenue`))
+    // Every region the reason prices is priced as on the chart, and the region it rejects is not the highest.
+    const priced = [...reason.matchAll(/(North America|EMEA|Asia Pacific|Latin America) \(\$(\d+\.\d\d)\)/g)]
+    expect(priced.length).toBeGreaterThan(0)
+    for (const [, region, value] of priced) expect(chart.get(region)).toBe(value)
+    const rejected = /, not ([A-Za-z ]+?) \(/.exec(reason)![1]
+    expect(rejected).not.toBe(highest)
+    expect(rule.when?.contains).toContain(rejected)
   })
 
   test('a bare array is accepted; a bad file names the zod issue path', async () => {

@@ -66,6 +66,9 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     expect(lines).toContain('  ✗ llm:LiteLLMModel.__call__ (id 05168be1…, path main › answer_single_question › LiteLLMModel.__call__) — Formatting Errors (reasoning integrity 1/5): the final answer drops the required format')
     for (const id of flagged) expect(lines.some((l) => l.startsWith('  ✗ ') && l.includes(`(id ${id.slice(0, 8)}…`))).toBe(true)
     expect(lines.at(-1)).toMatch(/^Judge: openai-compatible:fake-judge · \d+ calls · max prompt [\d,]+ of 16,000 tokens$/)
+    // No actual/expected: the runner would print a diff `Expected: "pass" Received: "fail"` under the message, saying nothing new.
+    expect(error).not.toHaveProperty('actual', expect.anything())
+    expect(error).not.toHaveProperty('expected', expect.anything())
 
     const tree = metaOf(task).traces![0].spans
     const leaf = tree.find((s) => s.id === FINAL_LLM)!
