@@ -38,6 +38,8 @@ export interface TraceReceiverStats {
   refused: number
   /** Identical bodies sent again (exporter retries), answered 200 and not stored twice. */
   retried: number
+  /** Accepted requests that came gzip-compressed. */
+  gzipped: number
   /** Spans stored. */
   spans: number
   /** The last refusal, to say why an exporter's data is missing. */
@@ -97,7 +99,7 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
     throw new TypeError(`maxBodyBytes must be a positive integer, got ${String(opts.maxBodyBytes)}`)
 
-  const stats: TraceReceiverStats = { requests: 0, accepted: 0, refused: 0, retried: 0, spans: 0 }
+  const stats: TraceReceiverStats = { requests: 0, accepted: 0, refused: 0, retried: 0, gzipped: 0, spans: 0 }
   const digests = new Set<string>()
   let source = 'OTLP receiver'
   const collector = new TraceCollector({ quietMs })
@@ -146,6 +148,7 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
       const digest = createHash('sha256').update(encoding).update(body).digest('hex')
       if (digests.has(digest)) stats.retried++
       else accept(parse(body, encoding), digest)
+      if (/gzip/i.test(req.headers['content-encoding'] ?? '')) stats.gzipped++
       reply(res, 200, encoding, encoding === 'protobuf' ? encodeTraceResponse() : '{}')
     } catch (error) {
       const refusal = asRefusal(error)
