@@ -177,14 +177,15 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     })
   })
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // A client that hung up needs no answer and is no refusal.
+    if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy()
+    const [status, message] = clientErrorText(error)
     stats.requests++
     stats.refused++
-    stats.lastRefusal = {
-      status: 400,
-      message: `a client sent something that is not an HTTP/1.1 request (${error.code ?? error.message}); a gRPC exporter cannot talk to this receiver: use OTLP/HTTP (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf)`,
-    }
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n')
-    else socket.destroy()
+    stats.lastRefusal = { status, message }
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`,
+    )
   })
 
   await new Promise<void>((resolve, reject) => {
@@ -222,6 +223,19 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
       return closing
     },
   }
+}
+
+/** Status and refusal message for a request Node's HTTP parser could not take. */
+function clientErrorText(error: NodeJS.ErrnoException): [400 | 408, string] {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return [408, 'a client did not send a complete request within 30 s and was disconnected']
+  if (error.code === 'HPE_PAUSED_H2_UPGRADE') {
+    return [
+      400,
+      'a client spoke HTTP/2 (a gRPC exporter?); this receiver takes OTLP/HTTP: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf',
+    ]
+  }
+  return [400, `a client sent a malformed HTTP request (${error.code ?? error.message})`]
 }
 
 function parse(body: Buffer, encoding: OtlpEncoding): Record<string, unknown> {

@@ -84,16 +84,22 @@ describe('the real OTLP exporters of another process → startTraceReceiver', ()
 
   it('a received trace goes straight into the trace matchers (detectors only, no judge)', async () => {
     receiver = await startTraceReceiver()
-    const child = promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD, 'proto'], { cwd: ROOT, env: { ...process.env, ...receiver.env }, timeout: 60_000 })
+    const child = promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD, 'proto'], {
+      cwd: ROOT,
+      env: { ...process.env, ...receiver.env },
+      timeout: 60_000,
+    })
     const failing = receiver.trace({ where: (t) => t.spans.some((s) => s.status === 'error'), timeout: 60_000 })
     const agent = receiver.trace({ where: { rootName: 'invoke_agent support' }, timeout: 60_000 })
     const [bad, good] = await Promise.all([failing, agent])
     await child
     await expect(good).toHaveNoFailingSpans({ judge: false })
-    const error = await expect(bad).toHaveNoFailingSpans({ judge: false }).then(
-      () => undefined,
-      (e: Error) => e,
-    )
+    const error = await expect(bad)
+      .toHaveNoFailingSpans({ judge: false })
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      )
     expect(error?.message).toContain('Rate Limiting')
     expect(error?.message).toContain('execute_tool lookup_order')
   }, 90_000)

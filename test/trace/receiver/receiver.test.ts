@@ -365,6 +365,22 @@ describe('malformed requests', () => {
     expect(plain.message).toContain('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf')
   })
 
+  it('a gRPC (HTTP/2) client gets a 400 and the refusal says to use OTLP/HTTP', async () => {
+    const r = await receiver()
+    const socket = connect(r.port, '127.0.0.1')
+    let answer = ''
+    socket.on('data', (d) => (answer += d))
+    // The HTTP/2 connection preface a gRPC exporter opens with, then an empty SETTINGS frame.
+    socket.write(
+      Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]),
+    )
+    await new Promise((done) => socket.once('close', done))
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(r.stats.lastRefusal?.message).toContain('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf')
+    await expect(r.trace({ timeout: 50 })).rejects.toThrow(/a client spoke HTTP\/2 \(a gRPC exporter\?\)/)
+    expect((await postProto(r, run(20))).status).toBe(200)
+  })
+
   it('hostile span text is stored as data, unchanged', async () => {
     const r = await receiver()
     const rec = createRecorder({ seed: 17 })
