@@ -50,7 +50,7 @@ describe('the real OTLP exporters of another process → startTraceReceiver', ()
     '%s: 3 complete traces equal to what InMemorySpanExporter got',
     async (_name, protocol, compression) => {
       receiver = await startTraceReceiver()
-      const env = { ...process.env, ...receiver.env, OTEL_EXPORTER_OTLP_COMPRESSION: compression }
+      const env: NodeJS.ProcessEnv = { ...process.env, ...receiver.env, OTEL_EXPORTER_OTLP_COMPRESSION: compression }
       // The exporter reads the endpoint from the environment, as an agent in any language would.
       delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
       const child = promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD, protocol], {

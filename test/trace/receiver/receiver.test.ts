@@ -258,8 +258,8 @@ function malformed(): Array<{ what: string; status: number; init: RequestInit & 
   let deep: unknown = { stringValue: 'bottom' }
   for (let i = 0; i <= MAX_NESTING_DEPTH; i++) deep = { arrayValue: { values: [deep] } }
   const protoBytes = ProtobufTraceSerializer.serializeRequest(run(15))!
-  const json = (body: BodyInit) => ({ method: 'POST', headers: JSON_HEADERS, body })
-  const proto = (body: BodyInit) => ({ method: 'POST', headers: PROTO_HEADERS, body })
+  const json = (body: RequestInit['body']) => ({ method: 'POST', headers: JSON_HEADERS, body })
+  const proto = (body: RequestInit['body']) => ({ method: 'POST', headers: PROTO_HEADERS, body })
   return [
     { what: 'JSON cut short', status: 400, init: json(good.slice(0, good.length / 2)) },
     { what: 'a JSON array', status: 400, init: json('[]') },
@@ -355,13 +355,14 @@ describe('malformed requests', () => {
 
   it('messages say what was wrong and what to do', async () => {
     const r = await receiver({ maxBodyBytes: 1000 })
-    const bad = await (
+    type Status = { code: number; message: string }
+    const bad = (await (
       await postJson(r, '{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "5a00000000000001"}]}]}]}')
-    ).json()
+    ).json()) as Status
     expect(bad.message).toContain('$.resourceSpans[0].scopeSpans[0].spans[0].traceId')
-    const large = await (await postJson(r, ' '.repeat(1001))).json()
+    const large = (await (await postJson(r, ' '.repeat(1001))).json()) as Status
     expect(large.message).toMatch(/larger than 1000 bytes; export smaller batches/)
-    const plain = await (await postJson(r, 'x', { 'content-type': 'text/plain' })).json()
+    const plain = (await (await postJson(r, 'x', { 'content-type': 'text/plain' })).json()) as Status
     expect(plain.message).toContain('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf')
   })
 
