@@ -151,7 +151,7 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
       if (/gzip/i.test(req.headers['content-encoding'] ?? '')) stats.gzipped++
       reply(res, 200, encoding, encoding === 'protobuf' ? encodeTraceResponse() : '{}')
     } catch (error) {
-      const refusal = asRefusal(error)
+      const refusal = asRefusal(error, encoding)
       stats.refused++
       stats.lastRefusal = { status: refusal.status, message: refusal.message }
       if (refusal.status === 405) res.setHeader('allow', 'POST')
@@ -270,10 +270,16 @@ function parse(body: Buffer, encoding: OtlpEncoding): Record<string, unknown> {
   return doc as Record<string, unknown>
 }
 
-function asRefusal(error: unknown): HttpRefusal {
+function asRefusal(error: unknown, encoding: OtlpEncoding): HttpRefusal {
   if (error instanceof HttpRefusal) return error
-  if (error instanceof TraceFormatError)
-    return new HttpRefusal(400, `the request is not a readable OTLP trace export: ${error.message}`)
+  if (error instanceof TraceFormatError) {
+    // Protobuf does not send zero or empty fields, so "missing" there means the exporter left it empty.
+    const note =
+      encoding === 'protobuf'
+        ? ' (the body was protobuf, decoded to OTLP JSON: a missing field is one the exporter sent as 0 or empty)'
+        : ''
+    return new HttpRefusal(400, `the request is not a readable OTLP trace export: ${error.message}${note}`)
+  }
   return new HttpRefusal(400, `the request could not be read: ${(error as Error)?.message ?? String(error)}`)
 }
 

@@ -362,6 +362,16 @@ describe('malformed requests', () => {
     expect(bad.message).toContain('$.resourceSpans[0].scopeSpans[0].spans[0].traceId')
     const large = (await (await postJson(r, ' '.repeat(1001))).json()) as Status
     expect(large.message).toMatch(/larger than 1000 bytes; export smaller batches/)
+    // A protobuf span with ids and a name but no start time: protobuf leaves out a zero timestamp.
+    const span = [0x0a, 0x10, ...Array(16).fill(1), 0x12, 0x08, ...Array(8).fill(2), 0x2a, 0x02, 0x6f, 0x6b]
+    const inScope = [0x12, span.length, ...span]
+    const inResource = [0x12, inScope.length, ...inScope]
+    const noStart = Uint8Array.from([0x0a, inResource.length, ...inResource])
+    const zero = await fetch(r.tracesUrl, { method: 'POST', headers: PROTO_HEADERS, body: noStart })
+    expect(zero.status).toBe(400)
+    expect(decodeRpcStatus(new Uint8Array(await zero.arrayBuffer())).message).toMatch(
+      /spans\[0\]\.startTimeUnixNano: expected startTimeUnixNano .*a missing field is one the exporter sent as 0 or empty/,
+    )
     const plain = (await (await postJson(r, 'x', { 'content-type': 'text/plain' })).json()) as Status
     expect(plain.message).toContain('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf')
   })
