@@ -22,7 +22,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./calibrate')).calibrateCommand,
   },
   receive: {
-    summary: 'receive OTLP/HTTP traces from an agent in another process and write each complete trace to a file',
+    summary: 'receive OTLP/HTTP traces from an agent in another process and write each trace to a file',
     load: async () => (await import('./receive')).receiveCommand,
   },
   'fake-judge': {

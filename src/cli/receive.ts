@@ -1,6 +1,6 @@
-// `agent-verdict receive`: an OTLP/HTTP trace endpoint on loopback that writes each complete trace to a file.
+// `agent-verdict receive`: an OTLP/HTTP trace endpoint on loopback that writes each received trace to a file.
 import { parseArgs } from 'node:util'
-import { startTraceReceiver, type TraceReceiverOptions } from '../trace/receiver/receiver'
+import { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions } from '../trace/receiver/receiver'
 
 /** Where the command writes; `signal` stops it in-process (tests, embedding) like SIGTERM would. */
 export interface ReceiveCommandOptions {
@@ -12,12 +12,13 @@ export interface ReceiveCommandOptions {
 const USAGE = `usage: agent-verdict receive [--port 4318] [--out dir] [--quiet-ms 200] [--max-body-bytes N]
 
 Receives OTLP/HTTP traces on 127.0.0.1 (POST /v1/traces, protobuf or JSON, gzip or not), prints its URL,
-then one line per complete trace, until Ctrl-C. Point the agent at it with
+then one line per trace once it goes quiet, until Ctrl-C. Point the agent at it with
 OTEL_EXPORTER_OTLP_ENDPOINT=<url> (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf).
   --port            port to listen on (default 4318, the OTLP/HTTP port; 0 picks a free one)
-  --out             directory to write each complete trace to, as OTLP JSON <traceId>.json
+  --out             directory to write each trace to, as OTLP JSON <traceId>.json (rewritten
+                    if more of its spans arrive)
                     (read it with \`agent-verdict diagnose <dir>\` or loadTrace())
-  --quiet-ms        how long a trace with its root must get no new span to count as complete (default 200)
+  --quiet-ms        how long a trace must get no new span before it is written (default 200)
   --max-body-bytes  largest request accepted, before and after gunzip (default 16777216)
 `
 
@@ -30,24 +31,23 @@ function integer(name: string, text: string, min: number, max = Number.MAX_SAFE_
   return n
 }
 
-function optionsFrom(argv: string[]): TraceReceiverOptions | 'help' {
-  let values
+function parse(argv: string[]) {
   try {
-    ;({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string' },
-        out: { type: 'string' },
-        'quiet-ms': { type: 'string' },
-        'max-body-bytes': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }))
+    const options = {
+      port: { type: 'string' },
+      out: { type: 'string' },
+      'quiet-ms': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    } as const
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
+}
+
+function optionsFrom(argv: string[]): TraceReceiverOptions | 'help' {
+  const values = parse(argv)
   if (values.help) return 'help'
   const options: TraceReceiverOptions = { port: 4318 }
   if (values.port !== undefined) options.port = integer('port', values.port, 0, 65535)
@@ -81,7 +81,7 @@ function stopped(signal: AbortSignal | undefined): Promise<string> {
 
 /**
  * `agent-verdict receive [--port 4318] [--out dir]`: prints the receiver URL (the first stdout line), then a
- * line per complete trace (`<traceId> <n> spans [→ file]`), and serves until SIGINT/SIGTERM (or `signal`);
+ * line per trace once it goes quiet (`<traceId> <n> spans [→ file]`), and serves until SIGINT/SIGTERM (or `signal`);
  * returns 0. Returns 2 for bad arguments, 1 when it cannot listen.
  *
  * @example
@@ -111,7 +111,7 @@ export async function receiveCommand(argv: string[], io: ReceiveCommandOptions =
     }
     stdout.write(`${traceId} ${spans} span${spans === 1 ? '' : 's'}${file ? ` → ${file}` : ''}\n`)
   }
-  let receiver
+  let receiver: TraceReceiver
   try {
     receiver = await startTraceReceiver(options)
   } catch (error) {
@@ -132,12 +132,12 @@ export async function receiveCommand(argv: string[], io: ReceiveCommandOptions =
   )
   const why = await done
   await receiver.close()
-  const { requests, spans, refused } = receiver.stats
+  const { requests, spans, traces, refused } = receiver.stats
   const last = receiver.stats.lastRefusal
     ? ` (last: ${receiver.stats.lastRefusal.status} ${receiver.stats.lastRefusal.message})`
     : ''
   stderr.write(
-    `trace receiver stopped (${why}) after ${requests} requests: ${spans} spans in ${receiver.traces().length} traces, ${refused} requests refused${last}\n`,
+    `trace receiver stopped (${why}) after ${requests} requests: ${spans} spans in ${traces} traces, ${refused} requests refused${last}\n`,
   )
   return failedWrites > 0 ? 1 : 0
 }

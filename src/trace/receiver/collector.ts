@@ -4,44 +4,17 @@ import { tracesFromValue } from '../parse'
 import { RESOURCE_SPANS, SCOPE_SPANS } from '../readers/otlp'
 import { normalizeId } from '../readers/otlp-values'
 import type { Trace } from '../trace'
+import {
+  describeWhere,
+  matches,
+  nameMatches,
+  TraceReceiverClosedError,
+  TraceReceiverTimeoutError,
+  type TraceWaitOptions,
+  type TraceWhere,
+} from './wait'
 
 type Json = Record<string, unknown>
-
-/**
- * Which trace {@link TraceCollector.trace} waits for: fields that must all match, or a predicate over the
- * complete trace.
- */
-export type TraceWhere =
-  | {
-      /** The trace with this id (hex); it is returned even if an earlier call returned it already. */
-      traceId?: string
-      /**
-       * The name of the trace's root span (exact, or a RegExp). A span with this name whose parent is not in
-       * the trace counts as the root, so a trace whose real root lives in another process (the test
-       * propagated its context to the agent) still completes.
-       */
-      rootName?: string | RegExp
-    }
-  | ((trace: Trace) => boolean)
-
-export interface TraceWaitOptions {
-  /** Which trace; by default the first complete trace no earlier call returned. */
-  where?: TraceWhere
-  /** Milliseconds to wait before rejecting with a {@link TraceReceiverTimeoutError}; default 10 000. */
-  timeout?: number
-  /** Stops waiting (the promise rejects with the signal's reason). */
-  signal?: AbortSignal
-}
-
-/** No complete trace matching the request arrived in time; the message lists what did arrive. */
-export class TraceReceiverTimeoutError extends Error {
-  override readonly name = 'TraceReceiverTimeoutError'
-}
-
-/** The receiver was closed while a caller still waited for a trace. */
-export class TraceReceiverClosedError extends Error {
-  override readonly name = 'TraceReceiverClosedError'
-}
 
 /** What the collector knows of one trace id. */
 interface Entry {
@@ -85,7 +58,8 @@ export class TraceCollector {
   /** Named as the file of reader errors and `trace.source`. */
   source?: string
   private closed = false
-  /** Called with each trace id whose spans changed (after they are stored), e.g. to write it to disk. */
+  private spans = 0
+  /** Called each time a trace goes quiet (no new span for `quietMs`), root or not, e.g. to write it to disk. */
   onSettled?: (traceId: string) => void
 
   constructor(opts: { quietMs: number; source?: string }) {
@@ -93,11 +67,14 @@ export class TraceCollector {
     this.source = opts.source
   }
 
+  /** Number of trace ids received. */
+  get traceCount(): number {
+    return this.entries.size
+  }
+
   /** Number of spans received (after dropping retried requests). */
   get spanCount(): number {
-    let n = 0
-    for (const e of this.entries.values()) n += e.spanIds.size
-    return n
+    return this.spans
   }
 
   /**
@@ -115,6 +92,7 @@ export class TraceCollector {
           if (list) list.push(span)
           else byTrace.set(entry, [span])
           entry.spanIds.add(normalizeId(span.spanId as string))
+          this.spans++
           const parentId = span.parentSpanId
           if (typeof parentId === 'string' && parentId !== '')
             entry.parents.push({ name: String(span.name ?? ''), parentId: normalizeId(parentId) })
@@ -308,25 +286,4 @@ export class TraceCollector {
 function pick<T>(obj: Json, keys: readonly string[]): T[] {
   for (const k of keys) if (obj[k] !== undefined) return obj[k] as T[]
   return []
-}
-
-function nameMatches(name: string, pattern: string | RegExp): boolean {
-  return typeof pattern === 'string' ? name === pattern : pattern.test(name)
-}
-
-function matches(trace: Trace, where: TraceWhere | undefined): boolean {
-  if (where === undefined) return true
-  if (typeof where === 'function') return where(trace)
-  const { rootName } = where
-  return rootName === undefined || trace.roots.some((r) => nameMatches(r.name, rootName))
-}
-
-function describeWhere(where: TraceWhere | undefined): string {
-  if (where === undefined) return ''
-  if (typeof where === 'function') return 'matching the where() predicate '
-  const parts: string[] = []
-  if (where.traceId !== undefined) parts.push(`with trace id ${where.traceId}`)
-  if (where.rootName !== undefined)
-    parts.push(`with root span ${typeof where.rootName === 'string' ? `'${where.rootName}'` : String(where.rootName)}`)
-  return parts.length ? `${parts.join(' and ')} ` : ''
 }

@@ -12,7 +12,8 @@ import { isOtlpRequest, readOtlp } from '../readers/otlp'
 import { isObject } from '../readers/otlp-values'
 import type { Trace } from '../trace'
 import { encodingOf, HttpRefusal, type OtlpEncoding, readBody } from './body'
-import { TraceCollector, type TraceWaitOptions } from './collector'
+import { TraceCollector } from './collector'
+import type { TraceWaitOptions } from './wait'
 import { decodeTraceRequest, encodeRpcStatus, encodeTraceResponse } from './otlp-proto'
 
 export interface TraceReceiverOptions {
@@ -22,9 +23,12 @@ export interface TraceReceiverOptions {
   quietMs?: number
   /** Largest request body accepted, before and after gunzip; default 16 MiB (larger → 413). */
   maxBodyBytes?: number
-  /** Directory to write each trace to as OTLP JSON (`<traceId>.json`) once it is complete, rewritten if late spans arrive. */
+  /**
+   * Directory to write each trace to as OTLP JSON (`<traceId>.json`) once no span of it arrived for `quietMs`
+   * (with or without its root, so a trace whose root is elsewhere is kept too), rewritten if more spans arrive.
+   */
   out?: string
-  /** Called after a trace is complete (and written, with `out`). */
+  /** Called each time a trace goes quiet (after it is written, with `out`). */
   onTrace?: (event: { traceId: string; spans: number; file?: string; error?: Error }) => void
 }
 
@@ -42,6 +46,8 @@ export interface TraceReceiverStats {
   gzipped: number
   /** Spans stored. */
   spans: number
+  /** Distinct trace ids among them. */
+  traces: number
   /** The last refusal, to say why an exporter's data is missing. */
   lastRefusal?: { status: number; message: string }
 }
@@ -99,7 +105,15 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
     throw new TypeError(`maxBodyBytes must be a positive integer, got ${String(opts.maxBodyBytes)}`)
 
-  const stats: TraceReceiverStats = { requests: 0, accepted: 0, refused: 0, retried: 0, gzipped: 0, spans: 0 }
+  const stats: TraceReceiverStats = {
+    requests: 0,
+    accepted: 0,
+    refused: 0,
+    retried: 0,
+    gzipped: 0,
+    spans: 0,
+    traces: 0,
+  }
   const digests = new Set<string>()
   let source = 'OTLP receiver'
   const collector = new TraceCollector({ quietMs })
@@ -132,6 +146,7 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     if (digests.size > MAX_DIGESTS) digests.delete(digests.values().next().value as string)
     stats.accepted++
     stats.spans = collector.spanCount
+    stats.traces = collector.traceCount
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
