@@ -1,7 +1,7 @@
 // `agent-verdict receive`: in-process with an abort signal, and once as a real process stopped by SIGTERM whose
 // written traces `agent-verdict diagnose` then reads.
 import { spawn } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -102,6 +102,25 @@ describe('agent-verdict receive (in-process)', () => {
       'trace receiver stopped (abort) after 2 requests: 4 spans in 1 traces, 1 requests refused (last: 415 unsupported content type',
     )
     await expect(fetch(`${url}/v1/traces`, { method: 'POST' })).rejects.toThrow()
+  })
+
+  test('a trace it cannot write is named on stderr and the exit code is 1', async () => {
+    const out = join(await tempDir(), 'a-file')
+    await writeFile(out, 'not a directory')
+    const stdout = sink()
+    const stderr = sink()
+    const stop = new AbortController()
+    const exit = receiveCommand(['--port', '0', '--out', out, '--quiet-ms', '20'], {
+      signal: stop.signal,
+      stdout,
+      stderr,
+    })
+    const url = await stdout.line(/^http:/)
+    await post(url, failingRun(3))
+    const line = await stderr.line(/could not write trace/)
+    expect(line).toMatch(/^agent-verdict receive: could not write trace [0-9a-f]{32} to .*a-file\/[0-9a-f]{32}\.json: /)
+    stop.abort()
+    expect(await exit).toBe(1)
   })
 
   test('is listed in agent-verdict --help', async () => {

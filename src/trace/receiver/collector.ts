@@ -273,10 +273,16 @@ export class TraceCollector {
     return 'still receiving spans'
   }
 
-  /** Rejects every pending wait and stops the timers. */
+  /** Rejects every pending wait, stops the timers, and calls `onSettled` for traces still inside their quiet period. */
   close(): void {
     this.closed = true
-    for (const entry of this.entries.values()) if (entry.timer) clearTimeout(entry.timer)
+    for (const entry of this.entries.values()) {
+      if (!entry.timer) continue
+      clearTimeout(entry.timer)
+      entry.timer = undefined
+      // Spans that arrived just before close are still handed on (written, with `out`), not dropped.
+      this.onSettled?.(entry.traceId)
+    }
     for (const waiter of [...this.waiters])
       waiter.reject(new TraceReceiverClosedError('the trace receiver was closed while waiting for a trace'))
   }

@@ -117,7 +117,18 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
   const digests = new Set<string>()
   let source = 'OTLP receiver'
   const collector = new TraceCollector({ quietMs })
-  if (opts.out !== undefined || opts.onTrace) collector.onSettled = (traceId) => void settled(traceId)
+  /** The last write of each trace: writes of one trace run one after another, and close() waits for them. */
+  const writes = new Map<string, Promise<void>>()
+  if (opts.out !== undefined || opts.onTrace) {
+    collector.onSettled = (traceId) => {
+      const done = (writes.get(traceId) ?? Promise.resolve())
+        .then(() => settled(traceId))
+        // A throwing onTrace callback must not become an unhandled rejection that ends the test process.
+        .catch((error: unknown) => process.emitWarning(`agent-verdict trace receiver: onTrace threw: ${String(error)}`))
+      writes.set(traceId, done)
+      void done.finally(() => writes.get(traceId) === done && writes.delete(traceId))
+    }
+  }
 
   async function settled(traceId: string): Promise<void> {
     const request = collector.request(traceId)
@@ -125,16 +136,17 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     const spans = countSpans(request)
     if (opts.out === undefined) return opts.onTrace?.({ traceId, spans })
     const file = join(opts.out, `${traceId}.json`)
+    let failure: Error | undefined
     try {
       await mkdir(opts.out, { recursive: true })
       // Written aside and renamed, so a reader never sees half a file.
       const temp = `${file}.${process.pid}.tmp`
       await writeFile(temp, `${JSON.stringify(request)}\n`)
       await rename(temp, file)
-      opts.onTrace?.({ traceId, spans, file })
     } catch (error) {
-      opts.onTrace?.({ traceId, spans, file, error: error as Error })
+      failure = error as Error
     }
+    opts.onTrace?.(failure ? { traceId, spans, file, error: failure } : { traceId, spans, file })
   }
 
   function accept(doc: Record<string, unknown>, digest: string): void {
@@ -234,6 +246,8 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
         collector.close()
         server.close(() => resolve())
         server.closeAllConnections()
+      }).then(async () => {
+        await Promise.all(writes.values())
       })
       return closing
     },

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +14,7 @@ import { decodeRpcStatus } from '../../../src/trace/receiver/otlp-proto'
 import { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions } from '../../../src/trace/receiver/receiver'
 import { spanToJSON } from '../../../src/trace/span-json'
 import type { Trace } from '../../../src/trace/trace'
-import { agentRun, at, createRecorder, record } from '../../helpers/otel'
+import { agentRun, at, createRecorder, record, withBase64Ids } from '../../helpers/otel'
 
 const open: TraceReceiver[] = []
 afterEach(async () => {
@@ -466,5 +466,61 @@ describe('out directory', () => {
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
+  })
+
+  it('rewrites a trace when more of its spans arrive, and close() writes what is still inside its quiet period', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'receiver-out-'))
+    try {
+      const r = await startTraceReceiver({ out: dir, quietMs: 60_000 })
+      const spans = run(21)
+      await postProto(r, spans.slice(0, 2))
+      await postProto(r, spans.slice(2))
+      // Nowhere near quiet yet: only close() can have written it.
+      await r.close()
+      const traceId = spans[0].spanContext().traceId
+      const fromFile = await loadTrace(join(dir, `${traceId}.json`))
+      expect(fromFile.size).toBe(4)
+
+      const again = await receiver({ out: dir, quietMs: 20 })
+      const rec = createRecorder({ seed: 22 })
+      const root = rec.tracer.startSpan('root', { startTime: at(0) })
+      record(rec.tracer, { name: 'early', start: at(1), end: at(2) }, root)
+      await postProto(again, rec.spans())
+      const file = join(dir, `${rec.spans()[0].spanContext().traceId}.json`)
+      await expect.poll(async () => (await loadTrace(file).catch(() => undefined))?.size).toBe(1)
+      root.end(at(3))
+      await postProto(again, rec.spans().slice(1))
+      await expect.poll(async () => (await loadTrace(file)).size).toBe(2)
+      expect(JSON.parse(await readFile(file, 'utf8')).resourceSpans).toHaveLength(2)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a trace that cannot be written is reported through onTrace, and the receiver goes on', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'receiver-out-'))
+    try {
+      const blocked = join(dir, 'not-a-dir')
+      await writeFile(blocked, 'a file where the directory should be')
+      const events: Array<{ file?: string; error?: Error }> = []
+      const r = await receiver({ out: blocked, onTrace: (e) => events.push(e) })
+      await postProto(r, run(23))
+      await expect.poll(() => events.length).toBe(1)
+      expect(events[0].error?.message).toMatch(/EEXIST|ENOTDIR/)
+      expect((await r.trace({ timeout: 5000 })).size).toBe(4)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('JSON from protobuf-JSON tooling', () => {
+  it('base64 ids (as protobuf JSON writes bytes) give the same hex-id trace', async () => {
+    const r = await receiver()
+    const spans = run(24)
+    expect((await postJson(r, withBase64Ids(createRecorder().otlpJson(spans)))).status).toBe(200)
+    const trace = await r.trace({ timeout: 5000 })
+    expect(trace.traceId).toBe(spans[0].spanContext().traceId)
+    sameAsInMemory(trace, spans)
   })
 })
