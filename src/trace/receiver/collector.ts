@@ -30,6 +30,8 @@ interface Entry {
   /** Returned to a caller that did not ask for it by id. */
   claimed: boolean
   timer?: NodeJS.Timeout
+  /** The Trace built from the spans so far; dropped when a span arrives (waiters with predicates look often). */
+  built?: Trace
 }
 
 interface Waiter {
@@ -135,6 +137,7 @@ export class TraceCollector {
   /** New spans: the trace is unsettled until the quiet period passes again. */
   private touch(entry: Entry): void {
     entry.settled = false
+    entry.built = undefined
     if (entry.timer) clearTimeout(entry.timer)
     entry.timer = setTimeout(() => {
       entry.timer = undefined
@@ -158,7 +161,8 @@ export class TraceCollector {
   }
 
   private build(entry: Entry): Trace {
-    return tracesFromValue({ resourceSpans: entry.resourceSpans }, this.source)[0]
+    entry.built ??= tracesFromValue({ resourceSpans: entry.resourceSpans }, this.source)[0]
+    return entry.built
   }
 
   /** True if the trace has its root: a span without a parent, or one named `rootName` whose parent is not here. */
