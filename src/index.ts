@@ -8,6 +8,8 @@ export { eachTrace, loadTrace, loadTraceFile, loadTraces, type TraceInput } from
 export { parseTrace, parseTraces, tracesFromValue, type TraceOptions } from './trace/parse'
 export { fromReadableSpans, type ReadableSpanLike, type HrTimeLike } from './trace/readers/readable-spans'
 export { spanToJSON, type SpanJSON } from './trace/span-json'
+export { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions, type TraceReceiverStats } from './trace/receiver/receiver'
+export { TraceReceiverTimeoutError, TraceReceiverClosedError, type TraceWaitOptions, type TraceWhere } from './trace/receiver/wait'
 
 // --- taxonomy and diagnosis ---
 export * from './diagnosis/taxonomy'

@@ -21,6 +21,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'measure how far a judge agrees with human labels (κ, weighted κ, Spearman, disagreements)',
     load: async () => (await import('./calibrate')).calibrateCommand,
   },
+  receive: {
+    summary: 'receive OTLP/HTTP traces from an agent in another process and write each trace to a file',
+    load: async () => (await import('./receive')).receiveCommand,
+  },
   'fake-judge': {
     summary: 'run a local OpenAI-compatible fake judge server (for tests and benches)',
     load: async () => (await import('./fake-judge')).fakeJudgeCommand,
