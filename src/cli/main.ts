@@ -21,6 +21,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'measure how far a judge agrees with human labels (κ, weighted κ, Spearman, disagreements)',
     load: async () => (await import('./calibrate')).calibrateCommand,
   },
+  batch: {
+    summary: 'submit the judge requests a collecting run queued as one provider batch, and wait for it',
+    load: async () => (await import('./batch')).batchCommand,
+  },
+  record: {
+    summary: 'record --batch -- <test command>: record the suite\u2019s verdicts through a batch API (about half price)',
+    load: async () => (await import('./batch')).recordCommand,
+  },
   'fake-judge': {
     summary: 'run a local OpenAI-compatible fake judge server (for tests and benches)',
     load: async () => (await import('./fake-judge')).fakeJudgeCommand,
