@@ -3,9 +3,9 @@
 import { spawn } from 'node:child_process'
 import { rm } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import OpenAI from 'openai'
 import { parseJudgeSpec } from '../judges/config'
 import { formatBatchProgress } from '../judges/batch/progress'
+import { openaiBatchClient } from '../judges/openai-batch'
 import { batchDir, readBatchQueue, readFallbacks } from '../judges/batch/queue'
 import { submitBatch, waitBatch, type BatchProviders } from '../judges/batch/run'
 
@@ -40,7 +40,7 @@ export function providersFromEnv(env: Record<string, string | undefined>): Batch
       const apiKey = env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined)
       if (!apiKey) throw new Error('OpenAI batch judging needs OPENAI_API_KEY')
       const headers = spec && spec.provider !== 'bedrock' ? spec.headers : undefined
-      return new OpenAI({ apiKey, ...(baseURL ? { baseURL } : {}), ...(headers ? { defaultHeaders: headers } : {}) })
+      return openaiBatchClient({ apiKey, ...(baseURL ? { baseURL } : {}), ...(headers ? { headers } : {}) })
     },
     bedrock: () => {
       const spec = env.AGENT_VERDICT_JUDGE ? parseJudgeSpec(env.AGENT_VERDICT_JUDGE) : undefined

@@ -1,13 +1,12 @@
 // Submit the queue and wait for it, whichever provider the queued requests are for.
-import type OpenAI from 'openai'
-import type { BedrockBatchOptions } from './bedrock-batch'
-import { submitOpenAIBatch, waitOpenAIBatch } from './openai-batch'
+import type { BedrockBatchOptions } from '../bedrock-batch'
+import { submitOpenAIBatch, waitOpenAIBatch, type OpenAIBatchClient } from '../openai-batch'
 import type { BatchWaitOptions } from './progress'
 import { readBatchJob, readBatchQueue, writeBatchJob, writeBatchResults, type BatchItem, type BatchJob, type BatchResult } from './queue'
 
 /** The providers' clients and settings; only the one the queue needs is used. */
 export interface BatchProviders {
-  openai?: () => OpenAI
+  openai?: () => OpenAIBatchClient
   bedrock?: () => BedrockBatchOptions
 }
 
@@ -32,7 +31,7 @@ export async function submitBatch(dir: string, providers: BatchProviders): Promi
     job = await submitOpenAIBatch(providers.openai(), items)
   } else {
     if (!providers.bedrock) throw new Error('the queue holds Bedrock requests but no Bedrock batch settings were given')
-    const { submitBedrockBatch } = await import('./bedrock-batch')
+    const { submitBedrockBatch } = await import('../bedrock-batch')
     job = await submitBedrockBatch(items, providers.bedrock())
   }
   await writeBatchJob(dir, job)
@@ -55,7 +54,7 @@ export async function waitBatch(dir: string, providers: BatchProviders, options:
     results = await waitOpenAIBatch(providers.openai(), job, items, options)
   } else {
     if (!providers.bedrock) throw new Error('the batch is a Bedrock batch but no Bedrock batch settings were given')
-    const { waitBedrockBatch } = await import('./bedrock-batch')
+    const { waitBedrockBatch } = await import('../bedrock-batch')
     results = await waitBedrockBatch(job, items, { ...providers.bedrock(), ...options })
   }
   await writeBatchResults(dir, results)

@@ -1,10 +1,23 @@
 // OpenAI Batch API through the official SDK: upload a JSONL file, create the batch, poll, download.
-import { toFile, type OpenAI } from 'openai'
+import OpenAI, { toFile } from 'openai'
 import type { Batch } from 'openai/resources/batches'
-import type { BatchItem, BatchJob, BatchResult } from './queue'
-import { abortableSleep, etaOf, type BatchWaitOptions } from './progress'
+import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
+import { abortableSleep, etaOf, type BatchWaitOptions } from './batch/progress'
 
 const ENDPOINT = '/v1/chat/completions'
+
+/** The client the batch functions take (the official SDK's). */
+export type OpenAIBatchClient = OpenAI
+
+/**
+ * An SDK client for batch calls: the key from `apiKey` / `OPENAI_API_KEY`, optional `baseURL` and gateway headers.
+ *
+ * @example
+ * const client = openaiBatchClient({ apiKey: process.env.OPENAI_API_KEY })
+ */
+export function openaiBatchClient(options: { apiKey: string; baseURL?: string; headers?: Record<string, string> }): OpenAI {
+  return new OpenAI({ apiKey: options.apiKey, ...(options.baseURL ? { baseURL: options.baseURL } : {}), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
+}
 const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled'])
 
 /**

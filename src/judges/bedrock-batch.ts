@@ -1,7 +1,7 @@
 // Bedrock batch inference: JSONL input on S3, CreateModelInvocationJob, poll, read the output from S3.
 // The AWS control-plane and S3 clients are optional peer dependencies, loaded only here and only when used.
-import type { BatchItem, BatchJob, BatchResult } from './queue'
-import { abortableSleep, type BatchWaitOptions } from './progress'
+import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
+import { abortableSleep, type BatchWaitOptions } from './batch/progress'
 
 /**
  * Where and as whom Bedrock runs the batch. `roleArn` is the service role Bedrock assumes to read the
