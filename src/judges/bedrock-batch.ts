@@ -16,7 +16,8 @@ export interface BedrockBatchOptions {
   clientConfig?: Record<string, unknown>
   /** Extra config for the S3 client only (e.g. `forcePathStyle`). */
   s3Config?: Record<string, unknown>
-  now?: () => Date
+  /** Clock in ms (tests pin it). */
+  now?: () => number
 }
 
 const TERMINAL = new Set(['Completed', 'PartiallyCompleted', 'Failed', 'Stopped', 'Expired'])
@@ -67,7 +68,7 @@ export async function submitBedrockBatch(items: readonly BatchItem[], options: B
   if (!options.roleArn) throw new Error('Bedrock batch judging needs a service role: set AGENT_VERDICT_BEDROCK_BATCH_ROLE to the role ARN Bedrock assumes to read and write S3')
   const { bucket, prefix } = parseS3Uri(options.s3Uri)
   const { bedrock, s3, control, storage } = await clients(options)
-  const submittedAt = (options.now ?? (() => new Date()))()
+  const submittedAt = new Date((options.now ?? Date.now)())
   const jobName = `agent-verdict-${submittedAt.getTime()}`
   // recordId: 11 alphanumeric characters, as Bedrock's examples use.
   const records: Record<string, string> = {}
@@ -106,7 +107,7 @@ interface OutputLine {
  */
 export async function waitBedrockBatch(job: BatchJob, items: readonly BatchItem[], options: BedrockBatchOptions & BatchWaitOptions): Promise<BatchResult[]> {
   const { bedrock, s3, control, storage } = await clients(options)
-  const now = options.now ? () => options.now!().getTime() : Date.now
+  const now = options.now ?? Date.now
   const sleep = options.sleep ?? abortableSleep
   const started = Date.parse(job.submittedAt)
   let status = 'Submitted'

@@ -5,10 +5,12 @@ import { createHash } from 'node:crypto'
 import { http, HttpResponse } from 'msw'
 
 /** What the scripted judge says to a chat-completions body: the reply text (a JSON verdict). */
-export type Script = (body: any) => string
+export type Script = (body: any) => Reply | Promise<Reply>
+/** A reply text, or a text with the usage the judge reported. */
+export type Reply = string | { content: string; usage: { prompt_tokens: number; completion_tokens: number } }
 
 /** A deterministic verdict from the user text: the same question always gets the same answer. */
-export const scriptedVerdict: Script = (body) => {
+export const scriptedVerdict = (body: any): string => {
   const user = body.messages?.find((m: any) => m.role === 'user')
   const text = (user?.content ?? []).map((p: any) => p.text ?? p.image_url?.url?.slice(0, 64) ?? '').join('|')
   const digest = createHash('sha256').update(text).digest()
@@ -31,11 +33,13 @@ export interface FakeBatchApi {
   pollsBeforeDone: number
 }
 
-function chatCompletion(content: string) {
+function chatCompletion(reply: Reply) {
+  const content = typeof reply === 'string' ? reply : reply.content
+  const usage = typeof reply === 'string' ? { prompt_tokens: 100 + content.length, completion_tokens: 20 } : reply.usage
   return {
     id: 'chatcmpl-fake', object: 'chat.completion', created: 1, model: 'gpt-4.1',
     choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content, refusal: null } }],
-    usage: { prompt_tokens: 100 + content.length, completion_tokens: 20, total_tokens: 120 + content.length },
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
   }
 }
 
@@ -51,7 +55,7 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
   let ids = 0
   const api: FakeBatchApi = { handlers: [], liveCalls: 0, polls: 0, failIds: new Set(), expireIds: new Set(), replyFor: new Map(), pollsBeforeDone: 1 }
 
-  const finish = (batch: NonNullable<ReturnType<typeof batches.get>>) => {
+  const finish = async (batch: NonNullable<ReturnType<typeof batches.get>>) => {
     const lines = files.get(batch.inputFileId)!.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
     const out: string[] = []
     const err: string[] = []
@@ -62,7 +66,7 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
         err.push(JSON.stringify({ id: `req_${id.slice(0, 6)}`, custom_id: id, response: { status_code: 500, request_id: 'r', body: { error: { message: 'The server had an error' } } }, error: null }))
         continue
       }
-      const content = api.replyFor.get(id) ?? script(line.body)
+      const content = api.replyFor.get(id) ?? (await script(line.body))
       out.push(JSON.stringify({ id: `req_${id.slice(0, 6)}`, custom_id: id, response: { status_code: 200, request_id: 'r', body: chatCompletion(content) }, error: null }))
     }
     batch.outputFileId = `file-out-${++ids}`
@@ -82,7 +86,7 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
   api.handlers = [
     http.post(`${base}/chat/completions`, async ({ request }) => {
       api.liveCalls++
-      return HttpResponse.json(chatCompletion(script(await request.json())))
+      return HttpResponse.json(chatCompletion(await script(await request.json())))
     }),
     http.post(`${base}/files`, async ({ request }) => {
       const form = await request.formData()
@@ -100,13 +104,13 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
       batches.set(id, { inputFileId: body.input_file_id, polls: 0, status: 'validating', total, done: 0, failed: 0 })
       return HttpResponse.json(view(id, batches.get(id)!))
     }),
-    http.get(`${base}/batches/:id`, ({ params }) => {
+    http.get(`${base}/batches/:id`, async ({ params }) => {
       const id = String(params.id)
       const batch = batches.get(id)
       if (!batch) return HttpResponse.json({ error: { message: 'no such batch' } }, { status: 404 })
       api.polls++
       batch.polls++
-      if (batch.polls > api.pollsBeforeDone) { if (!batch.outputFileId) finish(batch) }
+      if (batch.polls > api.pollsBeforeDone) { if (!batch.outputFileId) await finish(batch) }
       else {
         batch.status = 'in_progress'
         batch.done = Math.floor((batch.total * batch.polls) / (api.pollsBeforeDone + 1))

@@ -88,7 +88,7 @@ const server = setupServer(
 )
 
 const aws = { credentials: { accessKeyId: 'AKIAFAKEBATCH', secretAccessKey: 'fake-secret' }, requestHandler: new NodeHttpHandler(), maxAttempts: 1 }
-const batchOptions = (): BedrockBatchOptions => ({ roleArn: ROLE, s3Uri: 's3://judge-bucket/agent-verdict', region: REGION, clientConfig: aws, s3Config: { forcePathStyle: true }, now: fixedNow })
+const batchOptions = (): BedrockBatchOptions => ({ roleArn: ROLE, s3Uri: 's3://judge-bucket/agent-verdict', region: REGION, clientConfig: aws, s3Config: { forcePathStyle: true }, now: () => fixedNow().getTime() })
 let judge: ReturnType<typeof bedrockJudge>
 
 beforeAll(() => {
