@@ -6,7 +6,7 @@
 import { copyFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { bypass } from 'msw'
-import { setupServer, type SetupServerApi } from 'msw/node'
+import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { recordCommand } from '../../src/cli/batch'
 import { parseCassette } from '../../src/cassette/store'
@@ -17,7 +17,7 @@ import { addFixture, makeScratchProject, REPO, runVitest } from '../support/run-
 const RULES = [{ name: 'emea', when: { contains: 'EMEA' }, respond: { verdict: 'fail' as const, reason: 'the chart shows North America highest' } }]
 let live: FakeJudge
 let batchWorker: FakeJudge
-let server: SetupServerApi
+let server: ReturnType<typeof setupServer>
 
 beforeAll(async () => {
   live = await startFakeJudge({ rules: RULES })
