@@ -1,6 +1,7 @@
 // OpenAI Batch API through the official SDK: upload a JSONL file, create the batch, poll, download.
 import OpenAI, { toFile } from 'openai'
 import type { Batch } from 'openai/resources/batches'
+import { registerHeaderSecrets, registerSecret } from './scrub'
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
 import { abortableSleep, etaOf, type BatchWaitOptions } from './batch/progress'
 
@@ -16,6 +17,8 @@ export type OpenAIBatchClient = OpenAI
  * const client = openaiBatchClient({ apiKey: process.env.OPENAI_API_KEY })
  */
 export function openaiBatchClient(options: { apiKey: string; baseURL?: string; headers?: Record<string, string> }): OpenAI {
+  registerSecret(options.apiKey)
+  registerHeaderSecrets(options.headers)
   return new OpenAI({ apiKey: options.apiKey, ...(options.baseURL ? { baseURL: options.baseURL } : {}), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
 }
 const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled'])

@@ -5,6 +5,7 @@ import { JudgeConfigError, JudgeError, JudgeOutputError } from '../errors'
 import { replyJsonSchema } from '../json-schema'
 import { buildBody, isReasoningModel } from '../openai'
 import { agreedVerdict, parseJudgeText } from '../parse-output'
+import { scrubDeep } from '../scrub'
 import type { ContentPart, Judge, JudgeRequest, JudgeResponse } from '../types'
 import { batchDir, enqueueBatchItem, noteFallback, readBatchResults, type BatchResult } from './queue'
 
@@ -129,7 +130,7 @@ export function applyingHook(dir: string): BatchHook {
       }
       const cost = costOf(judge.model, usage)
       return {
-        output,
+        output: scrubDeep(output), // as a live reply is: a credential echoed by the judge never reaches a verdict
         usage,
         latencyMs: 0, // no call was waited for in this run
         provider: judge.provider,

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { appendFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
+import { scrubDeep } from '../scrub'
 
 const KEY = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
 
@@ -122,14 +123,15 @@ export async function readBatchQueue(dir: string): Promise<BatchItem[]> {
 }
 
 /**
- * Writes the results of a finished batch (replacing earlier ones).
+ * Writes the results of a finished batch (replacing earlier ones), scrubbed: a judge that echoes a
+ * configured credential leaves it in no file.
  *
  * @example
  * await writeBatchResults(dir, results)
  */
 export async function writeBatchResults(dir: string, results: readonly BatchResult[]): Promise<void> {
   await mkdir(dir, { recursive: true })
-  await writeAtomic(resultsFile(dir), results.map((r) => JSON.stringify(BatchResultSchema.parse(r))).join('\n') + (results.length ? '\n' : ''))
+  await writeAtomic(resultsFile(dir), results.map((r) => JSON.stringify(BatchResultSchema.parse(scrubDeep(r)))).join('\n') + (results.length ? '\n' : ''))
 }
 
 /**

@@ -1,6 +1,6 @@
 // Batch record over the real openai SDK, with msw standing in for the chat and Batch APIs: collect →
 // submit → wait → apply must give the same cassette verdicts as a live record, with 0 live calls.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setupServer } from 'msw/node'
@@ -121,6 +121,7 @@ describe('batch record through the OpenAI Batch API', () => {
     api.expireIds.add(keys[1])
     api.replyFor.set(keys[2], 'Sure! Here is my verdict: {"reasoning":"fine","score":5}') // prose around JSON: not a verdict
     api.replyFor.set(keys[3], '{"reasoning":"out of range","score":9}')
+    api.replyFor.set(keys[4], JSON.stringify({ reasoning: 'I was sent with key sk-test-batch-0123456789', score: 3 })) // a judge echoing the configured key
 
     const items = await readBatchQueue(dir)
     const job = await submitOpenAIBatch(client, items)
@@ -138,6 +139,12 @@ describe('batch record through the OpenAI Batch API', () => {
     expect(fallbacks.find((f) => f.key === keys[2])?.reason).toMatch(/invalid batch reply: .*not JSON as a whole/)
     expect(fallbacks.find((f) => f.key === keys[3])?.reason).toMatch(/invalid batch reply: .*score/)
     expect(Object.keys((await readCassette(file)).entries)).toHaveLength(13)
+    const echoed = applied.map((s) => (s as PromiseFulfilledResult<{ output: { reasoning: string } }>).value.output.reasoning).find((r) => r.startsWith('I was sent'))
+    expect(echoed).toBe('I was sent with key [redacted]')
+    // No credential in any working file or the cassette.
+    for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())) {
+      expect(readFileSync(join(f.parentPath, f.name), 'utf8')).not.toContain('sk-test-batch-0123456789')
+    }
   })
 
   it('is driven by AGENT_VERDICT_BATCH, and refuses what it cannot do with a next step', async () => {
