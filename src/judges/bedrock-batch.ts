@@ -1,7 +1,7 @@
 // Bedrock batch inference: JSONL input on S3, CreateModelInvocationJob, poll, read the output from S3.
 // The AWS control-plane and S3 clients are optional peer dependencies, loaded only here and only when used.
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
-import { abortableSleep, type BatchWaitOptions } from './batch/progress'
+import { abortableSleep, isTransientPollError, MAX_POLL_FAILURES, type BatchWaitOptions } from './batch/progress'
 
 /**
  * Where and as whom Bedrock runs the batch. `roleArn` is the service role Bedrock assumes to read the
@@ -112,8 +112,17 @@ export async function waitBedrockBatch(job: BatchJob, items: readonly BatchItem[
   const started = Date.parse(job.submittedAt)
   let status = 'Submitted'
   let message: string | undefined
-  for (;;) {
-    const got = await control.send(new bedrock.GetModelInvocationJobCommand({ jobIdentifier: job.id }), { abortSignal: options.signal })
+  for (let failures = 0; ; ) {
+    let got: { status?: string; message?: string }
+    try {
+      got = await control.send(new bedrock.GetModelInvocationJobCommand({ jobIdentifier: job.id }), { abortSignal: options.signal })
+      failures = 0
+    } catch (err) {
+      // A wait lasts hours: a throttled or failed poll is retried at the next interval, not fatal.
+      if (options.signal?.aborted || !isTransientPollError(err) || ++failures >= MAX_POLL_FAILURES) throw err
+      await sleep(options.pollMs ?? 60_000, options.signal)
+      continue
+    }
     status = got.status ?? 'Submitted'
     message = got.message
     const elapsedMs = Math.max(0, now() - started)

@@ -3,7 +3,7 @@ import OpenAI, { toFile } from 'openai'
 import type { Batch } from 'openai/resources/batches'
 import { registerHeaderSecrets, registerSecret } from './scrub'
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
-import { abortableSleep, etaOf, type BatchWaitOptions } from './batch/progress'
+import { abortableSleep, etaOf, isTransientPollError, MAX_POLL_FAILURES, type BatchWaitOptions } from './batch/progress'
 
 const ENDPOINT = '/v1/chat/completions'
 
@@ -51,8 +51,17 @@ export async function waitOpenAIBatch(client: OpenAI, job: BatchJob, items: read
   const sleep = options.sleep ?? abortableSleep
   const started = Date.parse(job.submittedAt)
   let batch: Batch
-  for (;;) {
-    batch = await client.batches.retrieve(job.id, { signal: options.signal })
+  for (let failures = 0; ; ) {
+    try {
+      batch = await client.batches.retrieve(job.id, { signal: options.signal })
+      failures = 0
+    } catch (err) {
+      // A wait lasts hours: a throttled or failed poll is retried at the next interval, not fatal.
+      if (options.signal?.aborted || !isTransientPollError(err) || ++failures >= MAX_POLL_FAILURES) throw err
+      options.onProgress?.({ id: job.id, status: `poll failed (${(err as Error).message}); retrying`, done: 0, failed: 0, total: job.total, elapsedMs: Math.max(0, now() - started), etaMs: null })
+      await sleep(options.pollMs ?? 30_000, options.signal)
+      continue
+    }
     const counts = batch.request_counts
     const done = (counts?.completed ?? 0) + (counts?.failed ?? 0)
     const total = counts?.total || job.total

@@ -31,6 +31,8 @@ export interface FakeBatchApi {
   replyFor: Map<string, string>
   /** Polls in progress before the batch ends. */
   pollsBeforeDone: number
+  /** The next status polls to answer with this HTTP status instead (a flaky or throttled API). */
+  pollErrors: number[]
 }
 
 function chatCompletion(reply: Reply) {
@@ -53,7 +55,7 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
   const files = new Map<string, string>()
   const batches = new Map<string, { inputFileId: string; polls: number; outputFileId?: string; errorFileId?: string; status: string; total: number; done: number; failed: number }>()
   let ids = 0
-  const api: FakeBatchApi = { handlers: [], liveCalls: 0, polls: 0, failIds: new Set(), expireIds: new Set(), replyFor: new Map(), pollsBeforeDone: 1 }
+  const api: FakeBatchApi = { handlers: [], liveCalls: 0, polls: 0, failIds: new Set(), expireIds: new Set(), replyFor: new Map(), pollsBeforeDone: 1, pollErrors: [] }
 
   const finish = async (batch: NonNullable<ReturnType<typeof batches.get>>) => {
     const lines = files.get(batch.inputFileId)!.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
@@ -108,6 +110,8 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
       const id = String(params.id)
       const batch = batches.get(id)
       if (!batch) return HttpResponse.json({ error: { message: 'no such batch' } }, { status: 404 })
+      const injected = api.pollErrors.shift()
+      if (injected !== undefined) return HttpResponse.json({ error: { message: `injected ${injected}` } }, { status: injected })
       api.polls++
       batch.polls++
       if (batch.polls > api.pollsBeforeDone) { if (!batch.outputFileId) await finish(batch) }

@@ -54,6 +54,25 @@ export interface BatchWaitOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
 }
 
+/** Consecutive failed status polls tolerated before a wait gives up (it can be resumed with `batch wait`). */
+export const MAX_POLL_FAILURES = 5
+
+/**
+ * Whether a failed status poll is worth repeating: throttling, a server error or a dropped connection.
+ * A 4xx such as 401 or 404 will not heal by waiting.
+ *
+ * @example
+ * isTransientPollError({ status: 503 }) // true
+ */
+export function isTransientPollError(err: unknown): boolean {
+  const e = err as { status?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number }; $retryable?: unknown } | null
+  const status = typeof e?.status === 'number' ? e.status : e?.$metadata?.httpStatusCode
+  if (typeof status === 'number') return status === 408 || status === 429 || status >= 500
+  if (e?.$retryable || e?.name === 'ThrottlingException') return true
+  // No HTTP status: the request never got an answer (connection reset, DNS hiccup, timeout) — but not an abort.
+  return e?.name !== 'AbortError' && e?.name !== 'APIUserAbortError'
+}
+
 /** Sleeps `ms`, or rejects when `signal` aborts. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

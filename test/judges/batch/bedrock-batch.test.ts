@@ -22,7 +22,7 @@ const MODEL = 'global.anthropic.claude-sonnet-4-6'
 const ROLE = 'arn:aws:iam::123456789012:role/agent-verdict-batch'
 const objects = new Map<string, string>()
 const jobs = new Map<string, { body: any; polls: number }>()
-const state = { converseCalls: 0, failRecords: new Set<string>(), jobStatus: 'Completed' as string, creates: [] as any[] }
+const state = { pollThrottles: 0, converseCalls: 0, failRecords: new Set<string>(), jobStatus: 'Completed' as string, creates: [] as any[] }
 
 /** The scripted judge: the same user text always gets the same verdict, whichever API asked. */
 function verdictFor(messages: any[]): { reasoning: string; score: number } {
@@ -72,6 +72,10 @@ const server = setupServer(
     const arn = decodeURIComponent(String(params.id))
     const job = jobs.get(arn)
     if (!job) return HttpResponse.json({ message: 'no such job' }, { status: 404, headers: { 'x-amzn-errortype': 'ResourceNotFoundException' } })
+    if (state.pollThrottles > 0) {
+      state.pollThrottles--
+      return HttpResponse.json({ message: 'Rate exceeded' }, { status: 429, headers: { 'x-amzn-errortype': 'ThrottlingException' } })
+    }
     job.polls++
     const status = job.polls === 1 ? 'InProgress' : state.jobStatus
     if (status !== 'InProgress' && state.jobStatus !== 'Failed') runJob(arn)
@@ -125,6 +129,7 @@ describe('batch record through Bedrock batch inference', () => {
     expect(collected.every((s) => s.status === 'rejected')).toBe(true)
     const items = await readBatchQueue(dir)
     const job = await submitBedrockBatch(items, batchOptions())
+    state.pollThrottles = 2 // throttled status polls are waited out
     expect(state.creates[0]).toMatchObject({ roleArn: ROLE, modelId: MODEL, inputDataConfig: { s3InputDataConfig: { s3InputFormat: 'JSONL' } } })
     expect(state.creates[0].inputDataConfig.s3InputDataConfig.s3Uri).toMatch(/^s3:\/\/judge-bucket\/agent-verdict\/agent-verdict-\d+\/input\.jsonl$/)
     const progress: BatchProgress[] = []

@@ -39,6 +39,7 @@ beforeEach(() => {
   api.expireIds.clear()
   api.replyFor.clear()
   api.pollsBeforeDone = 1
+  api.pollErrors = []
 })
 
 async function suiteRequests(): Promise<JudgeRequest<{ reasoning: string; score: number }>[]> {
@@ -145,6 +146,25 @@ describe('batch record through the OpenAI Batch API', () => {
     for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())) {
       expect(readFileSync(join(f.parentPath, f.name), 'utf8')).not.toContain('sk-test-batch-0123456789')
     }
+  })
+
+  it('keeps waiting through throttled or failing status polls, and stops at once on one that cannot heal', async () => {
+    const dir = tempDir('av-batch-')
+    await runSuite(join(dir, 'c.json'), { mode: 'auto', batch: collectingHook(dir) })
+    const items = await readBatchQueue(dir)
+    const job = await submitOpenAIBatch(client, items)
+    api.pollErrors = [429, 503, 500]
+    const progress: BatchProgress[] = []
+    const results = await waitOpenAIBatch(client, job, items, { pollMs: 1, sleep: noSleep, onProgress: (p) => progress.push(p) })
+    expect(results.filter((r) => r.status === 'ok')).toHaveLength(13)
+    expect(progress.filter((p) => p.status.startsWith('poll failed'))).toHaveLength(3)
+
+    const again = await submitOpenAIBatch(client, items)
+    api.pollErrors = [401]
+    await expect(waitOpenAIBatch(client, again, items, { pollMs: 1, sleep: noSleep })).rejects.toThrow(/401/)
+    api.pollErrors = [503, 503, 503, 503, 503]
+    await expect(waitOpenAIBatch(client, again, items, { pollMs: 1, sleep: noSleep })).rejects.toThrow(/503/) // gives up; `batch wait` resumes
+    expect(api.liveCalls).toBe(0)
   })
 
   it('is driven by AGENT_VERDICT_BATCH, and refuses what it cannot do with a next step', async () => {
