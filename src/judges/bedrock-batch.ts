@@ -171,6 +171,7 @@ function readRecord(key: string, line: OutputLine): BatchResult {
   const content = out.content ?? []
   const tools = content.filter((c) => c.type === 'tool_use')
   // As the live Converse judge: every tool call is a candidate verdict; a text-only reply is parsed whole.
-  if (tools.length > 0) return { key, status: 'ok', candidates: tools.map((t) => (t.input ?? null) as never), usage }
+  const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string)
+  if (tools.length > 0) return { key, status: 'ok', candidates: tools.map((t) => (t.input ?? null) as never), ...(texts.length ? { texts } : {}), usage }
   return { key, status: 'ok', text: content.map((c) => c.text ?? '').join('\n'), usage }
 }

@@ -4,7 +4,7 @@ import { costOf } from '../cost'
 import { JudgeConfigError, JudgeError, JudgeOutputError } from '../errors'
 import { replyJsonSchema } from '../json-schema'
 import { buildBody, isReasoningModel } from '../openai'
-import { agreedVerdict, parseJudgeText } from '../parse-output'
+import { agreedVerdict, parseJudgeText, wholeDocument } from '../parse-output'
 import { scrubDeep } from '../scrub'
 import type { ContentPart, Judge, JudgeRequest, JudgeResponse } from '../types'
 import { batchDir, enqueueBatchItem, noteFallback, readBatchResults, type BatchResult } from './queue'
@@ -123,7 +123,7 @@ export function applyingHook(dir: string): BatchHook {
       const ctx = { provider: judge.provider, model: judge.model, metric: request.metric, usage }
       let output: T
       try {
-        output = result.text !== undefined ? parseJudgeText(result.text, request.schema, ctx) : agreedVerdict(result.candidates ?? [], request.schema, ctx)
+        output = result.text !== undefined ? parseJudgeText(result.text, request.schema, ctx) : agreedVerdict([...(result.candidates ?? []), ...verdictTexts(result.texts, request.schema)], request.schema, ctx)
       } catch (err) {
         if (err instanceof JudgeOutputError) return fallback(`invalid batch reply: ${err.message}`)
         throw err
@@ -144,6 +144,20 @@ export function applyingHook(dir: string): BatchHook {
 }
 
 type Json = ReturnType<typeof JSON.parse>
+
+/** As the live Bedrock judge: a text block beside the tool call is a candidate only when it is, whole, a valid verdict. */
+function verdictTexts(texts: readonly string[] | undefined, schema: JudgeRequest<unknown>['schema']): unknown[] {
+  const out: unknown[] = []
+  for (const text of texts ?? []) {
+    try {
+      const value: unknown = JSON.parse(wholeDocument(text))
+      if (schema.safeParse(value).success) out.push(value)
+    } catch {
+      // prose: not a verdict, ignored as live
+    }
+  }
+  return out
+}
 
 /** The provider request body of a judge request, as a batch line carries it. */
 export function batchBody(judge: Judge, request: JudgeRequest<unknown>): Record<string, Json> {

@@ -41,6 +41,8 @@ export const BatchResultSchema = z.object({
   status: z.enum(['ok', 'failed']),
   text: z.string().optional(),
   candidates: z.array(z.json()).optional(),
+  /** Text blocks beside tool calls (Bedrock): each one that is, as a whole, a valid verdict is a candidate too, as live. */
+  texts: z.array(z.string()).optional(),
   usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).optional(),
   error: z.string().optional(),
 })
