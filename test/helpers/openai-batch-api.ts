@@ -73,7 +73,10 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
     }
     batch.outputFileId = `file-out-${++ids}`
     files.set(batch.outputFileId, out.join('\n'))
-    if (err.length) files.set((batch.errorFileId = `file-err-${++ids}`), err.join('\n'))
+    if (err.length) {
+      batch.errorFileId = `file-err-${++ids}`
+      files.set(batch.errorFileId, err.join('\n'))
+    }
     batch.status = api.expireIds.size > 0 ? 'expired' : 'completed'
     batch.done = out.length + err.length
     batch.failed = err.length

@@ -112,7 +112,8 @@ export function applyingHook(dir: string): BatchHook {
     phase: 'apply',
     async answer<T>(miss: BatchMiss<T>): Promise<JudgeResponse<T> | undefined> {
       const { judge, request } = miss
-      const result = (await (results ??= readBatchResults(dir))).get(miss.key)
+      results ??= readBatchResults(dir)
+      const result = (await results).get(miss.key)
       const fallback = async (reason: string) => {
         await noteFallback(dir, { key: miss.key, reason })
         return undefined
