@@ -57,6 +57,14 @@ export { scrubSecrets, scrubDeep, registerSecret, registerHeaderSecrets, redactU
 export { replyJsonSchema, strictJsonSchema } from './judges/json-schema'
 export { parseJudgeText, validateJudgeOutput } from './judges/parse-output'
 
+// --- batch record (docs/decisions/0024-batch-record.md) ---
+export { JudgePendingError, applyingHook, batchHookFromEnv, collectingHook, BATCH_PRICE_FACTOR, type BatchHook, type BatchMiss } from './judges/batch/hook'
+export { submitBatch, waitBatch, type BatchProviders } from './judges/batch/run'
+export { submitOpenAIBatch, waitOpenAIBatch } from './judges/openai-batch'
+export { submitBedrockBatch, waitBedrockBatch, type BedrockBatchOptions } from './judges/bedrock-batch'
+export { formatBatchProgress, type BatchProgress, type BatchWaitOptions } from './judges/batch/progress'
+export { BatchItemSchema, BatchJobSchema, BatchResultSchema, DEFAULT_BATCH_DIR, batchDir, readBatchQueue, readBatchResults, readFallbacks, type BatchItem, type BatchJob, type BatchResult } from './judges/batch/queue'
+
 // --- cassettes ---
 export { withCassette, type CassetteJudge, type CassetteOptions } from './cassette/cassette-judge'
 export { cassetteKey, canonicalJson } from './cassette/key'

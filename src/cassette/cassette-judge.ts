@@ -6,6 +6,7 @@ import { canonicalJson, cassetteKey } from './key'
 import { currentCassetteScope } from './scope'
 import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry, type CassetteVerdict } from './store'
 import { scrubDeep } from '../judges/scrub'
+import { batchHookFromEnv, type BatchHook } from '../judges/batch/hook'
 
 /** Options of {@link withCassette}. `mode` and `update` default to the environment's. */
 export interface CassetteOptions {
@@ -18,6 +19,8 @@ export interface CassetteOptions {
   /** Clock for `recordedAt` of new or changed verdicts (tests pin it). */
   now?: () => Date
   lock?: FileLockOptions
+  /** Batch record: queue misses, or answer them from a finished batch (default from `AGENT_VERDICT_BATCH`). */
+  batch?: BatchHook
 }
 
 /** A judge that replays and records verdicts in a cassette file. */
@@ -66,6 +69,7 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
   const mode = options.mode === undefined ? settings.mode : parseCassetteMode(options.mode, 'mode')
   const update = options.update ?? settings.update
   const { file } = options
+  const batch = options.batch ?? (mode === 'live' ? undefined : batchHookFromEnv(options.env))
   const now = options.now ?? (() => new Date())
   const canRecord = mode === 'auto' || mode === 'record' || update
   // For the miss message: a judge is configured here, so say why it is not called.
@@ -179,6 +183,12 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
         }
       } else if (!entry && !canRecord) {
         throw miss('missing')
+      }
+      // Batch record: a miss is queued (collect) or answered from the finished batch (apply), else live.
+      const batched = batch ? await batch.answer({ key, file, judge, request, test: scope?.test, matcher: scope?.matcher }) : undefined
+      if (batched) {
+        await record(key, request as JudgeRequest<unknown>, batched)
+        return batched
       }
       const response = await judge.evaluate(request, signal)
       await record(key, request as JudgeRequest<unknown>, response)

@@ -25,6 +25,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'receive OTLP/HTTP traces from an agent in another process and write each trace to a file',
     load: async () => (await import('./receive')).receiveCommand,
   },
+  batch: {
+    summary: 'submit the judge requests a collecting run queued as one provider batch, and wait for it',
+    load: async () => (await import('./batch')).batchCommand,
+  },
+  record: {
+    summary: 'record --batch -- <test command>: record the suite\u2019s verdicts through a batch API (about half price)',
+    load: async () => (await import('./batch')).recordCommand,
+  },
   'fake-judge': {
     summary: 'run a local OpenAI-compatible fake judge server (for tests and benches)',
     load: async () => (await import('./fake-judge')).fakeJudgeCommand,

@@ -129,7 +129,8 @@ function adapt(err: unknown, sent: ChatCompletionCreateParamsNonStreaming, featu
   return false
 }
 
-function buildBody(
+/** The chat-completions body a judge request is sent as (also the body of a batch line). */
+export function buildBody(
   request: JudgeRequest<unknown>,
   model: string,
   features: { jsonSchema: boolean; temperature: boolean },
