@@ -10,7 +10,7 @@ import type { IExportLogsServiceRequest, ILogRecord } from '@opentelemetry/otlp-
 import type { IExportTraceServiceRequest } from '@opentelemetry/otlp-transformer/build/src/trace/internal-types'
 import type { IKeyValue } from '@opentelemetry/otlp-transformer/build/src/common/internal-types'
 import { afterEach, describe, expect, it } from 'vitest'
-import { exportOtlp } from '../../reporters/otlp'
+import { exportOtlp } from '../../src/report/otlp-export'
 import { publishReport } from '../../reporters/publish'
 import { evaluationRecords, renderOtlpJsonLines, renderOtlpLogs, renderOtlpTraces, testSpanOf } from '../../src/report/otlp'
 import { ReportSchema, type Report } from '../../src/verdict/report'

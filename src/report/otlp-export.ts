@@ -1,10 +1,11 @@
 // Sends the report's verdicts to an OTLP/HTTP endpoint or writes them as OTLP JSON lines (decision
-// 0026). Rendering is src/report/otlp.ts; the OTel SDK packages are optional peers, loaded only here.
-import { resolve } from 'node:path'
-import { redactUrl } from '../src/judges/scrub'
-import { evaluationRecords, logFieldsOf, renderOtlpJsonLines, renderOtlpTraces, EVALUATION_EVENT, type OtlpAnyValue, type OtlpEventsAs } from '../src/report/otlp'
-import type { Report } from '../src/verdict/report'
-import { writeFileAtomic } from './write-atomic'
+// 0026), for the reporters and `agent-verdict diagnose --otlp`. The one module of src/report that does
+// I/O: rendering is the pure src/report/otlp.ts; the OTel SDK packages are optional peers, loaded here only.
+import { randomBytes } from 'node:crypto'
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import type { Report } from '../verdict/report'
+import { evaluationRecords, logFieldsOf, renderOtlpJsonLines, renderOtlpTraces, EVALUATION_EVENT, type OtlpAnyValue, type OtlpEventsAs } from './otlp'
 
 /** `endpoint`: base URL of an OTLP/HTTP receiver (`http://localhost:4318`); `file`: OTLP JSON lines. */
 export interface OtlpTarget {
@@ -32,7 +33,7 @@ const PEERS = '@opentelemetry/api @opentelemetry/api-logs @opentelemetry/sdk-log
  */
 export async function exportOtlp(report: Report, target: OtlpTarget, root = process.cwd()): Promise<string> {
   const as = target.as ?? 'logs'
-  if (target.file) return writeFileAtomic(resolve(root, target.file), renderOtlpJsonLines(report, as))
+  if (target.file) return writeAtomic(resolve(root, target.file), renderOtlpJsonLines(report, as))
   if (!target.endpoint) throw new OtlpExportError('agent-verdict otlp: give either endpoint (an OTLP/HTTP base URL such as http://localhost:4318) or file (OTLP JSON lines).')
   const { base, authorization } = otlpBase(target.endpoint)
   if (authorization) target = { ...target, headers: { authorization, ...target.headers } }
@@ -127,4 +128,23 @@ async function emitLogs(report: Report, url: string, target: OtlpTarget): Promis
   await provider.forceFlush()
   await provider.shutdown()
   if (failures.length) throw new OtlpExportError(`agent-verdict otlp: ${redactUrl(url)} did not take the verdicts: ${failures[0]}. Is the collector running and reachable?`)
+}
+
+/** `user:pass@` of a URL replaced, for messages (the report itself is scrubbed by its caller). */
+function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1[redacted]@')
+}
+
+/** Temp file then rename: a reader never sees half a file. */
+async function writeAtomic(path: string, content: string): Promise<string> {
+  await mkdir(dirname(path), { recursive: true })
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`
+  try {
+    await writeFile(temp, content)
+    await rename(temp, path)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+  return path
 }
