@@ -34,13 +34,14 @@ const PEERS = '@opentelemetry/api @opentelemetry/api-logs @opentelemetry/sdk-log
 export async function exportOtlp(report: Report, target: OtlpTarget, root = process.cwd()): Promise<string> {
   const as = target.as ?? 'logs'
   if (target.file) return writeAtomic(resolve(root, target.file), renderOtlpJsonLines(report, as))
-  if (!target.endpoint) throw new OtlpExportError('agent-verdict otlp: give either endpoint (an OTLP/HTTP base URL such as http://localhost:4318) or file (OTLP JSON lines).')
-  const { base, authorization } = otlpBase(target.endpoint)
+  const endpoint = target.endpoint
+  if (!endpoint) throw new OtlpExportError('agent-verdict otlp: give either endpoint (an OTLP/HTTP base URL such as http://localhost:4318) or file (OTLP JSON lines).')
+  const { base, authorization } = otlpBase(endpoint)
   if (authorization) target = { ...target, headers: { authorization, ...target.headers } }
   const traces = renderOtlpTraces(report, as)
   if (traces.resourceSpans.length) await postJson(`${base}/v1/traces`, traces, target)
   if (as === 'logs') await emitLogs(report, `${base}/v1/logs`, target)
-  return redactUrl(target.endpoint)
+  return redactUrl(endpoint)
 }
 
 /** The base URL: `http://host:4318` (a trailing `/v1/logs` or `/v1/traces` is taken off); `user:pass@` becomes Basic auth. */
@@ -79,8 +80,7 @@ async function postJson(url: string, body: unknown, target: OtlpTarget): Promise
 function plain(value: OtlpAnyValue): string | number | boolean {
   if ('stringValue' in value) return value.stringValue
   if ('doubleValue' in value) return value.doubleValue
-  if ('boolValue' in value) return value.boolValue
-  return Number(value.intValue)
+  return value.boolValue
 }
 
 /** Through the OTel Logs SDK: one log record per verdict, with the trace context of the span it judges. */

@@ -7,7 +7,7 @@ import type { Verdict } from '../verdict/verdict'
 export const EVALUATION_EVENT = 'gen_ai.evaluation.result'
 
 /** An OTLP/JSON attribute value (the subset used here). */
-export type OtlpAnyValue = { stringValue: string } | { doubleValue: number } | { intValue: string } | { boolValue: boolean }
+export type OtlpAnyValue = { stringValue: string } | { doubleValue: number } | { boolValue: boolean }
 export interface OtlpKeyValue {
   key: string
   value: OtlpAnyValue
