@@ -43,10 +43,12 @@ export function verdictAnnotation(verdict: Verdict, traces?: readonly ReportTrac
   if (verdict.outcome === 'unjudgeable') {
     return { type: 'warning', message: `agent-verdict ${verdict.metric}${where}: unjudgeable — ${oneLine(verdict.reason, MAX_REASON)}` }
   }
+  // A binary verdict's outcome says it all (and some, like budget, keep a count in `raw`, not a score).
   const { score, threshold } = formatScore(verdict)
+  const figures = verdict.scale === 'binary' ? '' : ` (${score}, threshold ${threshold})`
   return {
     type: TYPE[verdict.outcome],
-    message: `agent-verdict ${verdict.metric}${where}: ${verdict.outcome} (${score}, threshold ${threshold})${category} — ${oneLine(verdict.reason, MAX_REASON)}`,
+    message: `agent-verdict ${verdict.metric}${where}: ${verdict.outcome}${figures}${category} — ${oneLine(verdict.reason, MAX_REASON)}`,
   }
 }
 
@@ -70,6 +72,19 @@ export function verdictAnnotations(verdicts: readonly Verdict[], traces?: readon
 }
 
 /**
+ * Annotations are on unless `AGENT_VERDICT_ANNOTATIONS` is `0`, `false` or `off`: each costs Vitest a
+ * stack capture and a worker→main message (about 1.5–2.5 ms measured, nothing beside a judge call,
+ * but felt by hundreds of deterministic assertions in one test).
+ *
+ * @example
+ * annotationsEnabled({ AGENT_VERDICT_ANNOTATIONS: 'off' }) // false
+ */
+export function annotationsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env.AGENT_VERDICT_ANNOTATIONS?.trim().toLowerCase()
+  return !(value === '0' || value === 'false' || value === 'off')
+}
+
+/**
  * Records the verdicts on the running Vitest test through `context.annotate`. Vitest takes the
  * location from the call stack (the awaited `expect(…)` line of the test file) and waits for the
  * annotations before it ends the test. Does nothing outside Vitest or when the test already ended
@@ -78,7 +93,8 @@ export function verdictAnnotations(verdicts: readonly Verdict[], traces?: readon
  * @example
  * annotateVerdicts(task, [verdict])
  */
-export function annotateVerdicts(task: AnnotatableTask | undefined, verdicts: readonly Verdict[], traces?: readonly ReportTrace[]): void {
+export function annotateVerdicts(task: AnnotatableTask | undefined, verdicts: readonly Verdict[], traces?: readonly ReportTrace[], env: NodeJS.ProcessEnv = process.env): void {
+  if (!annotationsEnabled(env)) return
   const annotate = task?.context?.annotate
   if (typeof annotate !== 'function') return
   for (const { message, type } of verdictAnnotations(verdicts, traces)) {

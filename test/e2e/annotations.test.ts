@@ -59,17 +59,24 @@ describe('verdicts in Vitest’s own reporters, no agent-verdict reporter config
 
     const commands = run.stdout.split('\n').filter((l) => l.startsWith('::') && l.includes('agent-verdict'))
     expect(commands).toEqual([
-      `::notice file=${file},line=${passLine},column=3::agent-verdict faithfulness: pass (1/1, threshold 1) — Stated in the context.`,
-      `::error file=${file},line=${failLine},column=3::agent-verdict faithfulness: fail (0/1, threshold 1) — ${FAIL_REASON}`,
+      `::notice file=${file},line=${passLine},column=3::agent-verdict faithfulness: pass — Stated in the context.`,
+      `::error file=${file},line=${failLine},column=3::agent-verdict faithfulness: fail — ${FAIL_REASON}`,
     ])
 
     const xml = readFileSync(junit, 'utf8')
     const caseOf = (name: string) => xml.slice(xml.indexOf(`name="${name}"`), xml.indexOf('</testcase>', xml.indexOf(`name="${name}"`)))
-    expect(caseOf('passing verdict')).toContain('<property name="notice" value="agent-verdict faithfulness: pass (1/1, threshold 1) — Stated in the context.">')
+    expect(caseOf('passing verdict')).toContain('<property name="notice" value="agent-verdict faithfulness: pass — Stated in the context.">')
     // XML-escaped by Vitest: the judged text and the reason cannot break the file.
     expect(caseOf('failing verdict')).toContain(
-      '<property name="error" value="agent-verdict faithfulness: fail (0/1, threshold 1) — The context says North America leads, &amp; EMEA is second.">',
+      '<property name="error" value="agent-verdict faithfulness: fail — The context says North America leads, &amp; EMEA is second.">',
     )
     expect(caseOf('failing verdict')).toContain('<failure')
+
+    // Switched off: the same run gives no annotation, the test still fails on its verdict.
+    const off = await vitestCli(dir, { AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AGENT_VERDICT_MODE: 'live', AGENT_VERDICT_ANNOTATIONS: 'off' })
+    expect(off.code).toBe(1)
+    expect(off.stdout).not.toContain('::notice')
+    expect(off.stdout).toMatch(/::error file=.*title=annotations\.test\.ts > failing verdict/)
+    expect(readFileSync(junit, 'utf8')).not.toContain('<property')
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { annotateVerdicts, verdictAnnotation, verdictAnnotations } from '../../matchers/annotations'
+import { annotateVerdicts, annotationsEnabled, verdictAnnotation, verdictAnnotations } from '../../matchers/annotations'
 import type { ReportTrace } from '../../src/verdict/report'
 import type { Verdict } from '../../src/verdict/verdict'
 
@@ -11,8 +11,9 @@ const traces: ReportTrace[] = [{ id: 't1', spans: [{ id: 'b2', parentId: 'a1', n
 
 describe('verdictAnnotation', () => {
   it('maps pass/fail/unjudgeable to Vitest’s notice/error/warning, one line each', () => {
-    expect(verdictAnnotation(base)).toEqual({ type: 'notice', message: 'agent-verdict faithfulness: pass (1/1, threshold 1) — Stated in the context.' })
-    expect(verdictAnnotation(failing)).toEqual({ type: 'error', message: 'agent-verdict faithfulness: fail (0/1, threshold 1) — Cites a 2019 figure the chart lacks.' })
+    expect(verdictAnnotation(base)).toEqual({ type: 'notice', message: 'agent-verdict faithfulness: pass — Stated in the context.' })
+    expect(verdictAnnotation(failing)).toEqual({ type: 'error', message: 'agent-verdict faithfulness: fail — Cites a 2019 figure the chart lacks.' })
+    expect(verdictAnnotation({ ...base, metric: 'quality', scale: 'likert5', raw: 2, score: 0.25, threshold: 0.75, pass: false, outcome: 'fail', reason: 'vague' }).message).toBe('agent-verdict quality: fail (2/5, threshold 4) — vague')
     expect(verdictAnnotation(unjudgeable)).toEqual({ type: 'warning', message: 'agent-verdict faithfulness: unjudgeable — judge reply was not JSON after 3 attempts' })
   })
 
@@ -46,6 +47,16 @@ describe('annotateVerdicts', () => {
     const task = { context: { annotate: async (message: string, type?: string) => void calls.push([message, type]) } }
     annotateVerdicts(task, [base, failing])
     expect(calls.map(([, t]) => t)).toEqual(['notice', 'error'])
+  })
+
+  it('is switched off by AGENT_VERDICT_ANNOTATIONS=0|false|off, on otherwise', () => {
+    let called = 0
+    const task = { context: { annotate: async () => void called++ } }
+    for (const off of ['0', 'false', 'OFF ']) annotateVerdicts(task, [base], undefined, { AGENT_VERDICT_ANNOTATIONS: off })
+    expect(called).toBe(0)
+    annotateVerdicts(task, [base], undefined, { AGENT_VERDICT_ANNOTATIONS: '1' })
+    expect(called).toBe(1)
+    expect(annotationsEnabled({})).toBe(true)
   })
 
   it('does nothing without an annotate API (Jest, a matcher outside a test) and stops quietly once the test is over', () => {
