@@ -107,7 +107,9 @@ async function emitLogs(report: Report, url: string, target: OtlpTarget): Promis
   }
   const provider = new logs.LoggerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': 'agent-verdict' }),
-    processors: [new logs.BatchLogRecordProcessor({ exporter, maxExportBatchSize: 512, scheduledDelayMillis: 60_000 })],
+    // The queue holds every record (its default of 2048 would drop the rest of a large diagnosis);
+    // nothing is sent on a timer, forceFlush below sends it all in batches of 512.
+    processors: [new logs.BatchLogRecordProcessor({ exporter, maxQueueSize: Math.max(2048, records.length), maxExportBatchSize: 512, scheduledDelayMillis: 60_000 })],
   })
   const logger = provider.getLogger('agent-verdict')
   for (const r of records) {

@@ -186,6 +186,19 @@ describe('exportOtlp', () => {
     expect(spans.map((s) => s.name)).toEqual(['test chart agent > cites a missing figure', 'test trail run'])
   })
 
+  it('endpoint: a large run (3,000 verdicts, over the logs SDK default queue of 2,048) loses none', async () => {
+    const rx = await receiver()
+    const many = { ...report, tests: [{ ...report.tests[0], verdicts: Array.from({ length: 3000 }, (_, i) => v({ id: `m${i}`, reason: `r${i}` })) }] }
+    await exportOtlp(many, { endpoint: rx.url })
+    const ids = rx.posts
+      .filter((p) => p.path === '/v1/logs')
+      .flatMap((p) => (p.body as IExportLogsServiceRequest).resourceLogs ?? [])
+      .flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? []))
+      .map((r) => attr(r.attributes, 'agent_verdict.verdict.id'))
+    expect(ids).toHaveLength(3000)
+    expect(new Set(ids).size).toBe(3000)
+  })
+
   it('endpoint given as …/v1/logs is taken as the base; span-events mode sends traces only', async () => {
     const rx = await receiver()
     await exportOtlp(report, { endpoint: `${rx.url}/v1/logs`, as: 'span-events' })
