@@ -244,6 +244,23 @@ describe('exportOtlp', () => {
   })
 })
 
+describe('a collector that never answers', () => {
+  it('gives up after timeoutMs with an error, for the test spans and for the logs', async () => {
+    const server = createServer((req, res) => {
+      req.resume()
+      // /v1/traces answers and /v1/logs hangs; with the x-hang-all header both hang.
+      if (req.url === '/v1/traces' && !req.headers['x-hang-all']) req.on('end', () => res.writeHead(200).end('{}'))
+    })
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    servers.push(server)
+    server.on('close', () => server.closeAllConnections())
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+    await expect(exportOtlp(report, { endpoint: url, timeoutMs: 300, headers: { 'x-hang-all': '1' } })).rejects.toThrow(/could not send test spans to .*\/v1\/traces/)
+    await expect(exportOtlp(report, { endpoint: url, timeoutMs: 300 })).rejects.toThrow(/did not take the verdicts/)
+    server.closeAllConnections()
+  })
+})
+
 describe('reporter option otlp', () => {
   it('exports the scrubbed report: a secret planted in a reason and an OTLP header value never reach the file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'av-otlp-pub-'))
