@@ -9,6 +9,7 @@ import type { Judge } from '../src/judges/types'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../src/verdict/meta'
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
+import { annotateVerdicts, type AnnotatableTask } from './annotations'
 import { labelRecordedEntries } from './cassette-labels'
 import type { MatcherContext, MatcherResult } from './context'
 
@@ -141,6 +142,8 @@ export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?
     ;(target.traces ??= []).push(...relinked)
   }
   labelRecordedEntries(verdicts)
+  // Vitest's own reporters (JUnit, github-actions, HTML, verbose) show them too (decision 0026).
+  annotateVerdicts(task as AnnotatableTask | undefined, verdicts, traces)
 }
 
 /** `toBeCorrect#2` for the second `toBeCorrect` assertion of a test: groups one assertion's verdicts. */
@@ -229,28 +232,38 @@ export function track<T extends MatcherResult>(ctx: MatcherContext, name: string
   const key = testKeyOf(ctx)
   const call: TrackedCall = { name, abandoned: false }
   const neutral = (result: T | undefined): T => ({ ...(result as T), pass: ctx.isNot !== true, message: result?.message ?? (() => '') })
-  // Judge calls inside know their test and matcher: cassette entries are named by them.
-  const promise = runInCassetteScope({ test: testNameOf(ctx), matcher: ctx.isNot ? `not.${name}` : name }, start).then(
-    (result) => {
-      if (!call.abandoned) return result
-      if (result.pass === (ctx.isNot === true)) call.failure = result.message()
-      return neutral(result)
-    },
-    (error: unknown) => {
-      if (!call.abandoned) throw error
-      call.failure = error instanceof Error ? error.message : String(error)
-      return neutral(undefined)
-    },
-  )
   let calls = pending.get(key)
   if (!calls) pending.set(key, (calls = new Map()))
   const entry = calls
-  entry.set(promise, call)
+  let promise: Promise<T> | undefined
+  let settled = false
   const forget = () => {
-    entry.delete(promise)
+    settled = true
+    if (promise) entry.delete(promise)
     if (entry.size === 0 && pending.get(key) === entry) pending.delete(key)
   }
-  promise.then(forget, forget)
+  // Judge calls inside know their test and matcher: cassette entries are named by them.
+  // Awaited, and no second `.then` on the returned promise: V8's async stack then reaches the test's
+  // `expect(…)` line, where Vitest places the verdict's annotation (decision 0026).
+  const settle = async (): Promise<T> => {
+    try {
+      let result: T
+      try {
+        result = await runInCassetteScope({ test: testNameOf(ctx), matcher: ctx.isNot ? `not.${name}` : name }, start)
+      } catch (error: unknown) {
+        if (!call.abandoned) throw error
+        call.failure = error instanceof Error ? error.message : String(error)
+        return neutral(undefined)
+      }
+      if (!call.abandoned) return result
+      if (result.pass === (ctx.isNot === true)) call.failure = result.message()
+      return neutral(result)
+    } finally {
+      forget()
+    }
+  }
+  promise = settle()
+  if (!settled) entry.set(promise, call)
   return promise
 }
 

@@ -10,6 +10,9 @@ import { GatesSchema } from './gates'
  * - `junit`: a path writes the verdicts as JUnit XML there (same base), for CI test-result views; `false` (default) writes none.
  * - `githubSummary`: append a Markdown summary to `$GITHUB_STEP_SUMMARY`. Default: when that variable is set.
  * - `silent`: print nothing (the files are still written); a broken gate is still printed.
+ * - `otlp`: also send every verdict as an OpenTelemetry `gen_ai.evaluation.result` event — `{ endpoint }` (OTLP/HTTP
+ *   base URL, e.g. `http://localhost:4318`) or `{ file }` (OTLP JSON lines, same base); `as: 'span-events'` for
+ *   backends that only read traces; `headers` for a hosted backend's key (decision 0026).
  * - `gates`: suite limits (`minPassRate`, `maxUnjudgeable`, `maxCostUsd`, `metrics`, see `GatesSchema`);
  *   a broken gate fails the run even when every test passed.
  */
@@ -21,6 +24,16 @@ export const ReporterOptionsSchema = z
     githubSummary: z.boolean().optional(),
     silent: z.boolean().optional(),
     gates: GatesSchema.optional(),
+    otlp: z
+      .object({
+        endpoint: z.string().url().optional(),
+        file: z.string().min(1).optional(),
+        as: z.enum(['logs', 'span-events']).optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+      })
+      .strict()
+      .refine((o) => (o.endpoint === undefined) !== (o.file === undefined), { message: 'give exactly one of endpoint (OTLP/HTTP base URL) or file (OTLP JSON lines path)' })
+      .optional(),
   })
   .strict()
 export type ReporterOptions = z.infer<typeof ReporterOptionsSchema>
@@ -39,7 +52,7 @@ export function parseReporterOptions(options: unknown): ReporterOptions {
   const issue = parsed.error.issues[0]
   throw new Error(
     `agent-verdict reporter: invalid option ${issue.path.join('.') || '(options)'}: ${issue.message}. ` +
-      `Valid options: outputFile (string), html (string | false), junit (string | false), githubSummary (boolean), silent (boolean), gates ({ minPassRate, maxUnjudgeable, maxCostUsd, metrics }).`,
+      `Valid options: outputFile (string), html (string | false), junit (string | false), githubSummary (boolean), silent (boolean), gates ({ minPassRate, maxUnjudgeable, maxCostUsd, metrics }), otlp ({ endpoint | file, as?: 'logs' | 'span-events', headers? }).`,
   )
 }
 

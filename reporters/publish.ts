@@ -1,10 +1,11 @@
 // The end of a run, shared by the Vitest and Jest reporters: print, write artifact, HTML, step summary.
 import { relative, resolve, sep } from 'node:path'
-import { scrubDeep, scrubSecrets } from '../src/judges/scrub'
+import { registerHeaderSecrets, scrubDeep, scrubSecrets } from '../src/judges/scrub'
 import type { Report, ReportTest } from '../src/verdict/report'
 import { buildReport, writeReport } from './artifact'
 import { evaluateGates, type GateResult } from './gates'
 import { writeHtmlReport } from './html-report'
+import { exportOtlp } from '../src/report/otlp-export'
 import { writeFileAtomic } from './write-atomic'
 import { DEFAULT_OUTPUT_FILE, runInfoFromEnv, type ReporterOptions } from './options'
 import { appendGithubSummary } from './render-github-summary'
@@ -29,6 +30,8 @@ export interface PublishResult {
   artifactPath: string
   htmlPath?: string
   junitPath?: string
+  /** Where the OTLP export went: the file path, or the endpoint (credentials redacted). */
+  otlpTarget?: string
   summaryPath?: string
   /** Every configured gate's result (empty without `gates`); the reporter fails the run when one broke. */
   gates: GateResult[]
@@ -69,6 +72,16 @@ export async function publishReport(input: PublishInput): Promise<PublishResult>
   if (input.options.junit) {
     result.junitPath = await writeFileAtomic(resolve(input.root, input.options.junit), renderJunit(report))
     say(`agent-verdict: JUnit XML written to ${display(result.junitPath)}\n`)
+  }
+  if (input.options.otlp) {
+    // Observability, not a verdict: a collector that is down is reported, it does not fail the run.
+    registerHeaderSecrets(input.options.otlp.headers)
+    try {
+      result.otlpTarget = await exportOtlp(report, input.options.otlp, input.root)
+      say(`agent-verdict: verdicts exported as OTLP to ${input.options.otlp.file ? display(result.otlpTarget) : result.otlpTarget}\n`)
+    } catch (error) {
+      input.out.write(scrubSecrets(`agent-verdict: ${error instanceof Error ? error.message : String(error)}\n`))
+    }
   }
   if (input.options.githubSummary ?? Boolean(env.GITHUB_STEP_SUMMARY)) {
     result.summaryPath = (await appendGithubSummary(report, env)) ?? undefined

@@ -25,6 +25,7 @@ import {
   type DiagnoseTrace,
 } from './diagnose-report'
 import { costLine, diagnoseWithProgress, judgeMarks, renderJudgeSummary } from './diagnose-judge'
+import { exportDiagnoses } from './diagnose-otlp'
 import { OptionError, parseBudget, parsePolicy, parseSelect } from './diagnose-options'
 import { terminalSafe } from '../verdict/safe-text'
 import { columns, shortenLeft, wrapBlock } from './fit-text'
@@ -33,6 +34,7 @@ import { expandTraceArgs } from './trace-files'
 
 export const DIAGNOSE_USAGE = `Usage: agent-verdict diagnose <files|dirs|globs…> [--format text|json] [--json out.json] [--full]
                                [--judge <spec>] [--select llm,tool] [--policy <policy>] [--budget 16000] [--no-agent]
+                               [--otlp <endpoint|file>]
 
 Loads agent traces (OTLP JSON/JSONL, OpenInference/TRAIL JSON; directories are searched for
 **/*.{json,jsonl}), runs the deterministic detectors (errors mapped to TRAIL categories, tools that
@@ -52,6 +54,9 @@ Options:
   --policy <policy>   existential (default) | threshold:0.3 | category:Rate Limiting,Service Errors
   --budget <tokens>   prompt tokens per judge call (default 16000); no call exceeds it
   --no-agent          skip the agent-level metrics
+  --otlp <target>     also export every verdict as a gen_ai.evaluation.result event parented to
+                      the span it judges: an OTLP/HTTP base URL (http://localhost:4318) or a file
+                      of OTLP JSON lines; needs a judge (the detectors give no verdicts)
   -h, --help          show this help
 
 Progress goes to stderr; with a judge the last line is the cost (calls, replayed, tokens, cost).
@@ -87,11 +92,13 @@ function parse(argv: string[]) {
         policy: { type: 'string' },
         budget: { type: 'string' },
         'no-agent': { type: 'boolean', default: false },
+        otlp: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
     if (values.format !== 'text' && values.format !== 'json') throw new UsageError(`--format must be text or json, not "${values.format}"`)
     if (!values.help && positionals.length === 0) throw new UsageError('give at least one trace file, directory or glob')
+    if (values.otlp !== undefined && values.otlp.trim() === '') throw new UsageError('--otlp needs an OTLP/HTTP base URL (http://localhost:4318) or a file path')
     const judgeOptions = {
       ...(values.select !== undefined ? { select: parseSelect(values.select) } : {}),
       ...(values.policy !== undefined ? { policy: parsePolicy(values.policy) } : {}),
@@ -137,6 +144,11 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     return 2
   }
 
+  if (args.otlp !== undefined && !judge) {
+    stderr.write('agent-verdict diagnose: --otlp exports judge verdicts, and no judge is configured (--judge or AGENT_VERDICT_JUDGE): nothing to export\n')
+    return 2
+  }
+
   const inputErrors: Array<{ source: string; message: string }> = []
   const files: string[] = []
   for (const { arg, files: found } of await expandTraceArgs(args.paths)) {
@@ -161,6 +173,8 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   const entries: DiagnoseTrace[] = []
   const summary = emptySummary()
   const diagnoses: Diagnosis[] = []
+  const startedAt = new Date()
+  const exported: Array<{ source: string; diagnosis: Diagnosis }> = []
   // One file at a time in a function of its own: when it returns, its traces are garbage. Left in this
   // function's loop, the suspended async frame would keep the last file's traces alive while the next loads.
   const diagnoseFile = async (i: number): Promise<void> => {
@@ -191,6 +205,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     if (judge) {
       diagnosis = await diagnoseWithProgress(trace, { judge, ...args.judgeOptions }, stderr, files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '')
       diagnoses.push(diagnosis)
+      if (args.otlp !== undefined) exported.push({ source: files[i], diagnosis })
       entry = { ...entry, diagnosis }
     }
     countTrace(summary, entry)
@@ -235,6 +250,15 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   }
   if (text) stdout.write(`${summary.findings > 0 ? `${wrapBlock(TREE_LEGEND, width)}\n\n` : ''}${wrapBlock(renderSummaryText(summary, judgeSection.message), width)}`)
   if (args.json && text) stdout.write(`wrote ${args.json}\n`)
+  if (args.otlp !== undefined) {
+    try {
+      const where = await exportDiagnoses(exported, args.otlp, startedAt)
+      stderr.write(`agent-verdict diagnose: verdicts exported as OTLP to ${where}\n`)
+    } catch (error) {
+      stderr.write(`agent-verdict diagnose: ${(error as Error).message}\n`)
+      return 2
+    }
+  }
 
   if (inputErrors.length > 0) return 2
   return summary.findings > 0 || diagnoses.some((d) => !d.verdict.pass) ? 1 : 0
