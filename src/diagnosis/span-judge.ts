@@ -59,6 +59,7 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
       schema: SpanJudgementSchema,
       schemaName: 'span_diagnosis',
       maxOutputTokens: MAX_OUTPUT_TOKENS,
+      spanId: span.id,
     },
     { scoreOf: (o) => Math.min(o.instruction_following.score, o.reasoning_integrity.score, o.tool_completeness.score), signal: ctx.signal },
   )

@@ -22,6 +22,11 @@ export interface JudgeRequest<T = unknown> {
   /** Name of the output schema (JSON-schema `name` / forced tool name). */
   schemaName: string
   maxOutputTokens?: number
+  /**
+   * The span a diagnosis call judges (`span-diagnosis` requests). Metadata for judge wrappers (the TRAIL
+   * oracle, logs): providers never send it and it is not part of cassette keys.
+   */
+  spanId?: string
 }
 
 export interface JudgeUsage {
