@@ -98,15 +98,26 @@ export function oraclePredictor(options: OraclePredictorOptions): TrailPredictor
       async evaluate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
         const text = request.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n')
         if (request.metric !== 'span-diagnosis') return response(request.schema.parse(neutralAgentReply()) as T)
-        if (!request.spanId) throw new Error('oracle: a span-diagnosis request without spanId; the oracle cannot tell which span it judges')
+        if (!request.spanId)
+          throw new Error(
+            'oracle: a span-diagnosis request without spanId; the oracle cannot tell which span it judges',
+          )
         const reply = spanReply(trace, request.spanId, text, gold, { budgetTokens, steps }, answered, loss)
         return response(request.schema.parse(reply) as T)
       },
     }
-    const diagnosis = await diagnose(trace, { judge, budgetTokens, policy: options.policy, judgeDetectorSpans: JUDGE_DETECTOR_SPANS, signal: ctx.signal })
+    const diagnosis = await diagnose(trace, {
+      judge,
+      budgetTokens,
+      policy: options.policy,
+      judgeDetectorSpans: JUDGE_DETECTOR_SPANS,
+      signal: ctx.signal,
+    })
     const prediction = diagnosisToPrediction(diagnosis)
     const predicted = new Set(prediction.errors.map((e) => `${e.location}\u0000${normalizeCategory(e.category)}`))
-    const judged = new Set(diagnosis.spans.flatMap((s) => (s.verdicts.some((v) => v.metric === 'span.error_category') ? [s.spanId] : [])))
+    const judged = new Set(
+      diagnosis.spans.flatMap((s) => (s.verdicts.some((v) => v.metric === 'span.error_category') ? [s.spanId] : [])),
+    )
     const selected = new Set(trace.find({ kind: ['llm', 'tool'] }).map((s) => s.id))
     const explained = new Set(diagnosis.findings.map((f) => f.spanId))
     const reported = new Set(losses.map((l) => `${l.spanId}\u0000${l.category}`))
@@ -116,11 +127,28 @@ export function oraclePredictor(options: OraclePredictorOptions): TrailPredictor
       reported.add(key)
       const span = trace.get(e.location)
       if (!span) loss(e, 'span not in trace', 'no span of the trace file has this id')
-      else if (!(JUDGE_CATEGORIES as readonly string[]).includes(e.category)) loss(e, 'category not offered to the judge', `"${e.category}" is not among the span reply's categories`)
-      else if (answered.get(e.location) === e.category) loss(e, 'lost after the judge', 'the oracle named it; propagation or the prediction dropped it')
-      else if (judged.has(e.location)) loss(e, 'second category on the span', 'the span reply names one category and another gold error of this span took it')
-      else if (!selected.has(e.location) || !explained.has(e.location)) loss(e, 'span not selected', `a ${span.kind} span${selected.has(e.location) ? ' with a selected descendant' : ''}; diagnosis judges LLM and TOOL leaves`)
-      else loss(e, 'skipped: detector explained the span', `detector finding(s) ${[...new Set(diagnosis.findings.filter((f) => f.spanId === e.location).map((f) => `${f.detector} (${f.category})`))].join(', ')} kept the span from the judge`)
+      else if (!(JUDGE_CATEGORIES as readonly string[]).includes(e.category))
+        loss(e, 'category not offered to the judge', `"${e.category}" is not among the span reply's categories`)
+      else if (answered.get(e.location) === e.category)
+        loss(e, 'lost after the judge', 'the oracle named it; propagation or the prediction dropped it')
+      else if (judged.has(e.location))
+        loss(
+          e,
+          'second category on the span',
+          'the span reply names one category and another gold error of this span took it',
+        )
+      else if (!selected.has(e.location) || !explained.has(e.location))
+        loss(
+          e,
+          'span not selected',
+          `a ${span.kind} span${selected.has(e.location) ? ' with a selected descendant' : ''}; diagnosis judges LLM and TOOL leaves`,
+        )
+      else
+        loss(
+          e,
+          'skipped: detector explained the span',
+          `detector finding(s) ${[...new Set(diagnosis.findings.filter((f) => f.spanId === e.location).map((f) => `${f.detector} (${f.category})`))].join(', ')} kept the span from the judge`,
+        )
     }
     options.onLosses?.(dedupe(losses))
     return { errors: prediction.errors, scores: [] }
@@ -147,9 +175,21 @@ function spanReply(
   const visible = here.filter((e) => {
     const quote = flat(e.evidence)
     if (quote === '' || flat(prompt).includes(quote)) return true
-    uncut ??= span ? spanPrompt(trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: Number.MAX_SAFE_INTEGER, steps: ctx.steps, contextSteps: 4 }).text : ''
+    uncut ??= span
+      ? spanPrompt(trace, span, {
+          system: SYSTEM,
+          schema: SpanJudgementSchema,
+          budgetTokens: Number.MAX_SAFE_INTEGER,
+          steps: ctx.steps,
+          contextSteps: 4,
+        }).text
+      : ''
     if (!flat(uncut).includes(quote)) return true // not a verbatim quote of what the span shows: cannot tell, so answer
-    loss(e, 'truncated away', `the evidence (${e.evidence.length} chars) is in the span's uncut prompt (${uncut.length} chars) but not in the ${prompt.length}-char prompt sent`)
+    loss(
+      e,
+      'truncated away',
+      `the evidence (${e.evidence.length} chars) is in the span's uncut prompt (${uncut.length} chars) but not in the ${prompt.length}-char prompt sent`,
+    )
     return false
   })
   const chosen = visible[0]
@@ -161,16 +201,38 @@ function spanReply(
 function reply(category: string, evidence: string): SpanJudgement {
   const score = category === 'none' ? 5 : 1
   const aspect = { reason: 'oracle: from the gold annotation of this span', score }
-  return { reasoning: 'oracle', instruction_following: aspect, reasoning_integrity: aspect, tool_completeness: aspect, error_category: category, evidence }
+  return {
+    reasoning: 'oracle',
+    instruction_following: aspect,
+    reasoning_integrity: aspect,
+    tool_completeness: aspect,
+    error_category: category,
+    evidence,
+  }
 }
 
 function neutralAgentReply() {
   const aspect = { reason: 'oracle: not scored', score: 5 }
-  return { reasoning: 'oracle', plan_efficiency: aspect, tool_coverage: aspect, tool_abuse: aspect, completeness: aspect }
+  return {
+    reasoning: 'oracle',
+    plan_efficiency: aspect,
+    tool_coverage: aspect,
+    tool_abuse: aspect,
+    completeness: aspect,
+  }
 }
 
 function response<T>(output: T): JudgeResponse<T> {
-  return { output, usage: { inputTokens: 0, outputTokens: 0 }, latencyMs: 0, provider: ORACLE_ID.provider, model: ORACLE_ID.model, costUsd: null, cached: false, attempts: 1 }
+  return {
+    output,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    latencyMs: 0,
+    provider: ORACLE_ID.provider,
+    model: ORACLE_ID.model,
+    costUsd: null,
+    cached: false,
+    attempts: 1,
+  }
 }
 
 const flat = (s: string) => s.replace(/\s+/g, ' ').trim()
@@ -191,13 +253,21 @@ async function readGold(path: string): Promise<GoldError[]> {
   try {
     text = await readFile(path, 'utf8')
   } catch (err) {
-    throw new Error(`oracle: no gold annotation at ${path} (${(err as Error).message}); oracle mode needs the TRAIL annotations beside the traces`)
+    throw new Error(
+      `oracle: no gold annotation at ${path} (${(err as Error).message}); oracle mode needs the TRAIL annotations beside the traces`,
+    )
   }
   const parsed = pyJsonLoads(text) as { errors?: unknown }
   const errors = Array.isArray(parsed?.errors) ? parsed.errors : []
   return errors.flatMap((e) => {
     const r = e as Record<string, unknown>
     if (typeof r?.location !== 'string' || typeof r.category !== 'string') return []
-    return [{ category: normalizeCategory(r.category), location: r.location, evidence: typeof r.evidence === 'string' ? r.evidence : '' }]
+    return [
+      {
+        category: normalizeCategory(r.category),
+        location: r.location,
+        evidence: typeof r.evidence === 'string' ? r.evidence : '',
+      },
+    ]
   })
 }

@@ -21,7 +21,10 @@ const STEP_SPAN = '80036c1d5ca204f4' // a CHAIN span ("Step 1") of GAIA[0]
 
 function subset(name: string, gaia: string[], swe: string[]): string {
   const dir = join(tmp, name)
-  for (const [traces, gold, ids] of [['GAIA', 'annotations_gaia', gaia], ['SWE_Bench', 'annotations_swe_bench', swe]] as const) {
+  for (const [traces, gold, ids] of [
+    ['GAIA', 'annotations_gaia', gaia],
+    ['SWE_Bench', 'annotations_swe_bench', swe],
+  ] as const) {
     mkdirSync(join(dir, traces), { recursive: true })
     mkdirSync(join(dir, gold), { recursive: true })
     for (const id of ids) {
@@ -37,7 +40,11 @@ function constructed(name: string, text: string, evidence: string, location = PL
   const dir = subset(name, [GAIA[0]], [])
   const file = join(dir, 'GAIA', `${GAIA[0]}.json`)
   const trace = JSON.parse(readFileSync(file, 'utf8'))
-  const visit = (s: { span_id: string; span_attributes: Record<string, unknown>; child_spans?: unknown[] }): boolean => {
+  const visit = (s: {
+    span_id: string
+    span_attributes: Record<string, unknown>
+    child_spans?: unknown[]
+  }): boolean => {
     if (s.span_id === PLAN_SPAN) {
       s.span_attributes['llm.output_messages.0.message.content'] = text
       return true
@@ -46,7 +53,11 @@ function constructed(name: string, text: string, evidence: string, location = PL
   }
   expect(trace.spans.some(visit)).toBe(true)
   writeFileSync(file, JSON.stringify(trace))
-  const gold = { trace_id: GAIA[0], errors: [{ category: 'Language-only', location, evidence, description: 'constructed', impact: 'HIGH' }], scores: [] }
+  const gold = {
+    trace_id: GAIA[0],
+    errors: [{ category: 'Language-only', location, evidence, description: 'constructed', impact: 'HIGH' }],
+    scores: [],
+  }
   writeFileSync(join(dir, 'annotations_gaia', `${GAIA[0]}.json`), JSON.stringify(gold))
   return dir
 }
@@ -58,7 +69,9 @@ describe('oracle mode', () => {
     // The ceiling: the gold itself scored as predictions.
     for (const split of ['GAIA', 'SWE_Bench'] as const) {
       const goldAsPredictions = join(tmp, `clean-gold-${split}`)
-      cpSync(join(dir, split === 'GAIA' ? 'annotations_gaia' : 'annotations_swe_bench'), goldAsPredictions, { recursive: true })
+      cpSync(join(dir, split === 'GAIA' ? 'annotations_gaia' : 'annotations_swe_bench'), goldAsPredictions, {
+        recursive: true,
+      })
       const ceiling = await scoreTrailDirs(run.splits[split]!.goldDir, goldAsPredictions)
       const oracle = run.splits[split]!
       expect(oracle.failures).toEqual([])
@@ -72,12 +85,27 @@ describe('oracle mode', () => {
 
   test('evidence in a truncated middle is listed as "truncated away" and not predicted', async () => {
     const evidence = 'The museum closed in 1987, so the answer is Paris.'
-    const dir = constructed('middle', `${'padding before the claim. '.repeat(8000)}${evidence}${' padding after the claim.'.repeat(8000)}`, evidence)
+    const dir = constructed(
+      'middle',
+      `${'padding before the claim. '.repeat(8000)}${evidence}${' padding after the claim.'.repeat(8000)}`,
+      evidence,
+    )
     const run = await runTrailBench({ dir, mode: 'oracle', split: 'gaia', outDir: join(tmp, 'middle-out') })
     const gaia = run.splits.GAIA!
-    expect(gaia.oracleLosses).toEqual([expect.objectContaining({ traceId: GAIA[0], spanId: PLAN_SPAN, category: 'Language-only', reason: 'truncated away' })])
+    expect(gaia.oracleLosses).toEqual([
+      expect.objectContaining({
+        traceId: GAIA[0],
+        spanId: PLAN_SPAN,
+        category: 'Language-only',
+        reason: 'truncated away',
+      }),
+    ])
     const prediction = JSON.parse(readFileSync(join(gaia.predictionsDir, `${GAIA[0]}.json`), 'utf8'))
-    expect(prediction.errors.filter((e: { location: string; category: string }) => e.location === PLAN_SPAN && e.category === 'Language-only')).toEqual([])
+    expect(
+      prediction.errors.filter(
+        (e: { location: string; category: string }) => e.location === PLAN_SPAN && e.category === 'Language-only',
+      ),
+    ).toEqual([])
     expect(gaia.scores.joint_accuracy).toBe(0)
   }, 60_000)
 
@@ -92,7 +120,9 @@ describe('oracle mode', () => {
   test('a gold error on a span diagnosis never judges is listed as "span not selected"; the oracle answers only its own span', async () => {
     const dir = constructed('chain', 'a plain plan', 'a plain plan', STEP_SPAN)
     const run = await runTrailBench({ dir, mode: 'oracle', split: 'gaia', outDir: join(tmp, 'chain-out') })
-    expect(run.splits.GAIA!.oracleLosses).toEqual([expect.objectContaining({ spanId: STEP_SPAN, reason: 'span not selected' })])
+    expect(run.splits.GAIA!.oracleLosses).toEqual([
+      expect.objectContaining({ spanId: STEP_SPAN, reason: 'span not selected' }),
+    ])
     // The LLM span that quotes the same text is not gold: the oracle must not name it there.
     const prediction = JSON.parse(readFileSync(join(run.splits.GAIA!.predictionsDir, `${GAIA[0]}.json`), 'utf8'))
     expect(prediction.errors.filter((e: { category: string }) => e.category === 'Language-only')).toEqual([])
@@ -103,20 +133,39 @@ describe('oracle mode', () => {
     const predictor = oraclePredictor({ dir })
     const trace = parseTrace(readFileSync(join(dir, 'GAIA', `${GAIA[0]}.json`), 'utf8'), 'x.json')
     // Through the real pipeline every span request carries its span id; the prediction succeeds.
-    await expect(predictor(trace, { split: 'GAIA', traceId: GAIA[0], file: 'x.json' })).resolves.toMatchObject({ scores: [] })
+    await expect(predictor(trace, { split: 'GAIA', traceId: GAIA[0], file: 'x.json' })).resolves.toMatchObject({
+      scores: [],
+    })
     // A missing gold file says where it looked.
-    await expect(predictor(trace, { split: 'GAIA', traceId: 'nope', file: 'x.json' })).rejects.toThrow(/no gold annotation at .*nope\.json/)
+    await expect(predictor(trace, { split: 'GAIA', traceId: 'nope', file: 'x.json' })).rejects.toThrow(
+      /no gold annotation at .*nope\.json/,
+    )
   }, 60_000)
 
   test('the CLI prints each lost gold error with its reason, and --json carries them under oracle_losses', async () => {
     const evidence = 'The museum closed in 1987, so the answer is Paris.'
-    const dir = constructed('cli', `${'padding before the claim. '.repeat(8000)}${evidence}${' padding after the claim.'.repeat(8000)}`, evidence)
+    const dir = constructed(
+      'cli',
+      `${'padding before the claim. '.repeat(8000)}${evidence}${' padding after the claim.'.repeat(8000)}`,
+      evidence,
+    )
     const json = join(tmp, 'cli.json')
     let out = ''
     const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true))
     let code: number
     try {
-      code = await benchCommand(['trail', dir, '--mode', 'oracle', '--split', 'gaia', '--out', join(tmp, 'cli-out'), '--json', json])
+      code = await benchCommand([
+        'trail',
+        dir,
+        '--mode',
+        'oracle',
+        '--split',
+        'gaia',
+        '--out',
+        join(tmp, 'cli-out'),
+        '--json',
+        json,
+      ])
     } finally {
       o.mockRestore()
     }
@@ -124,7 +173,11 @@ describe('oracle mode', () => {
     expect(out).toMatch(/gold errors lost +1 \(1 truncated away\)/)
     expect(out).toContain(`${GAIA[0]} ${PLAN_SPAN} Language-only: truncated away`)
     const summary = JSON.parse(readFileSync(json, 'utf8'))
-    expect(summary.GAIA.oracle_losses).toEqual([expect.objectContaining({ spanId: PLAN_SPAN, reason: 'truncated away' })])
-    expect(await benchCommand(['trail', dir, '--mode', 'oracle', '--judge', 'openai:gpt-4.1'].map(String)).catch(() => -1)).toBe(2)
+    expect(summary.GAIA.oracle_losses).toEqual([
+      expect.objectContaining({ spanId: PLAN_SPAN, reason: 'truncated away' }),
+    ])
+    expect(
+      await benchCommand(['trail', dir, '--mode', 'oracle', '--judge', 'openai:gpt-4.1'].map(String)).catch(() => -1),
+    ).toBe(2)
   }, 60_000)
 })

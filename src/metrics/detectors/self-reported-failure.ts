@@ -12,7 +12,8 @@ const OPENING = /^\s*(?:thought:\s*)?([^\n]*?[.!?])(?:\s|$)/i
 const ADMITS =
   /^(?:it (?:seems|appears|looks like)|looks like|apparently|(?:i'm|i am|we're|we are) (?:still )?(?:not (?:getting|finding|seeing)|having (?:some )?(?:difficulty|trouble|issues?|problems?)|struggling)|i had (?:an? |some )?(?:issue|problem|trouble)|(?:the|my) (?:output|result|search|regex|pattern|code)s? (?:was|were|is|are) not\b)/i
 // After "it seems / it appears", the sentence must say something failed, not that something was found.
-const FAILED = /\b(?:not|didn't|doesn't|wasn't|weren't|isn't|aren't|couldn't|no (?:match|result|file)s?|issue|problem|difficulty|trouble|struggling|wrong|incorrect|failed)\b/i
+const FAILED =
+  /\b(?:not|didn't|doesn't|wasn't|weren't|isn't|aren't|couldn't|no (?:match|result|file)s?|issue|problem|difficulty|trouble|struggling|wrong|incorrect|failed)\b/i
 
 // Six or more lines of one visible character each (tree-drawing characters aside): a string printed as if
 // it were a list of lines ("Directory" → "D", "i", "r", …).
@@ -48,7 +49,14 @@ export function detectSelfReportedFailures(trace: Trace): Finding[] {
       const lineBefore = observation.lastIndexOf('\n', block.index - 2) + 1
       const quote = observation.slice(lineBefore, block.index + block[0].length).trimEnd()
       const shown = CHAR_PER_LINE_RULE
-      out.push({ spanId: llm.id, category: BEHAVIOR_RULES[shown].category, detector: SELF_REPORTED_FAILURE_DETECTOR, evidence: quote.slice(0, MAX_EVIDENCE_CHARS), reason: BEHAVIOR_RULES[shown].reason, severity: 'low' })
+      out.push({
+        spanId: llm.id,
+        category: BEHAVIOR_RULES[shown].category,
+        detector: SELF_REPORTED_FAILURE_DETECTOR,
+        evidence: quote.slice(0, MAX_EVIDENCE_CHARS),
+        reason: BEHAVIOR_RULES[shown].reason,
+        severity: 'low',
+      })
       continue
     }
     const { thought } = thoughtAndCode(llm)
@@ -57,7 +65,14 @@ export function detectSelfReportedFailures(trace: Trace): Finding[] {
     const sentence = m[1]
     if (!ADMITS.test(sentence) || !FAILED.test(sentence)) continue
     const at = thought.indexOf(sentence)
-    out.push({ spanId: llm.id, category: rule.category, detector: SELF_REPORTED_FAILURE_DETECTOR, evidence: quoteEvidence(thought, at), reason: rule.reason, severity: 'low' })
+    out.push({
+      spanId: llm.id,
+      category: rule.category,
+      detector: SELF_REPORTED_FAILURE_DETECTOR,
+      evidence: quoteEvidence(thought, at),
+      reason: rule.reason,
+      severity: 'low',
+    })
   }
   return out
 }

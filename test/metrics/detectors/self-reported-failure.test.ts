@@ -29,7 +29,10 @@ describe('self-reported-failure: the model says its previous action did not work
     'I had an issue with the triple quotes in my string.',
     'It appears that I am having difficulty extracting the files.',
   ])('names a Formatting Error on the call and quotes its own sentence verbatim: %s', (sentence) => {
-    const trace = call('Observation:\nExecution logs:\nFound 0 files\nLast output from code snippet:\nNone', `Thought: ${sentence} Let me try another way.${code}`)
+    const trace = call(
+      'Observation:\nExecution logs:\nFound 0 files\nLast output from code snippet:\nNone',
+      `Thought: ${sentence} Let me try another way.${code}`,
+    )
     const [f, ...rest] = detectSelfReportedFailures(trace)
     expect(rest).toEqual([])
     expect(f).toMatchObject({ spanId: 'llm1', category: 'Formatting Errors', detector: 'self-reported-failure' })
@@ -49,12 +52,15 @@ describe('self-reported-failure: the model says its previous action did not work
   })
 
   it('reads the reasoning, not the code: an admission inside a string or comment of the code is not one', () => {
-    const answer = "Thought: Let me print the tree.\nCode:\n```py\n# It seems the regex didn't match anything.\nprint(\"It seems the output was not properly formatted.\")\n```"
+    const answer =
+      'Thought: Let me print the tree.\nCode:\n```py\n# It seems the regex didn\'t match anything.\nprint("It seems the output was not properly formatted.")\n```'
     expect(detectSelfReportedFailures(call('Observation:\nok', answer))).toEqual([])
   })
 
   it('reads model calls only: a tool span that echoes such a sentence is not the model admitting anything', () => {
-    expect(detectSelfReportedFailures(call('x', "It seems the regex pattern didn't find any file.", 'tool'))).toEqual([])
+    expect(detectSelfReportedFailures(call('x', "It seems the regex pattern didn't find any file.", 'tool'))).toEqual(
+      [],
+    )
   })
 
   it('a hostile huge output with no sentence end costs one bounded look and finds nothing', () => {
@@ -76,7 +82,11 @@ describe('self-reported-failure: a string printed one character per line', () =>
 
   it('ignores a directory tree drawn with box characters and short one-letter runs', () => {
     const tree = 'repo/\n│\n│\n│\n│\n│\n│\n│\n├── a.py\n└── b.py'
-    expect(detectSelfReportedFailures(call(`Observation:\n${tree}\nanswers:\na\nb\nc\nd\n`, `Thought: Now I see the layout.${code}`))).toEqual([])
+    expect(
+      detectSelfReportedFailures(
+        call(`Observation:\n${tree}\nanswers:\na\nb\nc\nd\n`, `Thought: Now I see the layout.${code}`),
+      ),
+    ).toEqual([])
   })
 
   it('runs inside detect() and names one finding per call even when both signs show', () => {
