@@ -7,7 +7,9 @@ import { afterAll, describe, expect, test, vi } from 'vitest'
 import { oraclePredictor } from '../../src/bench/oracle-predictor'
 import { scoreTrailDirs } from '../../src/bench/score-dirs'
 import { runTrailBench } from '../../src/bench/trail-harness'
+import { cassetteKey } from '../../src/cassette/key'
 import { benchCommand } from '../../src/cli/bench'
+import { SpanJudgementSchema } from '../../src/diagnosis/span-judgement'
 import { parseTrace } from '../../src/trace/parse'
 import { TRAIL_DIR } from './trail-dir'
 
@@ -180,4 +182,17 @@ describe('oracle mode', () => {
       await benchCommand(['trail', dir, '--mode', 'oracle', '--judge', 'openai:gpt-4.1'].map(String)).catch(() => -1),
     ).toBe(2)
   }, 60_000)
+
+  test('the span id the oracle reads is metadata only: a recorded verdict keeps its cassette key', () => {
+    const request = {
+      metric: 'span-diagnosis',
+      promptVersion: 'v',
+      system: 's',
+      content: [{ type: 'text' as const, text: 'judge this' }],
+      schema: SpanJudgementSchema,
+      schemaName: 'span_diagnosis',
+    }
+    const judge = { provider: 'openai', model: 'gpt-4.1' }
+    expect(cassetteKey(judge, { ...request, spanId: 'abc' })).toBe(cassetteKey(judge, request))
+  })
 })
