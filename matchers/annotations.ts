@@ -3,7 +3,7 @@
 // reporter configured. Decision 0026.
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
-import { formatScore } from './messages'
+import { formatScoreVsMin } from '../src/verdict/score'
 
 /** The part of a Vitest task the annotations need (structural, so no runner import). */
 export interface AnnotatableTask {
@@ -44,8 +44,7 @@ export function verdictAnnotation(verdict: Verdict, traces?: readonly ReportTrac
     return { type: 'warning', message: `agent-verdict ${verdict.metric}${where}: unjudgeable — ${oneLine(verdict.reason, MAX_REASON)}` }
   }
   // A binary verdict's outcome says it all (and some, like budget, keep a count in `raw`, not a score).
-  const { score, threshold } = formatScore(verdict)
-  const figures = verdict.scale === 'binary' ? '' : ` (${score}, threshold ${threshold})`
+  const figures = verdict.scale === 'binary' ? '' : ` (${formatScoreVsMin(verdict)})`
   return {
     type: TYPE[verdict.outcome],
     message: `agent-verdict ${verdict.metric}${where}: ${verdict.outcome}${figures}${category} — ${oneLine(verdict.reason, MAX_REASON)}`,

@@ -9,18 +9,26 @@ import type { TrailPrediction, TrailPredictedError, TrailPredictor, TrailScoreSe
 export interface JudgePredictorOptions {
   budgetTokens?: number
   policy?: PropagationPolicy
+  /**
+   * Also judge spans a detector already explained (default true here): a detector names one category,
+   * and the oracle ceiling showed that skipping those spans hid 143 of 372 GAIA gold errors (joint 0.546
+   * instead of 0.716 with a perfect judge).
+   */
+  judgeDetectorSpans?: boolean
 }
 
 /**
  * Judge mode: `diagnose` each trace with the judge and predict every failing (span, category) pair —
  * detector findings and judge categories alike (a failure with no category has no TRAIL label and is
- * left out). Scores come from the agent-level metrics (see {@link trailScores}).
+ * left out). Spans a detector explained are judged too, unless `judgeDetectorSpans: false`. Scores come from the agent-level metrics (see {@link trailScores}).
  *
  * @example
  * await runTrailBench({ dir, mode: 'judge', predictor: judgePredictor(judge) })
  */
 export function judgePredictor(judge: Judge, options: JudgePredictorOptions = {}): TrailPredictor {
-  return async (trace, ctx) => diagnosisToPrediction(await diagnose(trace, { judge, budgetTokens: options.budgetTokens, policy: options.policy, signal: ctx.signal }))
+  const judgeDetectorSpans = options.judgeDetectorSpans ?? true
+  return async (trace, ctx) =>
+    diagnosisToPrediction(await diagnose(trace, { judge, budgetTokens: options.budgetTokens, policy: options.policy, judgeDetectorSpans, signal: ctx.signal }))
 }
 
 const DETECTOR_IMPACT = { high: 'HIGH', medium: 'MEDIUM', low: 'LOW' } as const

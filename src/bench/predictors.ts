@@ -4,14 +4,16 @@ import type { Judge } from '../judges/types'
 import { detect, type DetectorProfile } from '../metrics/detectors'
 import { judgePredictor } from './judge-predictor'
 import { monolithicPredictor } from './monolithic-predictor'
+import { oraclePredictor, type OracleLoss } from './oracle-predictor'
 import { findingsToPrediction, type TrailPredictor } from './trail-prediction'
 
 /**
  * How predictions are made: `deterministic` maps detector findings (free, no judge); `judge` runs the
  * span-level diagnosis bottom-up (`diagnose`); `monolithic` hands the whole trace file to one judge
- * call, as the TRAIL paper's baselines do.
+ * call, as the TRAIL paper's baselines do; `oracle` runs the judge path with a scripted judge that answers
+ * from the gold annotations (the ceiling of the judge path, and what it loses before a judge answers).
  */
-export const TrailModeSchema = z.enum(['deterministic', 'judge', 'monolithic'])
+export const TrailModeSchema = z.enum(['deterministic', 'judge', 'monolithic', 'oracle'])
 export type TrailMode = z.infer<typeof TrailModeSchema>
 
 /** The benchmark cannot run as configured (e.g. a judge mode without a judge). */
@@ -42,6 +44,10 @@ export interface PredictorOptions {
   policy?: PropagationPolicy
   /** Detector profile of the deterministic mode (default `default`). */
   profile?: DetectorProfile
+  /** Oracle: the TRAIL folder whose gold annotations the scripted judge reads. */
+  dir?: string
+  /** Oracle: receives each trace's lost gold errors. */
+  onLosses?: (losses: OracleLoss[]) => void
 }
 
 /**
@@ -55,6 +61,10 @@ export interface PredictorOptions {
 export function predictorFor(mode: TrailMode, given?: TrailPredictor, options: PredictorOptions = {}): TrailPredictor {
   if (given) return given
   if (mode === 'deterministic') return deterministicPredictorFor(options.profile)
+  if (mode === 'oracle') {
+    if (!options.dir) throw new TrailBenchConfigError('mode oracle needs the TRAIL folder whose annotations_* gold the oracle answers from')
+    return oraclePredictor({ dir: options.dir, budgetTokens: options.budgetTokens, policy: options.policy, onLosses: options.onLosses })
+  }
   if (!options.judge) {
     throw new TrailBenchConfigError(
       `mode ${mode} needs a judge: pass --judge openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL (or set AGENT_VERDICT_JUDGE), or run --mode deterministic`,

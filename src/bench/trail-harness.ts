@@ -6,6 +6,7 @@ import { z } from 'zod'
 import type { Judge } from '../judges/types'
 import type { DetectorProfile } from '../metrics/detectors'
 import { loadTrace } from '../trace/load'
+import { OracleLossSchema, type OracleLoss } from './oracle-predictor'
 import { CONTEXT_EXCEEDED_TEXT, ContextWindowExceededError } from './monolithic-predictor'
 import { TrailBenchConfigError, TrailModeSchema, predictorFor, type TrailMode } from './predictors'
 import { scoreTrailDirs } from './score-dirs'
@@ -53,6 +54,8 @@ export const TrailSplitRunSchema = z.object({
   failures: z.array(z.object({ traceId: z.string(), message: z.string() })),
   /** Monolithic: traces over the context window, written as "Context window exceeded…" (and skipped by the scorer). */
   contextExceeded: z.array(z.string()).optional(),
+  /** Oracle: the gold errors the judge path never put in front of the judge (or lost after it), and why. */
+  oracleLosses: z.array(OracleLossSchema).optional(),
   scores: TrailScoresSchema,
 })
 export type TrailSplitRun = z.infer<typeof TrailSplitRunSchema>
@@ -74,7 +77,15 @@ export type TrailBenchResult = z.infer<typeof TrailBenchResultSchema>
  * console.log(run.splits.GAIA?.scores.localization_precision)
  */
 export async function runTrailBench(options: RunTrailBenchOptions): Promise<TrailBenchResult> {
-  const predictor = predictorFor(options.mode, options.predictor, { judge: options.judge, contextTokens: options.contextTokens, budgetTokens: options.budgetTokens, profile: options.profile })
+  let oracleLosses: OracleLoss[] = []
+  const predictor = predictorFor(options.mode, options.predictor, {
+    judge: options.judge,
+    contextTokens: options.contextTokens,
+    budgetTokens: options.budgetTokens,
+    profile: options.profile,
+    dir: options.dir,
+    onLosses: (losses) => oracleLosses.push(...losses),
+  })
   const splits = resolveSplits(options.dir, options.split)
   const outDir = resolve(options.outDir ?? (await mkdtemp(join(tmpdir(), 'agent-verdict-trail-'))))
   const result: TrailBenchResult = { mode: options.mode, outDir, splits: {} }
@@ -87,6 +98,7 @@ export async function runTrailBench(options: RunTrailBenchOptions): Promise<Trai
     let ids = (await readdir(tracesDir)).filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => basename(f, '.json')).sort()
     if (options.traces) ids = ids.filter((id) => options.traces!.includes(id))
     const failures: TrailSplitRun['failures'] = []
+    oracleLosses = []
     const contextExceeded: string[] = []
     await eachLimit(ids, options.concurrency ?? 4, async (traceId) => {
       options.signal?.throwIfAborted()
@@ -112,7 +124,8 @@ export async function runTrailBench(options: RunTrailBenchOptions): Promise<Trai
     contextExceeded.sort()
     const scores = await scoreTrailDirs(goldDir, predictionsDir)
     const predicted = ids.length - failures.length - contextExceeded.length
-    result.splits[split] = { split, tracesDir, goldDir, predictionsDir, predicted, failures, ...(options.mode === 'monolithic' ? { contextExceeded } : {}), scores }
+    const losses = options.mode === 'oracle' && !options.predictor ? { oracleLosses: [...oracleLosses].sort((a, b) => a.traceId.localeCompare(b.traceId) || a.spanId.localeCompare(b.spanId) || a.category.localeCompare(b.category)) } : {}
+    result.splits[split] = { split, tracesDir, goldDir, predictionsDir, predicted, failures, ...(options.mode === 'monolithic' ? { contextExceeded } : {}), ...losses, scores }
   }
   return result
 }

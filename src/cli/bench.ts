@@ -7,6 +7,7 @@ import { formatTrailScores, summarizeTrail } from '../bench/format'
 import { scoreTrailDirs } from '../bench/score-dirs'
 import { SplitOptionSchema, TRAIL_SPLIT_DIRS, splitFromName, splitsOf, type TrailSplit } from '../bench/splits'
 import { TrailBenchConfigError, TrailModeSchema } from '../bench/predictors'
+import type { OracleLoss } from '../bench/oracle-predictor'
 import { runTrailBench, type TrailSplitRun } from '../bench/trail-harness'
 import type { TrailScores } from '../bench/trail-scorer'
 import { DEFAULT_CONTEXT_TOKENS } from '../bench/monolithic-predictor'
@@ -16,7 +17,7 @@ import type { Judge } from '../judges/types'
 import { DetectorProfileSchema } from '../metrics/detectors'
 
 export const BENCH_USAGE = `Usage:
-  agent-verdict bench trail <trail-dir> [--split gaia|swe|both] [--mode deterministic|judge|monolithic]
+  agent-verdict bench trail <trail-dir> [--split gaia|swe|both] [--mode deterministic|judge|monolithic|oracle]
                             [--out predictions/] [--json out.json] [--judge <spec>] [--context 128000]
                             [--profile default|trail-recall]
       Predict errors for every trace of the split(s) under <trail-dir> (GAIA/, SWE_Bench/), write
@@ -26,10 +27,14 @@ export const BENCH_USAGE = `Usage:
       --mode monolithic: the whole trace file in one judge prompt (the papers' baseline); traces whose
       prompt exceeds --context tokens (estimated, default 128000) are written as "Context window
       exceeded. No output generated." and skipped by the scorer, as in the official pipeline.
+      --mode oracle: the judge path (same selection, prompts, budget) with a scripted judge that answers
+      each span from that span's gold errors — the ceiling of judge mode; prints each gold error the
+      pipeline never put in front of the judge, with the reason (also under "oracle_losses" in --json).
+      No judge needed.
       --profile trail-recall (deterministic mode): also name the second categories that rest on the
       same evidence as the first, which the recall-only official metrics reward; off by default,
       because they are guesses, not findings.
-      Both need --judge openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL (or AGENT_VERDICT_JUDGE).
+      Judge and monolithic need --judge openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL (or AGENT_VERDICT_JUDGE).
   agent-verdict bench trail score <gold-dir> <predictions-dir> [--split gaia|swe] [--json out.json]
       Score existing predictions. <gold-dir> is a TRAIL folder (with annotations_gaia/ …) or one gold
       folder; <predictions-dir> holds GAIA/ and/or SWE_Bench/, or is itself one split's folder.
@@ -122,7 +127,7 @@ async function runCommand(argv: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`)
   const dir = requireDir(positionals[0], 'TRAIL folder')
   const mode = TrailModeSchema.safeParse(values.mode ?? 'deterministic')
-  if (!mode.success) throw new UsageError(`--mode must be deterministic, judge or monolithic, not "${values.mode}"`)
+  if (!mode.success) throw new UsageError(`--mode must be deterministic, judge, monolithic or oracle, not "${values.mode}"`)
   const contextTokens = values.context === undefined ? DEFAULT_CONTEXT_TOKENS : Number(values.context)
   if (!Number.isInteger(contextTokens) || contextTokens <= 0) throw new UsageError(`--context must be a positive whole number of tokens, not "${values.context}"`)
   if (values.context !== undefined && mode.data !== 'monolithic') throw new UsageError('--context applies to --mode monolithic only')
@@ -131,7 +136,8 @@ async function runCommand(argv: string[]): Promise<number> {
   if (values.profile !== undefined && mode.data !== 'deterministic') throw new UsageError('--profile applies to --mode deterministic only')
   let judge: Judge | undefined
   try {
-    judge = mode.data === 'deterministic' ? undefined : values.judge !== undefined ? defineJudge(parseJudgeSpec(values.judge)) : judgeFromEnv()
+    if (values.judge !== undefined && mode.data === 'oracle') throw new UsageError('--judge does not apply to --mode oracle (its judge answers from the gold)')
+    judge = mode.data === 'deterministic' || mode.data === 'oracle' ? undefined : values.judge !== undefined ? defineJudge(parseJudgeSpec(values.judge)) : judgeFromEnv()
   } catch (err) {
     if (err instanceof JudgeConfigError) throw new UsageError(err.message)
     throw err
@@ -152,15 +158,18 @@ async function runCommand(argv: string[]): Promise<number> {
     throw err
   }
   const results: Partial<Record<TrailSplit, TrailScores>> = {}
+  const losses: Partial<Record<TrailSplit, OracleLoss[]>> = {}
   for (const [split, r] of Object.entries(run.splits) as Array<[TrailSplit, TrailSplitRun]>) {
     results[split] = r.scores
+    if (r.oracleLosses) losses[split] = r.oracleLosses
     process.stdout.write(`${formatTrailScores(split, r.scores)}  predictions              ${r.predicted} written to ${r.predictionsDir}\n`)
     if (r.contextExceeded) {
       process.stdout.write(`  context window exceeded  ${r.contextExceeded.length} of ${r.predicted + r.failures.length + r.contextExceeded.length} traces over ${contextTokens.toLocaleString('en-US')} tokens (written as "Context window exceeded…", skipped by the scorer)\n`)
     }
+    if (r.oracleLosses) process.stdout.write(formatOracleLosses(r.oracleLosses))
     for (const f of r.failures) process.stderr.write(`agent-verdict bench: ${split} ${f.traceId}: ${f.message}\n`)
   }
-  await writeJson(values.json, results)
+  await writeJson(values.json, results, mode.data === 'oracle' ? losses : undefined)
   return 0
 }
 
@@ -200,9 +209,20 @@ function resolveScoreDirs(goldDir: string, predictionsDir: string, wanted: Trail
   return [{ split, gold: goldFor(split), predictions: predictionsDir }]
 }
 
-async function writeJson(path: string | undefined, results: Partial<Record<TrailSplit, TrailScores>>): Promise<void> {
+/** Oracle mode: the lost gold errors, counted by reason, then one line each. */
+function formatOracleLosses(losses: readonly OracleLoss[]): string {
+  const counts = new Map<string, number>()
+  for (const l of losses) counts.set(l.reason, (counts.get(l.reason) ?? 0) + 1)
+  const summary = [...counts].map(([reason, n]) => `${n} ${reason}`).join(' · ')
+  const lines = losses.map((l) => `    ${l.traceId} ${l.spanId} ${l.category}: ${l.reason} — ${l.detail}\n`)
+  return `  gold errors lost          ${losses.length}${losses.length > 0 ? ` (${summary})` : ''}\n${lines.join('')}`
+}
+
+async function writeJson(path: string | undefined, results: Partial<Record<TrailSplit, TrailScores>>, losses?: Partial<Record<TrailSplit, OracleLoss[]>>): Promise<void> {
   if (!path) return
   await mkdir(dirname(resolve(path)), { recursive: true })
-  await writeFile(path, `${JSON.stringify(summarizeTrail(results), null, 2)}\n`)
+  const summary: Record<string, unknown> = summarizeTrail(results)
+  if (losses) for (const [split, list] of Object.entries(losses)) summary[split] = { ...(summary[split] as object), oracle_losses: list }
+  await writeFile(path, `${JSON.stringify(summary, null, 2)}\n`)
   process.stdout.write(`wrote ${path}\n`)
 }

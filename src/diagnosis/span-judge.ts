@@ -62,6 +62,7 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
       schemaName: 'span_diagnosis',
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       about: { spanId: span.id, span: `${canonicalView(ctx.trace).position(span.id)} ${span.kind}:${span.name}` },
+      spanId: span.id,
     },
     { scoreOf: (o) => Math.min(o.instruction_following.score, o.reasoning_integrity.score, o.tool_completeness.score), signal: ctx.signal },
   )

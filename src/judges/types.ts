@@ -24,6 +24,11 @@ export interface JudgeRequest<T = unknown> {
   maxOutputTokens?: number
   /** The span this call judges: its id (to map verdicts back) and positional id + name, as a cassette shows it. Never part of the key. */
   about?: { spanId: string; span: string }
+  /**
+   * The span a diagnosis call judges (`span-diagnosis` requests). Metadata for judge wrappers (the TRAIL
+   * oracle, logs): providers never send it and it is not part of cassette keys.
+   */
+  spanId?: string
 }
 
 export interface JudgeUsage {

@@ -89,7 +89,7 @@ test.each([
   [['trail', join(tmp, 'nope')], /TRAIL folder .* is not a folder/],
   [['trail', TRAIL_DIR, '--mode', 'judge'], /mode judge needs a judge: /],
   [['trail', TRAIL_DIR, '--mode', 'monolithic'], /mode monolithic needs a judge: /],
-  [['trail', TRAIL_DIR, '--mode', 'fast'], /--mode must be deterministic, judge or monolithic/],
+  [['trail', TRAIL_DIR, '--mode', 'fast'], /--mode must be deterministic, judge, monolithic or oracle/],
   [['trail', TRAIL_DIR, '--profile', 'max'], /--profile must be default or trail-recall/],
   [['trail', TRAIL_DIR, '--mode', 'judge', '--profile', 'trail-recall'], /--profile applies to --mode deterministic only/],
   [['swe-bench'], /unknown benchmark "swe-bench"/],

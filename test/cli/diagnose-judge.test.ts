@@ -1,6 +1,6 @@
 // `agent-verdict diagnose` with a judge: the fake judge server stands in for the model (scripted
 // verdicts, not accuracy), through the real OpenAI client the CLI builds from --judge.
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
@@ -14,7 +14,15 @@ import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { FIXTURE_DIR } from '../helpers/trail'
 
 const GAIA = join(FIXTURE_DIR, '0ebe673d64647ec44c370638b82d3c78.json')
-const SWE = join(FIXTURE_DIR, '72822db6e120878d916b515c2501246b.json')
+// The SWE fixture with the model's "It seems …" admissions reworded: the self-reported-failure detector
+// names them (one is a gold Formatting Error), and these tests need a run that no detector flags.
+const SWE = withoutAdmissions(join(FIXTURE_DIR, '72822db6e120878d916b515c2501246b.json'))
+
+function withoutAdmissions(path: string): string {
+  const copy = join(mkdtempSync(join(tmpdir(), 'diagnose-swe-')), '72822db6e120878d916b515c2501246b.json')
+  writeFileSync(copy, readFileSync(path, 'utf8').replaceAll('It seems', 'I think'))
+  return copy
+}
 
 function sink(isTTY = false) {
   let text = ''

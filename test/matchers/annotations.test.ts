@@ -13,12 +13,12 @@ describe('verdictAnnotation', () => {
   it('maps pass/fail/unjudgeable to Vitest’s notice/error/warning, one line each', () => {
     expect(verdictAnnotation(base)).toEqual({ type: 'notice', message: 'agent-verdict faithfulness: pass — Stated in the context.' })
     expect(verdictAnnotation(failing)).toEqual({ type: 'error', message: 'agent-verdict faithfulness: fail — Cites a 2019 figure the chart lacks.' })
-    expect(verdictAnnotation({ ...base, metric: 'quality', scale: 'likert5', raw: 2, score: 0.25, threshold: 0.75, pass: false, outcome: 'fail', reason: 'vague' }).message).toBe('agent-verdict quality: fail (2/5, threshold 4) — vague')
+    expect(verdictAnnotation({ ...base, metric: 'quality', scale: 'likert5', raw: 2, score: 0.25, threshold: 0.75, pass: false, outcome: 'fail', reason: 'vague' }).message).toBe('agent-verdict quality: fail (2/5, min 4) — vague')
     expect(verdictAnnotation(unjudgeable)).toEqual({ type: 'warning', message: 'agent-verdict faithfulness: unjudgeable — judge reply was not JSON after 3 attempts' })
   })
 
   it('names the span and category of a span verdict', () => {
-    expect(verdictAnnotation(span('b2', 'fail'), traces).message).toBe('agent-verdict span-quality · span tool:visit_page (id b2): fail (1/5, threshold 3) · Authentication Errors — b2 reason')
+    expect(verdictAnnotation(span('b2', 'fail'), traces).message).toBe('agent-verdict span-quality · span tool:visit_page (id b2): fail (1/5, min 3) · Authentication Errors — b2 reason')
     expect(verdictAnnotation(span('zz', 'fail')).message).toContain('· span zz:')
   })
 

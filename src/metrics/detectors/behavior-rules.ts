@@ -49,6 +49,16 @@ export const BEHAVIOR_RULES = {
     category: 'Instruction Non-compliance',
     reason: 'the answer does not follow the template the prompt requires',
   },
+  /** The model's reasoning opens by saying its previous action did not work as meant ("the regex didn't match", "not in the format I expected"). */
+  'self-reported-failure': {
+    category: 'Formatting Errors',
+    reason: 'the model itself says its previous action did not work as meant: the output was not shaped as its code assumed',
+  },
+  /** The observation the model answers prints a string one character per line: its code iterated a string as if it were a list. */
+  'output-split-into-characters': {
+    category: 'Formatting Errors',
+    reason: 'the previous action printed a string one character per line: the code treated a string as a list of lines',
+  },
 } as const satisfies Record<string, BehaviorRule>
 
 export type BehaviorRuleId = keyof typeof BEHAVIOR_RULES

@@ -9,6 +9,7 @@ import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './ans
 import { detectErrorStatus, ERROR_STATUS_DETECTOR } from './error-status'
 import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
 import { DetectorProfileSchema, type Finding } from './finding'
+import { detectSelfReportedFailures, SELF_REPORTED_FAILURE_DETECTOR } from './self-reported-failure'
 import { detectRepeatedCalls, REPEATED_CALLS_DETECTOR, RepeatedCallsOptionsSchema } from './repeated-calls'
 import { detectToolOutputErrors, TOOL_OUTPUT_DETECTOR } from './tool-output'
 import { PriceTableSchema } from './usage'
@@ -27,6 +28,7 @@ export const DETECTOR_NAMES = [
   ANSWER_WITHOUT_LOOKUP_DETECTOR,
   ANNOUNCED_CALL_DETECTOR,
   ANSWER_TEMPLATE_DETECTOR,
+  SELF_REPORTED_FAILURE_DETECTOR,
   'budget',
 ] as const
 /**
@@ -86,6 +88,7 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) append(found, detectAnswerWithoutLookup(trace, runs, opts.profile))
   if (enabled.has(ANNOUNCED_CALL_DETECTOR)) append(found, detectAnnouncedCalls(trace, runs))
   if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) append(found, detectAnswerTemplate(trace))
+  if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) append(found, detectSelfReportedFailures(trace))
   if (enabled.has('budget') && opts.budget) append(found, checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
   return sortFindings(trace, dedupe(found))
 }

@@ -178,6 +178,8 @@ describe('detectors on the TRAIL fixtures in the repo (plain clone)', () => {
     const trace = load('72822db6e120878d916b515c2501246b.json')
     expect(trace.warnings.map((w) => w.code)).toEqual(expect.arrayContaining(['orphan', 'duplicate-span']))
     expect(trace.spans.some((s) => s.status === 'error')).toBe(false)
-    expect(detect(trace)).toEqual([])
+    // No error finding; the model's own "It seems the search patterns didn't match any files." is a
+    // behaviour finding (self-reported-failure), and a gold Formatting Error of this trace.
+    expect(detect(trace).filter((f) => f.detector !== 'self-reported-failure')).toEqual([])
   })
 })
