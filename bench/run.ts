@@ -10,6 +10,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'trail-detectors', load: () => import('./trail-detectors') },
   { name: 'tokens', load: () => import('./tokens') },
   { name: 'replay', load: () => import('./replay') },
+  { name: 'suite', load: () => import('./suite') },
 ]
 
 function formatValue(value: number | string): string {
