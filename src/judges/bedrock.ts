@@ -1,15 +1,13 @@
-import {
-  BedrockRuntimeClient,
-  type BedrockRuntimeClientConfig,
-  ConverseCommand,
-  type ContentBlock,
-  type ConverseCommandInput,
-} from '@aws-sdk/client-bedrock-runtime'
+import type { BedrockRuntimeClient, BedrockRuntimeClientConfig, ContentBlock, ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime'
 import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
 import { validateJudgeOutput } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import type { ContentPart } from './types'
+
+// The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
+let bedrockModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined
+const loadBedrock = () => (bedrockModule ??= import('@aws-sdk/client-bedrock-runtime'))
 
 /** Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals). */
 export const DEFAULT_BEDROCK_MODEL = 'global.anthropic.claude-sonnet-4-6'
@@ -44,9 +42,11 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
   const ctx = { provider: 'bedrock', model }
   let client = options.client
 
-  const getClient = (): BedrockRuntimeClient => {
+  const getClient = async (): Promise<BedrockRuntimeClient> => {
+    if (client) return client
+    const { BedrockRuntimeClient: Client } = await loadBedrock()
     // maxAttempts 1: the SDK's own retries would multiply ours and ignore our wait budget.
-    client ??= new BedrockRuntimeClient({
+    client ??= new Client({
       ...options.clientConfig,
       region: options.region ?? options.clientConfig?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
       maxAttempts: 1,
@@ -66,7 +66,8 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
         toolChoice: { tool: { name: toolName } },
       },
     }
-    const response = await getClient().send(new ConverseCommand(input), { abortSignal: signal })
+    const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
+    const response = await bedrock.send(new sdk.ConverseCommand(input), { abortSignal: signal })
     const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 }
     const blocks = response.output?.message?.content ?? []
     const toolUse = blocks.find((b) => b.toolUse?.name === toolName)?.toolUse ?? blocks.find((b) => b.toolUse)?.toolUse
