@@ -15,6 +15,8 @@ export interface RunnerHooks {
   runner: 'vitest' | 'jest'
   /** True for `vitest -u` / `jest -u`: record misses even in CI, prune obsolete entries. */
   isUpdate(): boolean
+  /** The test whose async context the call runs in (an AsyncLocalStorage the entry binds when a test starts); wins over `this.task`, which the global `expect` of concurrent tests gets wrong. */
+  runningTask?(): TaskLike | undefined
   /** The running test when the matcher context has none (Vitest's `getCurrentTest`). */
   currentTask?(): TaskLike | undefined
 }
@@ -108,7 +110,7 @@ export function testNameOf(ctx: TestIdentity): string | undefined {
  * attachVerdicts(this, [verdict])
  */
 export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?: ReportTrace[]): void {
-  const task = ctx.task ?? hooks?.currentTask?.()
+  const task = hooks?.runningTask?.() ?? ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
   const renamed = uniqueIds(target.verdicts, verdicts)
   target.verdicts.push(...verdicts.map((v) => (v.id && renamed.has(v.id) ? { ...v, id: renamed.get(v.id) } : v)))
@@ -158,6 +160,24 @@ export function takeBufferedVerdicts(testPath: string | undefined, name: string 
   const entry = buffered.get(key)
   buffered.delete(key)
   return entry
+}
+
+/**
+ * Removes and returns every buffered test of one file, as `[full name, verdicts]` (Jest's `afterAll`:
+ * Jest runs no `afterEach` for `test.concurrent`, so their verdicts are still here when the file ends).
+ *
+ * @example
+ * for (const [fullName, meta] of takeFileBufferedVerdicts(testPath)) appendVerdictLine({ testPath, fullName, ...meta })
+ */
+export function takeFileBufferedVerdicts(testPath: string): Array<[string, TestVerdictMeta]> {
+  const prefix = bufferKey(testPath, '')
+  const taken: Array<[string, TestVerdictMeta]> = []
+  for (const [key, entry] of buffered) {
+    if (!key.startsWith(prefix)) continue
+    buffered.delete(key)
+    taken.push([key.slice(prefix.length), entry])
+  }
+  return taken
 }
 
 // --- the un-awaited guard ---
