@@ -200,7 +200,7 @@ const pending = new Map<unknown, Map<Promise<unknown>, TrackedCall>>()
 
 /** Which test a matcher call belongs to: the task object in Vitest, the test identity (or path + name) in Jest. */
 export function testKeyOf(ctx: TestIdentity): unknown {
-  return ctx.task ?? hooks?.currentTask?.() ?? ctx.currentTestIdentity?.() ?? bufferKey(ctx.testPath, testNameOf(ctx))
+  return hooks?.runningTask?.() ?? ctx.task ?? hooks?.currentTask?.() ?? ctx.currentTestIdentity?.() ?? bufferKey(ctx.testPath, testNameOf(ctx))
 }
 
 /**
