@@ -2,7 +2,7 @@
 // that run their judge assertions concurrently. Runs in Vitest's main process; kept tiny (no SDK, no zod).
 import { defaultInclude } from 'vitest/config'
 import type { Vite, VitestPluginContext } from 'vitest/node'
-import { DEFAULT_EVAL_FILES, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
+import { DEFAULT_EVAL_FILES, globToRegExp, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import type { ReporterOptions } from '../reporters/options'
 
 export interface AgentVerdictPluginOptions {
@@ -57,6 +57,7 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
   if (evalFiles.length === 0 || evalFiles.some((g) => typeof g !== 'string' || g.trim() === '')) {
     throw new TypeError(`agentVerdict({ evalFiles }) must be a glob or a non-empty list of globs, e.g. '**/*.eval.ts'; got ${JSON.stringify(options.evalFiles)}`)
   }
+  for (const glob of evalFiles) globToRegExp(glob) // a malformed glob fails here, once, not in every worker
   const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, 'concurrency')
   const testTimeout = positiveInt(options.testTimeout ?? EVAL_TEST_TIMEOUT, 'testTimeout')
   let userTimeout = false
