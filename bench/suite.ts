@@ -25,7 +25,7 @@ const C = 8
  * copy of dist/ (a symlink to the repo would resolve outside node_modules, and Vite would then transform
  * the whole package as source instead of letting Node import it), its dependencies and vitest linked.
  */
-function project(packageDir: string, files: Record<string, string>): string {
+export function project(packageDir: string, files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'av-bench-suite-'))
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   const installed = join(dir, 'node_modules', 'agent-verdict')
