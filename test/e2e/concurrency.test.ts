@@ -3,7 +3,7 @@
 // `expect` (and the context's), under the real Vitest and Jest CLIs on fixture projects.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { readReport } from '../../reporters/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { FakeJudgeRule } from '../../src/testing/schemas'
@@ -14,6 +14,8 @@ const CASES = 50
 const pad = (i: number) => String(i).padStart(2, '0')
 const reasonOf = (i: number) => `Reason written for case ${pad(i)} only.`
 const failing = (i: number) => i % 5 === 4
+// Uneven latency, so calls finish in another order than they started.
+const LATENCY = { min: 100, max: 400 }
 
 // One rule per case: its own reason, and every fifth case fails. A verdict attached to the wrong test
 // shows up as a row whose reason names another case.
@@ -31,8 +33,7 @@ beforeAll(async () => {
   const pkg = await packageUnderTest()
   packageDir = pkg.dir
   if (pkg.built === 'private build') cleanup.push(pkg.dir)
-  // Uneven latency, so calls finish in another order than they started.
-  fake = await startFakeJudge({ rules, latencyMs: { min: 100, max: 400 }, defaultVerdict: { verdict: 'fail', reason: 'no rule matched: the fixture changed' } })
+  fake = await startFakeJudge({ rules, latencyMs: LATENCY, defaultVerdict: { verdict: 'fail', reason: 'no rule matched: the fixture changed' } })
 }, 120_000)
 
 afterAll(async () => {
@@ -80,6 +81,9 @@ describe('Vitest with agentVerdict() and no other option', () => {
 
   it('runs the eval file’s judge calls at the judge’s limit (8 in flight), leaving unit tests sequential', async () => {
     fake.reset()
+    // Answers slow enough that the first 8 calls overlap even on a loaded machine.
+    fake.setLatency({ min: 400, max: 600 })
+    onTestFinished(() => fake.setLatency(LATENCY))
     const result = await run(project, [...vitest, 'answers.eval.ts', 'unit.test.ts'], judgeEnv())
     expect(result.code, result.output).toBe(1)
     expect(result.output).toContain('unit.test.ts (3 tests)')
@@ -108,6 +112,8 @@ describe('Jest with test.concurrent and maxConcurrency 8 (the documented equival
 
   it('puts each of 50 concurrent tests’ verdicts (global expect) on its own row, at 8 in flight', async () => {
     fake.reset()
+    fake.setLatency({ min: 400, max: 600 })
+    onTestFinished(() => fake.setLatency(LATENCY))
     const result = await run(project, [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'], judgeEnv())
     expect(result.code, result.output).toBe(1)
     expect(fake.calls).toHaveLength(CASES)
