@@ -6,6 +6,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     vitest: 'matchers/vitest.ts',
+    'vitest-plugin': 'matchers/vitest-plugin.ts',
     jest: 'matchers/jest.ts',
     reporter: 'reporters/vitest-reporter.ts',
     'jest-reporter': 'reporters/jest-reporter.ts',
@@ -20,5 +21,5 @@ export default defineConfig({
   sourcemap: false,
   splitting: true,
   shims: true,
-  external: ['vitest', 'jest', '@jest/globals', '@jest/reporters', 'vitest/node', 'vitest/reporters'],
+  external: ['vitest', 'jest', '@jest/globals', '@jest/reporters', 'vitest/node', 'vitest/config', 'vitest/reporters'],
 })

@@ -11,6 +11,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'tokens', load: () => import('./tokens') },
   { name: 'replay', load: () => import('./replay') },
   { name: 'batch-record', load: () => import('./batch-record') },
+  { name: 'suite', load: () => import('./suite') },
 ]
 
 function formatValue(value: number | string): string {

@@ -5,7 +5,7 @@ import { matchers } from './index'
 import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from './jest-state'
 import { notAwaitedMessage } from './messages'
 import type { MatcherContext } from './context'
-import { configureRuntime, finishFile, settleUnawaited, takeBufferedVerdicts, testKeyOf, testNameOf } from './runtime'
+import { configureRuntime, finishFile, settleUnawaited, takeBufferedVerdicts, takeFileBufferedVerdicts, testKeyOf, testNameOf } from './runtime'
 import type { AgentVerdictMatchers } from './types'
 
 type JestState = MatcherContext & { snapshotState?: { _updateSnapshot?: string } }
@@ -28,7 +28,11 @@ afterEach(async () => {
 
 afterAll(async () => {
   const { testPath } = state()
-  if (testPath) await finishFile(testPath, { complete: jestFileRanCompletely() })
+  if (!testPath) return
+  // Jest runs no afterEach for test.concurrent: their verdicts (attributed through Jest's own
+  // per-test async context, `currentConcurrentTestName`) are logged here, once the file's tests are done.
+  for (const [fullName, meta] of takeFileBufferedVerdicts(testPath)) appendVerdictLine({ testPath, fullName, ...meta })
+  await finishFile(testPath, { complete: jestFileRanCompletely() })
 })
 
 declare module 'expect' {

@@ -20,6 +20,8 @@ export interface RunnerHooks {
   runner: 'vitest' | 'jest'
   /** True for `vitest -u` / `jest -u`: record misses even in CI, prune obsolete entries. */
   isUpdate(): boolean
+  /** The test whose async context the call runs in (an AsyncLocalStorage the entry binds when a test starts); wins over `this.task`, which the global `expect` of concurrent tests gets wrong. */
+  runningTask?(): TaskLike | undefined
   /** The running test when the matcher context has none (Vitest's `getCurrentTest`). */
   currentTask?(): TaskLike | undefined
   /** The running test's start and timeout, so judge calls end before it (decision 0017). */
@@ -125,7 +127,7 @@ export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?
   // Scrubbed here, where secrets configured in code are known; the reporter process only knows env ones (0017).
   verdicts = scrubDeep(verdicts)
   traces = traces && scrubDeep(traces)
-  const task = ctx.task ?? hooks?.currentTask?.()
+  const task = hooks?.runningTask?.() ?? ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
   const renamed = uniqueIds(target.verdicts, verdicts)
   const asserted = assertion ? { id: nextAssertionId(target, assertion.matcher), matcher: assertion.matcher, negated: ctx.isNot === true, passed: assertion.passed } : undefined
@@ -196,6 +198,24 @@ export function takeBufferedVerdicts(testPath: string | undefined, name: string 
   return entry
 }
 
+/**
+ * Removes and returns every buffered test of one file, as `[full name, verdicts]` (Jest's `afterAll`:
+ * Jest runs no `afterEach` for `test.concurrent`, so their verdicts are still here when the file ends).
+ *
+ * @example
+ * for (const [fullName, meta] of takeFileBufferedVerdicts(testPath)) appendVerdictLine({ testPath, fullName, ...meta })
+ */
+export function takeFileBufferedVerdicts(testPath: string): Array<[string, TestVerdictMeta]> {
+  const prefix = bufferKey(testPath, '')
+  const taken: Array<[string, TestVerdictMeta]> = []
+  for (const [key, entry] of buffered) {
+    if (!key.startsWith(prefix)) continue
+    buffered.delete(key)
+    taken.push([key.slice(prefix.length), entry])
+  }
+  return taken
+}
+
 // --- the un-awaited guard ---
 
 interface TrackedCall {
@@ -216,7 +236,7 @@ const pending = new Map<unknown, Map<Promise<unknown>, TrackedCall>>()
 
 /** Which test a matcher call belongs to: the task object in Vitest, the test identity (or path + name) in Jest. */
 export function testKeyOf(ctx: TestIdentity): unknown {
-  return ctx.task ?? hooks?.currentTask?.() ?? ctx.currentTestIdentity?.() ?? bufferKey(ctx.testPath, testNameOf(ctx))
+  return hooks?.runningTask?.() ?? ctx.task ?? hooks?.currentTask?.() ?? ctx.currentTestIdentity?.() ?? bufferKey(ctx.testPath, testNameOf(ctx))
 }
 
 /**

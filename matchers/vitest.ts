@@ -1,20 +1,44 @@
 // `agent-verdict/vitest` — a Vitest `setupFiles` entry: registers the matchers, wires the runtime
 // (cassette per test file, verdicts on task.meta, un-awaited guard) and adds the matcher types.
-import { afterAll, afterEach, expect, TestRunner } from 'vitest'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } from 'vitest'
+import { isEvalFile, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import { matchers } from './index'
 import { notAwaitedMessage } from './messages'
 import { configureRuntime, finishFile, settleUnawaited } from './runtime'
 import type { AgentVerdictMatchers } from './types'
 import { isVitestUpdateRun, suiteRanCompletely, vitestTimedOut, vitestTimeLimit, type SuiteLike, type TimedTaskLike } from './vitest-state'
 
+type Task = NonNullable<ReturnType<typeof TestRunner.getCurrentTest>>
+
 expect.extend(matchers)
-// `this.task` is set for every expect bound to a test; getCurrentTest covers an expect that is not.
+
+// The test whose code is running, carried through its awaits. The global `expect` binds `this.task` to
+// the test that started last, which under `test.concurrent` is often another one; this store is not.
+const running = new AsyncLocalStorage<Task>()
+aroundEach(async (runTest, { task }) => running.run(task as Task, runTest))
+
 configureRuntime({
   runner: 'vitest',
   isUpdate: () => isVitestUpdateRun(expect.getState()),
+  runningTask: () => running.getStore(),
+  // An expect called outside any test's async context (a detached callback): the last test started.
   currentTask: () => TestRunner.getCurrentTest(),
-  testTimeLimit: (ctx) => vitestTimeLimit((ctx.task ?? TestRunner.getCurrentTest()) as TimedTaskLike | undefined),
+  testTimeLimit: (ctx) => vitestTimeLimit((running.getStore() ?? ctx.task ?? TestRunner.getCurrentTest()) as TimedTaskLike | undefined),
 })
+
+// With `agent-verdict/vitest-plugin`, an eval file's tests run concurrently (as with `sequence.concurrent`,
+// so `.sequential` still opts out) and get the judge-friendly timeout. This runs before the file is
+// collected; Vitest resets the config after each file, so other files are left as they are.
+const plugin = inject(PLUGIN_SETTINGS_KEY as never) as PluginSettings | undefined
+const testFile = expect.getState().testPath
+if (plugin && testFile && isEvalFile(testFile, plugin)) {
+  const worker = (globalThis as { __vitest_worker__?: { config?: { sequence?: object } } }).__vitest_worker__
+  vi.setConfig({
+    sequence: { ...worker?.config?.sequence, concurrent: true },
+    ...(plugin.testTimeout !== undefined ? { testTimeout: plugin.testTimeout } : {}),
+  } as Parameters<typeof vi.setConfig>[0])
+}
 
 // Vitest 4 does not await custom async matchers a test forgot to await: fail the test here instead.
 afterEach(async ({ task }) => {

@@ -1,10 +1,4 @@
-import {
-  BedrockRuntimeClient,
-  type BedrockRuntimeClientConfig,
-  ConverseCommand,
-  type ContentBlock,
-  type ConverseCommandInput,
-} from '@aws-sdk/client-bedrock-runtime'
+import type { BedrockRuntimeClient, BedrockRuntimeClientConfig, ContentBlock, ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime'
 import type { z } from 'zod'
 import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
@@ -12,6 +6,10 @@ import { agreedVerdict, parseJudgeText, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { registerSecret } from './scrub'
 import type { ContentPart } from './types'
+
+// The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
+let bedrockModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined
+const loadBedrock = () => (bedrockModule ??= import('@aws-sdk/client-bedrock-runtime'))
 
 /** Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals). */
 export const DEFAULT_BEDROCK_MODEL = 'global.anthropic.claude-sonnet-4-6'
@@ -49,9 +47,11 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
   const region = regionNow()
   const credentials = registeringCredentials(options.clientConfig?.credentials)
 
-  const getClient = (): BedrockRuntimeClient => {
+  const getClient = async (): Promise<BedrockRuntimeClient> => {
+    if (client) return client
+    const { BedrockRuntimeClient: Client } = await loadBedrock()
     // maxAttempts 1: the SDK's own retries would multiply ours and ignore our wait budget.
-    client ??= new BedrockRuntimeClient({
+    client ??= new Client({
       ...options.clientConfig,
       ...(credentials ? { credentials } : {}),
       region: regionNow(),
@@ -72,7 +72,8 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
         toolChoice: { tool: { name: toolName } },
       },
     }
-    const response = await getClient().send(new ConverseCommand(input), { abortSignal: signal })
+    const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
+    const response = await bedrock.send(new sdk.ConverseCommand(input), { abortSignal: signal })
     const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 }
     const blocks = response.output?.message?.content ?? []
     const tools = blocks.flatMap((b) => (b.toolUse ? [b.toolUse] : []))

@@ -1,4 +1,4 @@
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
 import { JudgeConfigError, JudgeOutputError } from './errors'
 import { replyJsonSchema, strictJsonSchema } from './json-schema'
@@ -22,6 +22,11 @@ export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   /** Default 0; `null` omits it (automatic for reasoning models such as o3, o4-mini, gpt-5). */
   temperature?: number | null
 }
+
+// The SDK loads on the first judge call, not when the setup file imports the matchers: a replayed run,
+// a Bedrock judge or a file without judge assertions never pays for it (docs/decisions/0021).
+let openaiModule: Promise<typeof import('openai')> | undefined
+const loadOpenAI = () => (openaiModule ??= import('openai'))
 
 /** Reasoning models reject `temperature`; they are asked without it. */
 export function isReasoningModel(model: string): boolean {
@@ -58,16 +63,17 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   const features = { jsonSchema: true, temperature: options.temperature !== null && !isReasoningModel(model) }
   let client = options.client
 
-  const getClient = (): OpenAI => {
+  const getClient = async (): Promise<OpenAI> => {
     if (client) return client
     const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined)
     if (!apiKey) throw new JudgeConfigError(`${provider}:${model} has no API key: set OPENAI_API_KEY (or pass apiKey)`, ctx)
-    client = new OpenAI({ apiKey, baseURL, maxRetries: 0, ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}) })
+    const { default: OpenAIClient } = await loadOpenAI()
+    client ??= new OpenAIClient({ apiKey, baseURL, maxRetries: 0, ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}) })
     return client
   }
 
   return createReliableJudge(provider, model, async (request, signal) => {
-    const openai = getClient()
+    const openai = await getClient()
     for (let adjustments = 0; ; adjustments++) {
       const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
       try {

@@ -1,0 +1,154 @@
+// Suite: what a user's `vitest run` costs, through the real Vitest CLI on generated projects and the
+// built package (a private build when dist/ is stale), against the fake judge (L = 200 ms).
+//  - suite.default.ratio: a 40-assertion `*.eval.ts` file with the setup the README shows first; judge
+//    span (first request to last answer) ÷ ⌈40/C⌉·L, C the judge limit (8). 1.00 = the judge never idles.
+//  - suite.overhead.ratio: that run's wall minus its judge span ÷ the wall of a plain Vitest suite of 40
+//    trivial async tests (no judge): the fixed cost agent-verdict adds to a run.
+//  - suite.outage.lost: the same suite with 10% 429s (retry-after 0.2 s) and a 2 s outage of 503s at the
+//    start: verdicts missing from the report (must be 0).
+//  - setup.import_ms: importing the setup entry (`agent-verdict/vitest`) in a fresh process, after
+//    `vitest` itself (whose cost is the runner's, not ours); median of 5 processes.
+import { execFileSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { startFakeJudge, type FakeJudge } from '../src/testing/fake-judge'
+import { packageUnderTest, repo, run as runIn } from '../test/e2e/user-project'
+import type { Emit } from './emit'
+
+const N = 40
+const L = 200
+const C = 8
+
+/**
+ * A project using the built package as npm installs it: a real `node_modules/agent-verdict` holding a
+ * copy of dist/ (a symlink to the repo would resolve outside node_modules, and Vite would then transform
+ * the whole package as source instead of letting Node import it), its dependencies and vitest linked.
+ */
+export function project(packageDir: string, files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'av-bench-suite-'))
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+  const installed = join(dir, 'node_modules', 'agent-verdict')
+  mkdirSync(installed, { recursive: true })
+  cpSync(join(packageDir, 'package.json'), join(installed, 'package.json'))
+  cpSync(join(packageDir, 'dist'), join(installed, 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') })
+  const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  for (const dep of [...Object.keys(pkg.dependencies), 'vitest']) {
+    mkdirSync(dirname(join(dir, 'node_modules', dep)), { recursive: true })
+    symlinkSync(join(repo, 'node_modules', dep), join(dir, 'node_modules', dep), 'dir')
+  }
+  return dir
+}
+
+function evalFile(): string {
+  const tests = Array.from({ length: N }, (_, i) => `test('answer ${i}', async () => {\n  await expect('The total is ${i} dollars.').toBeCorrect({ reference: 'Total: ${i} dollars', input: 'Total of order ${i}?' })\n})`)
+  return `import { expect, test } from 'vitest'\n\n${tests.join('\n\n')}\n`
+}
+
+function plainFile(): string {
+  const tests = Array.from({ length: N }, (_, i) => `test('trivial ${i}', async () => {\n  expect(await Promise.resolve(${i})).toBe(${i})\n})`)
+  return `import { expect, test } from 'vitest'\n\n${tests.join('\n\n')}\n`
+}
+
+/** The first setup the README shows: the plugin when the package has it, else setupFiles + reporters. */
+function evalConfig(packageDir: string): { config: string; setup: string } {
+  if (existsSync(join(packageDir, 'dist', 'vitest-plugin.js'))) {
+    return { setup: 'plugin', config: `import { defineConfig } from 'vitest/config'\nimport { agentVerdict } from 'agent-verdict/vitest-plugin'\n\nexport default defineConfig({ plugins: [agentVerdict()] })\n` }
+  }
+  return {
+    setup: 'setupFiles+reporters',
+    config: `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['**/*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'] } })\n`,
+  }
+}
+
+interface Timed {
+  wallMs: number
+  code: number | null
+  output: string
+}
+
+async function vitest(dir: string, env: Record<string, string>): Promise<Timed> {
+  const start = performance.now()
+  const result = await runIn(dir, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'], env)
+  return { wallMs: performance.now() - start, ...result }
+}
+
+/** Vitest's own breakdown line (`Duration 2.1s (transform …, setup …, import …, tests …)`), squeezed. */
+const durationOf = (output: string) => (/Duration\s+(.*)/.exec(output)?.[1] ?? '?').replace(/\s+/g, '')
+
+/** First request to last answer, from the fake judge's arrival times (an answer comes L after a 200 arrival). */
+function judgeSpan(fake: FakeJudge): number {
+  const calls = fake.calls
+  if (calls.length === 0) return 0
+  const first = Math.min(...calls.map((c) => c.at))
+  const lastAnswer = Math.max(...calls.map((c) => c.at + (c.status === 200 ? L : 0)))
+  return lastAnswer - first
+}
+
+function reportVerdicts(dir: string): number {
+  const file = join(dir, 'agent-verdict-report.json')
+  if (!existsSync(file)) return 0
+  const report = JSON.parse(readFileSync(file, 'utf8')) as { tests: Array<{ verdicts: unknown[] }> }
+  return report.tests.reduce((n, t) => n + t.verdicts.length, 0)
+}
+
+function importMs(packageDir: string): number {
+  const dir = project(packageDir, { 'package.json': '{"type":"module"}' })
+  // Outside a Vitest worker the entry's first hook call throws after its whole import graph has loaded:
+  // the time to that point is the import cost.
+  const script = `await import('vitest'); const t = performance.now(); let e; try { await import('agent-verdict/vitest') } catch (x) { e = x } ; const ms = performance.now() - t; if (!e || !/Vitest failed to find/.test(String(e.message))) console.error(e); console.log(ms)`
+  const times: number[] = []
+  try {
+    for (let i = 0; i < 5; i++) times.push(Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop()))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return times.sort((a, b) => a - b)[2]
+}
+
+export async function run(emit: Emit): Promise<void> {
+  const pkg = await packageUnderTest()
+  const { config, setup } = evalConfig(pkg.dir)
+  const evalDir = project(pkg.dir, { 'package.json': '{"type":"module"}', 'vitest.config.ts': config, 'answers.eval.ts': evalFile() })
+  const plainDir = project(pkg.dir, { 'package.json': '{"type":"module"}', 'vitest.config.ts': `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['**/*.test.ts'] } })\n`, 'trivial.test.ts': plainFile() })
+  const fake = await startFakeJudge({ latencyMs: L, defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' } })
+  const env = { AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AGENT_VERDICT_MODE: 'live' }
+  try {
+    // Warm-up runs (Vite's transform cache, the OS file cache), not measured.
+    await vitest(plainDir, {})
+    await vitest(evalDir, env)
+    fake.reset()
+
+    const plain = await vitest(plainDir, {})
+    if (plain.code !== 0) throw new Error(`plain suite failed:\n${plain.output}`)
+    const judged = await vitest(evalDir, env)
+    if (judged.code !== 0) throw new Error(`eval suite failed:\n${judged.output}`)
+    const span = judgeSpan(fake)
+    const ideal = Math.ceil(N / C) * L
+    const verdicts = reportVerdicts(evalDir)
+    emit('suite.default.ratio', span / ideal, `judge_span_ms=${span.toFixed(0)} ideal_ms=${ideal} peak_in_flight=${fake.stats.maxInFlight} calls=${fake.calls.length} verdicts=${verdicts}/${N} wall_ms=${judged.wallMs.toFixed(0)} setup=${setup} vitest:${durationOf(judged.output)}`)
+    const overhead = judged.wallMs - span
+    emit('suite.overhead.ratio', overhead / plain.wallMs, `overhead_ms=${overhead.toFixed(0)} plain_wall_ms=${plain.wallMs.toFixed(0)} (${N} trivial async tests) plain_vitest:${durationOf(plain.output)}`)
+
+    fake.reset()
+    // The outage starts with the first request (setFaults restarts the `firstMs` window), not at Vitest's start.
+    fake.setFaults([{ type: 'server-error', status: 503 }])
+    const poll = setInterval(() => {
+      if (fake.calls.length === 0) return
+      clearInterval(poll)
+      fake.setFaults([
+        { type: 'server-error', status: 503, firstMs: 2000 },
+        { type: 'rate-limit', rate: 0.1, seed: 7, retryAfter: '0.2' },
+      ])
+    }, 5)
+    const faulty = await vitest(evalDir, env).finally(() => clearInterval(poll))
+    if (faulty.code !== 0) process.stderr.write(`bench suite: the outage run failed:\n${faulty.output.split('\n').filter((l) => /FAIL|Error|×/.test(l)).slice(0, 20).join('\n')}\n`)
+    const kept = reportVerdicts(evalDir)
+    emit('suite.outage.lost', N - kept, `exit=${faulty.code} 429=${fake.stats.byStatus['429'] ?? 0} 503=${fake.stats.byStatus['503'] ?? 0} calls=${fake.calls.length} wall_ms=${faulty.wallMs.toFixed(0)}`)
+    emit('setup.import_ms', importMs(pkg.dir), 'agent-verdict/vitest in a fresh process, after vitest; median of 5')
+  } finally {
+    await fake.close()
+    for (const dir of [evalDir, plainDir]) rmSync(dir, { recursive: true, force: true })
+    if (pkg.built === 'private build') rmSync(pkg.dir, { recursive: true, force: true })
+  }
+}

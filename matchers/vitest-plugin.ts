@@ -1,0 +1,90 @@
+// `agent-verdict/vitest-plugin` — one line in `plugins`: the setup entry, the reporter, and eval files
+// that run their judge assertions concurrently. Runs in Vitest's main process; kept tiny (no SDK, no zod).
+import { defaultInclude } from 'vitest/config'
+import type { Vite, VitestPluginContext } from 'vitest/node'
+import { DEFAULT_EVAL_FILES, globToRegExp, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
+import type { ReporterOptions } from '../reporters/options'
+
+export interface AgentVerdictPluginOptions {
+  /**
+   * Test files that are evaluations, relative to the project root; added to `include`. Their tests run concurrently (as if
+   * each were `test.concurrent`; `test.sequential`/`describe.sequential` still opt out) with the
+   * judge-friendly `testTimeout`. Other test files are left exactly as they are. Default `**\/*.eval.{ts,mts,js,mjs}`.
+   */
+  evalFiles?: string | string[]
+  /**
+   * How many tests run at once (Vitest's `maxConcurrency`), unless the config sets `maxConcurrency`.
+   * Match it to your judge's `concurrency` (8 by default). Default 8.
+   */
+  concurrency?: number
+  /** Timeout of each test in an eval file, in ms, unless the config (or `--testTimeout`) sets one. Default 180 000. */
+  testTimeout?: number
+  /** Options for `agent-verdict/reporter`, or `false` to leave reporters alone. */
+  reporter?: ReporterOptions | false
+}
+
+/** Vitest's own default `testTimeout`: a resolved value other than this was set by the user. */
+const VITEST_DEFAULT_TIMEOUT = 5_000
+/** Above one judge call's worst case: a 60 s attempt timeout plus the 60 s retry wait budget, with room for a second assertion. */
+export const EVAL_TEST_TIMEOUT = 180_000
+export const DEFAULT_CONCURRENCY = 8
+const SETUP = 'agent-verdict/vitest'
+const REPORTER = 'agent-verdict/reporter'
+
+function positiveInt(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new TypeError(`agentVerdict({ ${name} }) must be a positive integer, got ${JSON.stringify(value)}`)
+  }
+  return value
+}
+
+const toArray = <T>(value: T | readonly T[] | undefined | null): T[] => (value == null ? [] : Array.isArray(value) ? [...value] : [value as T])
+
+/**
+ * The Vitest plugin: adds `agent-verdict/vitest` to `setupFiles` and `agent-verdict/reporter` to the
+ * reporters (once, whatever the config or `--reporter` says), sets `maxConcurrency` to the judge's limit
+ * unless configured, and makes the tests of eval files (`**\/*.eval.{ts,mts,js,mjs}`) run concurrently
+ * with a judge-friendly timeout. Verdicts land on the test that made the call whichever `expect` it uses.
+ *
+ * @example
+ * // vitest.config.ts
+ * import { defineConfig } from 'vitest/config'
+ * import { agentVerdict } from 'agent-verdict/vitest-plugin'
+ * export default defineConfig({ plugins: [agentVerdict()] })
+ */
+export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plugin {
+  const evalFiles = options.evalFiles === undefined ? DEFAULT_EVAL_FILES : toArray(options.evalFiles)
+  if (evalFiles.length === 0 || evalFiles.some((g) => typeof g !== 'string' || g.trim() === '')) {
+    throw new TypeError(`agentVerdict({ evalFiles }) must be a glob or a non-empty list of globs, e.g. '**/*.eval.ts'; got ${JSON.stringify(options.evalFiles)}`)
+  }
+  for (const glob of evalFiles) globToRegExp(glob) // a malformed glob fails here, once, not in every worker
+  const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, 'concurrency')
+  const testTimeout = positiveInt(options.testTimeout ?? EVAL_TEST_TIMEOUT, 'testTimeout')
+  let userTimeout = false
+
+  return {
+    name: 'agent-verdict',
+    config(config) {
+      const test = ((config as { test?: Record<string, unknown> }).test ??= {})
+      const setupFiles = toArray(test.setupFiles as string | string[] | undefined)
+      // Ours first, so the user's setup files can already use the matchers; never twice (old configs list it).
+      if (!setupFiles.includes(SETUP)) test.setupFiles = [SETUP, ...setupFiles]
+      // Eval files are tests too: Vitest's own include (`*.test.*`, `*.spec.*`) would not find `*.eval.ts`.
+      const include = test.include === undefined ? [...defaultInclude] : toArray(test.include as string | string[])
+      test.include = [...include, ...evalFiles.filter((g) => !include.includes(g))]
+      if (test.maxConcurrency === undefined) test.maxConcurrency = concurrency
+      userTimeout = test.testTimeout !== undefined
+    },
+    configureVitest({ vitest, project }: VitestPluginContext) {
+      const settings: PluginSettings = { evalFiles, root: project.config.root }
+      if (!userTimeout && project.config.testTimeout === VITEST_DEFAULT_TIMEOUT) settings.testTimeout = testTimeout
+      project.provide(PLUGIN_SETTINGS_KEY as never, settings as never)
+      if (options.reporter === false) return
+      // Resolved reporters are [name, options] pairs; `--reporter` on the command line replaced the config's.
+      const reporters = vitest.config.reporters as unknown as Array<[string, unknown]>
+      if (!reporters.some(([name]) => typeof name === 'string' && /agent-verdict[\\/](reporter|dist[\\/]reporter)/.test(name))) reporters.push([REPORTER, options.reporter ?? {}])
+    },
+  }
+}
+
+export default agentVerdict
