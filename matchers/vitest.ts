@@ -1,6 +1,8 @@
 // `agent-verdict/vitest` — a Vitest `setupFiles` entry: registers the matchers, wires the runtime
 // (cassette per test file, verdicts on task.meta, un-awaited guard) and adds the matcher types.
-import { afterAll, afterEach, expect, TestRunner } from 'vitest'
+import { afterAll, afterEach, expect, inject, TestRunner } from 'vitest'
+import { COORDINATOR_PROVIDE_KEY } from '../src/judges/coordinator'
+import { useCoordinator } from '../src/judges/run-limit'
 import { matchers } from './index'
 import { notAwaitedMessage } from './messages'
 import { configureRuntime, finishFile, settleUnawaited } from './runtime'
@@ -8,6 +10,8 @@ import type { AgentVerdictMatchers } from './types'
 import { isVitestUpdateRun, suiteRanCompletely, type SuiteLike } from './vitest-state'
 
 expect.extend(matchers)
+// The run-wide judge limit, when `agent-verdict/global-setup` started a coordinator for this run.
+useCoordinator(inject(COORDINATOR_PROVIDE_KEY as never) as string | undefined)
 // `this.task` is set for every expect bound to a test; getCurrentTest covers an expect that is not.
 configureRuntime({ runner: 'vitest', isUpdate: () => isVitestUpdateRun(expect.getState()), currentTask: () => TestRunner.getCurrentTest() })
 

@@ -2,6 +2,7 @@ import { costOf, type ModelPrice } from './cost'
 import { JudgeOutputError } from './errors'
 import { AdaptiveLimiter } from './limiter'
 import { withRetry, type RetryOptions } from './retry'
+import { runWidePermits } from './run-limit'
 import type { Judge, JudgeRequest, JudgeResponse, JudgeUsage } from './types'
 
 /** What a provider does once: one HTTP call, parsed and validated. Throws on any failure. */
@@ -15,7 +16,10 @@ export interface JudgeReliabilityOptions {
   maxWaitMs?: number
   /** Safety net on attempts per call (default 50). */
   maxAttempts?: number
-  /** Calls in flight at once for this judge (default 8); shrinks under sustained throttling. */
+  /**
+   * Calls in flight at once (default 8); shrinks under sustained throttling. Under the agent-verdict
+   * reporter this is the whole run's limit, shared by all workers (`AGENT_VERDICT_CONCURRENCY` overrides it).
+   */
   concurrency?: number
   /** USD per 1M tokens, overriding the built-in price table. */
   prices?: ModelPrice
@@ -41,6 +45,8 @@ export interface ReliableJudge extends Judge {
 export function createReliableJudge(provider: string, model: string, attempt: ProviderAttempt, options: JudgeReliabilityOptions = {}): ReliableJudge {
   const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: options.concurrency ?? 8 })
   const ctx = { provider, model }
+  // Run-wide permits when the run has a coordinator, else this process's limiter.
+  const permits = runWidePermits(`${provider}:${model}`, limiter)
   return {
     id: `${provider}:${model}`,
     provider,
@@ -55,7 +61,7 @@ export function createReliableJudge(provider: string, model: string, attempt: Pr
         maxWaitMs: options.maxWaitMs,
         maxAttempts: options.maxAttempts,
         signal,
-        limiter,
+        limiter: permits,
         onAttemptError: (error) => {
           if (error instanceof JudgeOutputError && error.usage) {
             wasted.inputTokens += error.usage.inputTokens
