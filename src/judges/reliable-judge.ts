@@ -1,3 +1,4 @@
+import { CONCURRENCY_ENV, parsePositive } from './coordinator'
 import { costOf, type ModelPrice } from './cost'
 import { JudgeOutputError } from './errors'
 import { AdaptiveLimiter } from './limiter'
@@ -43,7 +44,8 @@ export interface ReliableJudge extends Judge {
  * const judge = createReliableJudge('my-provider', 'my-model', async (req, signal) => callMyApi(req, signal), { concurrency: 4 })
  */
 export function createReliableJudge(provider: string, model: string, attempt: ProviderAttempt, options: JudgeReliabilityOptions = {}): ReliableJudge {
-  const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: options.concurrency ?? 8 })
+  // AGENT_VERDICT_CONCURRENCY wins over the option, as it does in the run coordinator: one knob for CI.
+  const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: parsePositive(process.env[CONCURRENCY_ENV], CONCURRENCY_ENV) ?? options.concurrency ?? 8 })
   const ctx = { provider, model }
   // Run-wide permits when the run has a coordinator, else this process's limiter.
   const permits = runWidePermits(`${provider}:${model}`, limiter)
