@@ -145,6 +145,9 @@ describe('judge failures', () => {
     setTimeout(() => controller.abort(), 20)
     await expect(diagnose(await loadTrace(GAIA), { judge: fakeJudgeClient(fake), signal: controller.signal })).rejects.toBeInstanceOf(JudgeAbortError)
     fake.setLatency(0)
+    // Requests already on the wire when the abort landed can still reach the server; let them land here,
+    // not after the next test's reset (prompts are now token-counted, so calls leave closer to the abort).
+    await new Promise((resolve) => setTimeout(resolve, 300))
   })
 })
 
