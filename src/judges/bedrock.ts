@@ -2,6 +2,7 @@ import {
   BedrockRuntimeClient,
   type BedrockRuntimeClientConfig,
   ConverseCommand,
+  CountTokensCommand,
   type ContentBlock,
   type ConverseCommandInput,
 } from '@aws-sdk/client-bedrock-runtime'
@@ -9,6 +10,7 @@ import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
 import { validateJudgeOutput } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
+import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
 
 /** Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals). */
@@ -39,7 +41,7 @@ export interface BedrockJudgeOptions extends JudgeReliabilityOptions {
  * const judge = bedrockJudge() // global.anthropic.claude-sonnet-4-6 in AWS_REGION
  * const eu = bedrockJudge({ model: 'eu.anthropic.claude-sonnet-4-6', region: 'eu-west-1' })
  */
-export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
+export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge & TokenCountingJudge {
   const model = options.model ?? DEFAULT_BEDROCK_MODEL
   const ctx = { provider: 'bedrock', model }
   let client = options.client
@@ -54,7 +56,20 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
     return client
   }
 
-  return createReliableJudge('bedrock', model, async (request, signal) => {
+  /**
+   * Claude's own token count of a prompt (Bedrock `CountTokens`), so prompt budgets hold in the model's
+   * tokens. Throws when the API is unavailable (region, model id, permission): callers fall back to o200k
+   * with a margin.
+   */
+  const countTokens = async (system: string, user: string, signal?: AbortSignal): Promise<number | undefined> => {
+    const response = await getClient().send(
+      new CountTokensCommand({ modelId: model, input: { converse: { system: [{ text: system }], messages: [{ role: 'user', content: [{ text: user }] }] } } }),
+      { abortSignal: signal },
+    )
+    return response.inputTokens
+  }
+
+  const judge = createReliableJudge('bedrock', model, async (request, signal) => {
     const toolName = request.schemaName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'verdict'
     const input: ConverseCommandInput = {
       modelId: model,
@@ -78,6 +93,7 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
     if (!toolUse) throw new JudgeOutputError(`${who} did not call the ${toolName} tool for ${request.metric} (stopReason ${response.stopReason})`, { ...ctx, raw, usage })
     return { output: validateJudgeOutput(toolUse.input, request.schema, { ...ctx, metric: request.metric, raw, usage }), usage }
   }, options)
+  return Object.assign(judge, { countTokens })
 }
 
 function toBedrockBlock(part: ContentPart): ContentBlock {
