@@ -2,6 +2,8 @@
 // and rebuilt until within budget. Hostile payloads (CJK, emoji, hex, base64-like noise) tokenize far
 // worse than chars ÷ 4, which is exactly where the estimate broke the "bounded prompt" promise.
 import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { fitToTokens } from '../../src/diagnosis/fit-tokens'
 import { spanPrompt } from '../../src/diagnosis/span-context'
@@ -11,6 +13,8 @@ import { requestTokens, schemaPromptText } from '../../src/diagnosis/tokens'
 import { CLAUDE_O200K_MARGIN, loadO200k, promptTokenCounter } from '../../src/judges/tokenizer'
 import type { Judge } from '../../src/judges/types'
 import { SYSTEM } from '../../src/metrics/prompts/span-diagnosis'
+import { loadTrace } from '../../src/trace/load'
+import { TRAIL_DIR } from '../helpers/trail'
 import { handmadeTrace } from './helpers'
 
 const HOSTILE: Record<string, string> = {
@@ -24,7 +28,7 @@ const HOSTILE: Record<string, string> = {
 function traceWith(payload: string) {
   return handmadeTrace([
     { id: 'root', kind: 'agent', name: 'agent', input: 'Find the failure' },
-    { id: 'llm', parentId: 'root', kind: 'llm', name: 'call', input: payload, output: payload.slice(0, 20_000) },
+    { id: 'llm', parent: 'root', kind: 'llm', name: 'call', input: payload, output: payload.slice(0, 20_000) },
   ])
 }
 
@@ -98,5 +102,23 @@ describe('promptTokenCounter', () => {
     const count = await loadO200k()
     const text = HOSTILE.cjk.slice(0, 4_000)
     expect(count(text)).toBeGreaterThan(requestTokens('', text, SpanJudgementSchema) - requestTokens('', '', SpanJudgementSchema))
+  })
+})
+
+describe('fitToTokens on the TRAIL span whose payload is cut in coarse steps', () => {
+  // GAIA b5576ffc…, span a11912a1…: built at 16,000 it is 16,021 real tokens, and small budget cuts
+  // rebuilt the same text, so a linear shrink never got under. The doubling step must.
+  const file = join(TRAIL_DIR, 'GAIA/b5576ffca7ad7cce0fc34b5aad7fc543.json')
+  test.skipIf(!existsSync(file))('fits within 16,000 real tokens', async () => {
+    const trace = await loadTrace(file)
+    const span = trace.get('a11912a154efe6b3')!
+    const steps = compactSteps(trace)
+    const build = (b: number) => [spanPrompt(trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: b, steps, contextSteps: 4 })]
+    const count = await loadO200k()
+    const real = (text: string) => count(SYSTEM) + count(text + schemaPromptText(SpanJudgementSchema)) + 32
+    expect(real(build(16_000)[0].text)).toBeGreaterThan(16_000)
+    const [fitted] = await fitToTokens(build, { budgetTokens: 16_000, system: SYSTEM, schema: SpanJudgementSchema })
+    expect(fitted.tokens).toBe(real(fitted.text))
+    expect(fitted.tokens).toBeLessThanOrEqual(16_000)
   })
 })
