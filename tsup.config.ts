@@ -11,6 +11,7 @@ export default defineConfig({
     reporter: 'reporters/vitest-reporter.ts',
     'jest-reporter': 'reporters/jest-reporter.ts',
     testing: 'src/testing/index.ts',
+    'global-setup': 'matchers/global-setup.ts',
     cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],

@@ -6,6 +6,7 @@ import type { BenchModule, Emit } from './emit'
 const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'ingest', load: () => import('./ingest') },
   { name: 'judge-scheduling', load: () => import('./judge-scheduling') },
+  { name: 'workers', load: () => import('./workers') },
   { name: 'trail', load: () => import('./trail') },
   { name: 'trail-detectors', load: () => import('./trail-detectors') },
   { name: 'tokens', load: () => import('./tokens') },

@@ -1,6 +1,7 @@
 // Token economy: judge mode over every TRAIL trace against the fake judge (latency 0) — the largest
-// prompt any judge call sent, as the fake server counted it — versus the whole-trace prompt a
-// monolithic judge needs (same estimator: ceil(chars / 4)), and how many traces overflow 128k/200k/1M.
+// prompt any judge call sent, as the fake server counted it with the real o200k tokenizer (prompt text +
+// requested schema) — and how many calls were over the budget (must be 0), versus the whole-trace prompt
+// a monolithic judge needs (ceil(chars / 4) there), and how many traces overflow 128k/200k/1M.
 import { readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
@@ -52,13 +53,13 @@ export async function run(emit: Emit): Promise<void> {
       if (traceMax > 0) ratios.push(whole / traceMax)
     }
     const traces = `traces=${files.length}`
-    emit('tokens.max_prompt_per_call', maxPrompt, `budget=${DEFAULT_BUDGET_TOKENS} calls=${calls} ${traces} (fake judge count; our estimate incl. schema ${oursEstimatedMax})`)
+    emit('tokens.max_prompt_per_call', maxPrompt, `budget=${DEFAULT_BUDGET_TOKENS} calls=${calls} ${traces} (fake judge's o200k count; ours incl. schema and framing ${oursEstimatedMax})`)
     emit('tokens.monolithic_median', median(monolithic), traces)
     emit('tokens.monolithic_max', Math.max(...monolithic), traces)
     for (const [key, limit] of [['128k', 128_000], ['200k', 200_000], ['1m', 1_000_000]] as const) {
       emit(`tokens.monolithic_over_${key}`, monolithic.filter((t) => t > limit).length, `of ${files.length} traces`)
     }
-    emit('tokens.ours_over_budget', overBudget, `calls over ${DEFAULT_BUDGET_TOKENS} tokens, of ${calls}`)
+    emit('tokens.over_budget', overBudget, `calls over ${DEFAULT_BUDGET_TOKENS} o200k tokens, of ${calls}; goal=0`)
     emit('tokens.whole_trace_per_largest_call_median', median(ratios), 'per trace: whole-trace tokens ÷ our largest prompt')
   } finally {
     await fake.close()

@@ -7,11 +7,14 @@ import { notAwaitedMessage } from './messages'
 import type { MatcherContext } from './context'
 import { configureRuntime, finishFile, settleUnawaited, takeBufferedVerdicts, takeFileBufferedVerdicts, testKeyOf, testNameOf } from './runtime'
 import type { AgentVerdictMatchers } from './types'
+import { useCoordinator } from '../src/judges/run-limit'
 
 type JestState = MatcherContext & { snapshotState?: { _updateSnapshot?: string } }
 const state = () => expect.getState() as JestState
 
 expect.extend(matchers)
+// Workers learn the run-wide judge limit's address from AGENT_VERDICT_COORDINATOR (set by agent-verdict/global-setup).
+useCoordinator(undefined)
 configureRuntime({ runner: 'jest', isUpdate: () => state().snapshotState?._updateSnapshot === 'all', testTimeLimit: () => jestTimeLimit() })
 
 afterEach(async () => {

@@ -3,6 +3,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } from 'vitest'
 import { isEvalFile, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
+import { COORDINATOR_PROVIDE_KEY } from '../src/judges/coordinator'
+import { useCoordinator } from '../src/judges/run-limit'
 import { matchers } from './index'
 import { notAwaitedMessage } from './messages'
 import { configureRuntime, finishFile, settleUnawaited } from './runtime'
@@ -12,6 +14,9 @@ import { isVitestUpdateRun, suiteRanCompletely, vitestTimedOut, vitestTimeLimit,
 type Task = NonNullable<ReturnType<typeof TestRunner.getCurrentTest>>
 
 expect.extend(matchers)
+
+// The run-wide judge limit, when `agent-verdict/global-setup` started a coordinator for this run.
+useCoordinator(inject(COORDINATOR_PROVIDE_KEY as never) as string | undefined)
 
 // The test whose code is running, carried through its awaits. The global `expect` binds `this.task` to
 // the test that started last, which under `test.concurrent` is often another one; this store is not.

@@ -158,3 +158,15 @@ export function totalsParts(t: ReportTotals): Array<[string, string]> {
     ['cost', formatCost(t.costUsd)],
   ]
 }
+
+/**
+ * The run-wide judge limit's line (peak in flight, waits, 429s) when `agent-verdict/global-setup`
+ * runs a coordinator in this process; '' otherwise. Read through a global so reporters need no judge code.
+ *
+ * @example
+ * runLimitSummary() // 'judge limit (run-wide): openai:gpt-4.1 8 — peak 8 in flight, 200 calls, 192 waited, 0 × 429'
+ */
+export function runLimitSummary(): string {
+  const summary = (globalThis as Record<symbol, unknown>)[Symbol.for('agent-verdict.run-limit-summary')]
+  return typeof summary === 'function' ? String(summary() ?? '') : ''
+}

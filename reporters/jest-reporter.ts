@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, relative, resolve, sep } from 'node:path'
 import { JEST_LOG_DIR_ENV } from '../src/verdict/jest-log'
 import type { ReportTest } from '../src/verdict/report'
-import { stripAnsi } from './format'
+import { runLimitSummary, stripAnsi } from './format'
 import { jestTestKey, readJestVerdictLog } from './jest-log-reader'
 import { parseReporterOptions, type ReporterOptions } from './options'
 import { publishReport, withVerdicts } from './publish'
@@ -83,6 +83,8 @@ export default class AgentVerdictJestReporter {
       if (!this.options.silent) for (const w of log.warnings) process.stderr.write(`agent-verdict: ${w}\n`)
       const startedAt = results.startTime ? new Date(results.startTime) : new Date()
       const published = await publishReport({ tests: withVerdicts(tests), startedAt, runner: 'jest', root: this.rootDir, options: this.options, out: process.stderr })
+      const limitLine = runLimitSummary()
+      if (limitLine && !this.options.silent) process.stderr.write(`agent-verdict: ${limitLine}\n`)
       const broken = published.gates.filter((g) => !g.ok)
       // Jest exits non-zero when a reporter reports an error: that is how a gate fails a green run.
       if (broken.length > 0) this.lastError = new Error(`agent-verdict: ${broken.length} gate(s) broken: ${broken.map((g) => g.line).join('; ')}`)

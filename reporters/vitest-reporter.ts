@@ -3,7 +3,7 @@ import { relative, sep } from 'node:path'
 import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { TestVerdictMetaSchema, VERDICT_META_KEY } from '../src/verdict/meta'
 import type { ReportTest } from '../src/verdict/report'
-import { stripAnsi } from './format'
+import { runLimitSummary, stripAnsi } from './format'
 import { parseReporterOptions, type ReporterOptions } from './options'
 import { publishReport, withVerdicts } from './publish'
 
@@ -53,6 +53,8 @@ export default class AgentVerdictReporter implements Reporter {
     const out = this.vitest?.logger.outputStream ?? process.stdout
     if (!this.options.silent) for (const w of warnings) (this.vitest?.logger.errorStream ?? process.stderr).write(`agent-verdict: ${w}\n`)
     const published = await publishReport({ tests: withVerdicts(tests), startedAt: this.startedAt, runner: 'vitest', root, options: this.options, out })
+    const limitLine = runLimitSummary()
+    if (limitLine && !this.options.silent) out.write(`agent-verdict: ${limitLine}\n`)
     // Vitest only ever raises the exit code, so this survives its own end-of-run bookkeeping.
     if (published.gates.some((g) => !g.ok)) process.exitCode = 1
   }

@@ -8,6 +8,7 @@ import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/agent-diagnosis'
 import type { Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
 import { agentPrompts } from './agent-context'
+import { fitToTokens } from './fit-tokens'
 import { AGENT_ASPECTS, AgentJudgementSchema, type AgentJudgement } from './agent-judgement'
 import { countCalls } from './span-judge'
 import type { CompactStep } from './steps'
@@ -60,7 +61,11 @@ export async function runAgentPass(trace: Trace, steps: readonly CompactStep[], 
     return { ...base, verdicts, chunks: 0, promptTokens: [], calls: NO_CALLS, unjudgeable: 0 }
   }
   const judge = options.judge
-  const prompts = agentPrompts(trace, steps, facts, { system: SYSTEM, schema: AgentJudgementSchema, budgetTokens: options.budgetTokens, goal: options.goal })
+  // Built by characters, then counted with the judge's real tokenizer and rebuilt smaller if over budget.
+  const prompts = await fitToTokens(
+    (budgetTokens) => agentPrompts(trace, steps, facts, { system: SYSTEM, schema: AgentJudgementSchema, budgetTokens, goal: options.goal }),
+    { budgetTokens: options.budgetTokens, system: SYSTEM, schema: AgentJudgementSchema, judge },
+  )
   let done = 0
   const started = performance.now()
   // The parts stand or fall together: a rejection of one stops the others before this rejects.

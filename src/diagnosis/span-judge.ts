@@ -8,6 +8,7 @@ import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
 import { canonicalView } from './canonical'
+import { fitToTokens } from './fit-tokens'
 import { errorText, oneLine, plainText } from './render'
 import { spanPrompt } from './span-context'
 import { SPAN_ASPECTS, SpanJudgementSchema, type SpanJudgement } from './span-judgement'
@@ -28,7 +29,7 @@ export interface SpanJudgeContext {
 /** The verdicts of one span and what the call cost. */
 export interface SpanJudgeResult {
   verdicts: Verdict[]
-  /** Estimated prompt tokens of the request sent (system + user + schema). */
+  /** Prompt tokens of the request sent (system + user + schema), counted with the judge's real tokenizer. */
   promptTokens: number
   /** Judge calls made (an unjudgeable one included) and replayed from a cassette. */
   calls: { made: number; cached: number }
@@ -49,7 +50,11 @@ const SUBJECT_CHARS = 300
  * const { verdicts } = await judgeSpan(span, { trace, judge, budgetTokens: 16_000, threshold: 0.5, steps, contextSteps: 4 })
  */
 export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<SpanJudgeResult> {
-  const prompt = spanPrompt(ctx.trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: ctx.budgetTokens, steps: ctx.steps, contextSteps: ctx.contextSteps })
+  // Built by characters, then counted with the judge's real tokenizer and rebuilt smaller if over budget.
+  const [prompt] = await fitToTokens(
+    (budgetTokens) => [spanPrompt(ctx.trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens, steps: ctx.steps, contextSteps: ctx.contextSteps })],
+    { budgetTokens: ctx.budgetTokens, system: SYSTEM, schema: SpanJudgementSchema, judge: ctx.judge },
+  )
   const started = performance.now()
   const result = await callJudge(
     ctx.judge,

@@ -45,3 +45,17 @@ export function schemaTokens(schema: z.ZodType): number {
   }
   return n
 }
+
+/**
+ * The reply schema as a provider without native structured output would put it in the prompt, for
+ * counting with a real tokenizer (see `fitToTokens`).
+ *
+ * @example
+ * schemaPromptText(SpanJudgementSchema).startsWith('\n\nReply with one JSON object') // true
+ */
+export function schemaPromptText(schema: z.ZodType): string {
+  return SCHEMA_FALLBACK_TEXT + JSON.stringify(replyJsonSchema(schema))
+}
+
+/** Framing tokens per request (two messages), as `requestTokens` counts them. */
+export const REQUEST_FRAMING_TOKENS = 2 * MESSAGE_OVERHEAD_TOKENS

@@ -5,6 +5,7 @@ import { replyJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { registerSecret } from './scrub'
+import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
 
 // The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
@@ -39,7 +40,7 @@ export interface BedrockJudgeOptions extends JudgeReliabilityOptions {
  * const judge = bedrockJudge() // global.anthropic.claude-sonnet-4-6 in AWS_REGION
  * const eu = bedrockJudge({ model: 'eu.anthropic.claude-sonnet-4-6', region: 'eu-west-1' })
  */
-export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
+export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge & TokenCountingJudge {
   const model = options.model ?? DEFAULT_BEDROCK_MODEL
   const ctx = { provider: 'bedrock', model }
   let client = options.client
@@ -60,7 +61,21 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
     return client
   }
 
-  return createReliableJudge('bedrock', model, async (request, signal) => {
+  /**
+   * Claude's own token count of a prompt (Bedrock `CountTokens`), so prompt budgets hold in the model's
+   * tokens. Throws when the API is unavailable (region, model id, permission): callers fall back to o200k
+   * with a margin.
+   */
+  const countTokens = async (system: string, user: string, signal?: AbortSignal): Promise<number | undefined> => {
+    const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
+    const response = await bedrock.send(
+      new sdk.CountTokensCommand({ modelId: model, input: { converse: { system: [{ text: system }], messages: [{ role: 'user', content: [{ text: user }] }] } } }),
+      { abortSignal: signal },
+    )
+    return response.inputTokens
+  }
+
+  const judge = createReliableJudge('bedrock', model, async (request, signal) => {
     const toolName = request.schemaName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'verdict'
     const input: ConverseCommandInput = {
       modelId: model,
@@ -95,6 +110,7 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge {
     for (const b of blocks) if (b.text !== undefined && isVerdictText(b.text, request.schema)) candidates.push(JSON.parse(wholeDocument(b.text)))
     return { output: agreedVerdict(candidates, request.schema, parse), usage }
   }, { ...options, endpoint: typeof region === 'string' ? `https://bedrock-runtime.${region}.amazonaws.com` : 'Bedrock (region from the AWS config)' })
+  return Object.assign(judge, { countTokens })
 }
 
 type AwsCredentials = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string }

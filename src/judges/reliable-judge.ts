@@ -1,8 +1,10 @@
+import { CONCURRENCY_ENV, parsePositive } from './coordinator'
 import { costOf, type ModelPrice } from './cost'
 import { JudgeOutputError } from './errors'
 import { scrubDeep } from './scrub'
 import { AdaptiveLimiter } from './limiter'
 import { withRetry, type RetryOptions } from './retry'
+import { runWidePermits } from './run-limit'
 import type { Judge, JudgeRequest, JudgeResponse, JudgeUsage } from './types'
 
 /** What a provider does once: one HTTP call, parsed and validated. Throws on any failure. */
@@ -16,7 +18,10 @@ export interface JudgeReliabilityOptions {
   maxWaitMs?: number
   /** Safety net on attempts per call (default 50). */
   maxAttempts?: number
-  /** Calls in flight at once for this judge (default 8); shrinks under sustained throttling. */
+  /**
+   * Calls in flight at once (default 8); shrinks under sustained throttling. Under the agent-verdict
+   * reporter this is the whole run's limit, shared by all workers (`AGENT_VERDICT_CONCURRENCY` overrides it).
+   */
   concurrency?: number
   /** USD per 1M tokens, overriding the built-in price table. */
   prices?: ModelPrice
@@ -45,8 +50,11 @@ export function createReliableJudge(
   attempt: ProviderAttempt,
   options: JudgeReliabilityOptions & { /** Where the judge is, without credentials, for messages. */ endpoint?: string } = {},
 ): ReliableJudge {
-  const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: options.concurrency ?? 8 })
+  // AGENT_VERDICT_CONCURRENCY wins over the option, as it does in the run coordinator: one knob for CI.
+  const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: parsePositive(process.env[CONCURRENCY_ENV], CONCURRENCY_ENV) ?? options.concurrency ?? 8 })
   const ctx = { provider, model, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }
+  // Run-wide permits when the run has a coordinator, else this process's limiter.
+  const permits = runWidePermits(`${provider}:${model}`, limiter)
   return {
     id: `${provider}:${model}`,
     provider,
@@ -62,7 +70,7 @@ export function createReliableJudge(
         maxWaitMs: options.maxWaitMs,
         maxAttempts: options.maxAttempts,
         signal,
-        limiter,
+        limiter: permits,
         onAttemptError: (error) => {
           if (error instanceof JudgeOutputError && error.usage) {
             wasted.inputTokens += error.usage.inputTokens

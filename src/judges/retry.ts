@@ -1,6 +1,6 @@
 import { JudgeAbortError, JudgeError, type JudgeErrorContext, JudgeOutputError, JudgeRateLimitError, JudgeTimeoutError } from './errors'
 import { classifyJudgeError } from './classify-error'
-import type { AdaptiveLimiter } from './limiter'
+import type { PermitSource } from './run-limit'
 
 export interface RetryOptions {
   /** Longest a call may spend failing and waiting before it gives up (ms). Default 60 000. */
@@ -21,7 +21,7 @@ export interface RetryOptions {
   networkDelayMs?: number
   signal?: AbortSignal
   /** Shared slots; acquired per attempt so backoff sleeps never hold one. */
-  limiter?: AdaptiveLimiter
+  limiter?: PermitSource
   /** Injectable for tests. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
   now?: () => number

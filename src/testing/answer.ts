@@ -1,7 +1,7 @@
 // Decides how the fake judge answers one chat-completions request: fault first, then the first matching rule.
 import { faultHeaders } from './faults'
 import { matchesPrompt, type PromptView } from './request'
-import { chatCompletion, estimateUsage, faultErrorBody, malformedContent, type WireUsage } from './responses'
+import { chatCompletion, estimateUsage, faultErrorBody, malformedContent, usageOf, type WireUsage } from './responses'
 import type { FakeJudgeDefaultVerdict, FakeJudgeFault, FakeJudgeRespond, FakeJudgeRule } from './schemas'
 import { inferVerdict, outOfRange, synthesizeReply, type VerdictWord } from './synthesize'
 
@@ -32,7 +32,7 @@ export function pickRule(rules: FakeJudgeRule[], fallback: FakeJudgeDefaultVerdi
  */
 export function answer(
   view: PromptView,
-  config: { rules: FakeJudgeRule[]; defaultVerdict?: FakeJudgeDefaultVerdict; model: string },
+  config: { rules: FakeJudgeRule[]; defaultVerdict?: FakeJudgeDefaultVerdict; model: string; countTokens?: (text: string) => number },
   fault: FakeJudgeFault | undefined,
   n: number,
 ): Outcome {
@@ -51,7 +51,12 @@ export function answer(
   if (fault?.type === 'malformed-json') content = malformedContent(content)
   if (fault?.type === 'empty-choices') content = null
 
-  const usage = estimateUsage(view.prompt.length, view.imageCount, content?.length ?? 0)
+  const count = config.countTokens
+  // Real o200k counts when the server loaded the tokenizer: the prompt text plus the JSON schema the API
+  // injects for structured output, 85 tokens per (low-detail) image.
+  const usage = count
+    ? usageOf(count(view.prompt) + (view.schema ? count(JSON.stringify(view.schema)) : 0) + 85 * view.imageCount, content ? count(content) : 0)
+    : estimateUsage(view.prompt.length, view.imageCount, content?.length ?? 0)
   const body = chatCompletion({ n, model: view.model ?? config.model, content, usage })
   return { kind: 'send', status: 200, headers: {}, body, usage, rule: picked.name, verdict }
 }

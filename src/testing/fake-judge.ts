@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
 import { answer } from './answer'
+import { loadTokenCounter } from './tokens'
 import { toConfigError } from './config'
 import { FaultSelector } from './faults'
 import { ChatRequestSchema, viewRequest } from './request'
@@ -92,6 +93,8 @@ function readBody(req: IncomingMessage): Promise<{ text: string } | { error: 'to
 export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<FakeJudge> {
   const config = validated(FakeJudgeOptionsSchema, options ?? {}, 'startFakeJudge options')
   const model = config.model ?? 'fake-judge'
+  // Usage is counted with o200k, the tokenizer prompt budgets use (loaded here, never at import).
+  const countTokens = await loadTokenCounter()
   let rules = config.rules ?? []
   let latency: FakeJudgeLatency = config.latencyMs ?? 0
   const faults = new FaultSelector(config.faults ?? [])
@@ -156,7 +159,7 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
       call.fault = fault.type
       count(stats.byFault, fault.type)
     }
-    const outcome = answer(view, { rules, defaultVerdict: config.defaultVerdict, model }, fault, n)
+    const outcome = answer(view, { rules, defaultVerdict: config.defaultVerdict, model, countTokens }, fault, n)
     let dropped = false
     res.on('close', () => {
       if (!res.writableFinished && !dropped) call.aborted = true

@@ -7,6 +7,11 @@ export interface WireUsage {
   total_tokens: number
 }
 
+/** Usage from counted prompt and completion tokens. */
+export function usageOf(prompt: number, completion: number): WireUsage {
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+}
+
 /** Rough OpenAI-like count: ~4 characters a token, 85 tokens per (low-detail) image. */
 export function estimateUsage(promptChars: number, imageCount: number, completionChars: number): WireUsage {
   const prompt = Math.ceil(promptChars / 4) + 85 * imageCount

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url))
-const ENTRIES = ['index', 'vitest', 'vitest-plugin', 'jest', 'reporter', 'jest-reporter', 'testing', 'cli']
+const ENTRIES = ['index', 'vitest', 'vitest-plugin', 'jest', 'reporter', 'jest-reporter', 'testing', 'cli', 'global-setup']
 
 function newestMtime(dir: string): number {
   let newest = 0

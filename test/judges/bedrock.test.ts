@@ -130,3 +130,35 @@ describe('bedrockJudge', () => {
     }
   })
 })
+
+describe('bedrockJudge countTokens (prompt budgets in Claude tokens)', () => {
+  const counted: any[] = []
+  let countReply: () => Response = () => HttpResponse.json({ inputTokens: 4321 })
+  beforeAll(() => {
+    server.use(
+      http.post('https://bedrock-runtime.:region.amazonaws.com/model/:modelId/count-tokens', async ({ request, params }) => {
+        counted.push({ modelId: params.modelId, body: await request.json() })
+        return countReply()
+      }),
+    )
+  })
+
+  it('asks CountTokens with the Converse shape of the prompt and returns its count', async () => {
+    const judge = bedrockJudge({ client })
+    const n = await judge.countTokens('You judge spans.', 'span text <|endoftext|> and more')
+    expect(n).toBe(4321)
+    expect(decodeURIComponent(counted[0].modelId)).toBe('global.anthropic.claude-sonnet-4-6')
+    expect(counted[0].body).toEqual({ input: { converse: { system: [{ text: 'You judge spans.' }], messages: [{ role: 'user', content: [{ text: 'span text <|endoftext|> and more' }] }] } } })
+  })
+
+  it('budgets use it, and fall back to o200k × margin when the API refuses (e.g. no access in this region)', async () => {
+    const { promptTokenCounter, loadO200k, CLAUDE_O200K_MARGIN } = await import('../../src/judges/tokenizer')
+    const judge = bedrockJudge({ client })
+    countReply = () => HttpResponse.json({ inputTokens: 77 })
+    const count = await promptTokenCounter(judge)
+    expect(await count('sys', 'user')).toBe(77)
+    countReply = awsError(403, 'AccessDeniedException', 'not authorized to perform bedrock:CountTokens')
+    const o200k = await loadO200k()
+    expect(await count('sys', 'user text')).toBe(Math.ceil((o200k('sys') + o200k('user text')) * CLAUDE_O200K_MARGIN))
+  })
+})

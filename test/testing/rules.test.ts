@@ -73,15 +73,18 @@ describe('rule matching through the openai SDK', () => {
     ])
   })
 
-  test('usage: ceil(prompt chars / 4) + 85 per image, completion from the reply length', async () => {
-    const system = 'abcd'.repeat(10)
+  test('usage: o200k tokens of the prompt and the requested schema + 85 per image, completion counted the same way', async () => {
+    const system = 'You judge captions. Reason first.'
     const { completion, content } = await judgeOnce(clientFor(judge), { system, user: 'xyz', images: 2, schema: binary })
-    const promptChars = `${system}\nxyz`.length
-    expect(completion.usage).toEqual({
-      prompt_tokens: Math.ceil(promptChars / 4) + 170,
-      completion_tokens: Math.ceil(content.length / 4),
-      total_tokens: Math.ceil(promptChars / 4) + 170 + Math.ceil(content.length / 4),
-    })
+    // An independent o200k encoder, not the fake's own: the counts must be real o200k counts.
+    const { Tiktoken } = await import('js-tiktoken/lite')
+    const ranks = (await import('js-tiktoken/ranks/o200k_base')).default
+    const enc = new Tiktoken(ranks)
+    const prompt = enc.encode(`${system}\nxyz`).length + enc.encode(JSON.stringify(binary)).length + 170
+    const reply = enc.encode(content).length
+    expect(completion.usage).toEqual({ prompt_tokens: prompt, completion_tokens: reply, total_tokens: prompt + reply })
+    // chars ÷ 4 would give a different figure here: the count is not the old estimate.
+    expect(prompt).not.toBe(Math.ceil((`${system}\nxyz`.length + JSON.stringify(binary).length) / 4) + 170)
     expect(judge.calls[0].usage).toEqual(completion.usage)
     expect(completion).toMatchObject({ object: 'chat.completion', model: 'judge-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }] })
   })

@@ -1,0 +1,226 @@
+// The run-wide judge limit: one small loopback server per test run (started by the reporter or a
+// globalSetup) hands out permits to every worker, so N workers share one concurrency limit, one
+// adaptive back-off on 429s and an optional requests-per-minute cap. See docs/decisions/0023.
+import { createServer, type Server, type Socket } from 'node:net'
+import { AdaptiveLimiter, type LimiterOutcome, type LimiterRelease } from './limiter'
+
+/** Env var carrying the coordinator's `127.0.0.1:PORT` to worker processes. */
+export const COORDINATOR_ENV = 'AGENT_VERDICT_COORDINATOR'
+/** Env var setting the whole run's judge concurrency (overrides the judge's `concurrency` option). */
+export const CONCURRENCY_ENV = 'AGENT_VERDICT_CONCURRENCY'
+/** Env var capping judge requests per minute across the run (optional). */
+export const RPM_ENV = 'AGENT_VERDICT_RPM'
+/** Key under which the coordinator address is passed with Vitest's `provide`/`inject`. */
+export const COORDINATOR_PROVIDE_KEY = 'agentVerdictCoordinator'
+
+/** One line of the wire protocol (newline-delimited JSON over a loopback TCP socket). */
+export type CoordinatorMessage =
+  | { t: 'acq'; id: number; pool: string; limit?: number; retry?: boolean }
+  | { t: 'rel'; id: number; outcome: LimiterOutcome }
+  | { t: 'cancel'; id: number }
+  | { t: 'grant'; id: number }
+
+/** What one pool (one judge id) saw during the run. */
+export interface PoolStats {
+  pool: string
+  /** The run-wide limit in force. */
+  limit: number
+  /** Most permits out at once. */
+  peakInFlight: number
+  /** Permits handed out (attempts, retries included). */
+  grants: number
+  /** Requests that had to queue for a permit. */
+  waits: number
+  /** Attempts answered with a rate limit (429 / throttling). */
+  throttled: number
+  /** Times the adaptive back-off halved the limit. */
+  cuts: number
+}
+
+export interface CoordinatorOptions {
+  /** Run-wide concurrency; default `AGENT_VERDICT_CONCURRENCY`, else the first worker's judge option, else 8. */
+  concurrency?: number
+  /** Requests per minute across the run; default `AGENT_VERDICT_RPM`, else unlimited. */
+  requestsPerMinute?: number
+  env?: Record<string, string | undefined>
+  /** Injectable clock for the requests-per-minute window. */
+  now?: () => number
+}
+
+export interface RunCoordinator {
+  /** `127.0.0.1:PORT`, for `AGENT_VERDICT_COORDINATOR` or `provide`. */
+  readonly address: string
+  stats(): PoolStats[]
+  /** Stops listening and drops every worker connection. Idempotent. */
+  close(): Promise<void>
+}
+
+interface Pool {
+  limiter: AdaptiveLimiter
+  stats: PoolStats
+  starts: number[]
+}
+
+/**
+ * Starts the run-wide coordinator on an ephemeral loopback port. A worker that disconnects (crash,
+ * exit) gives back every permit it held and its queued requests are dropped.
+ *
+ * @example
+ * const coordinator = await startCoordinator({ concurrency: 8 })
+ * process.env.AGENT_VERDICT_COORDINATOR = coordinator.address // workers spawned now share 8 slots
+ */
+export async function startCoordinator(options: CoordinatorOptions = {}): Promise<RunCoordinator> {
+  const env = options.env ?? process.env
+  const fixed = options.concurrency ?? parsePositive(env[CONCURRENCY_ENV], CONCURRENCY_ENV)
+  const rpm = options.requestsPerMinute ?? parsePositive(env[RPM_ENV], RPM_ENV)
+  const now = options.now ?? Date.now
+  const pools = new Map<string, Pool>()
+  const sockets = new Set<Socket>()
+
+  const poolFor = (name: string, wanted: number | undefined): Pool => {
+    let pool = pools.get(name)
+    if (!pool) {
+      const limit = fixed ?? (wanted && Number.isInteger(wanted) && wanted > 0 ? wanted : 8)
+      pool = { limiter: new AdaptiveLimiter({ concurrency: limit }), stats: { pool: name, limit, peakInFlight: 0, grants: 0, waits: 0, throttled: 0, cuts: 0 }, starts: [] }
+      pools.set(name, pool)
+    }
+    return pool
+  }
+
+  /** Waits until the requests-per-minute window has room, holding the permit already granted. */
+  const paced = async (pool: Pool, signal: AbortSignal): Promise<void> => {
+    if (!rpm) return
+    for (;;) {
+      const t = now()
+      while (pool.starts.length > 0 && pool.starts[0] <= t - 60_000) pool.starts.shift()
+      if (pool.starts.length < rpm) {
+        pool.starts.push(t)
+        return
+      }
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, pool.starts[0] + 60_000 - t)))
+      if (signal.aborted) throw signal.reason
+    }
+  }
+
+  const server: Server = createServer((socket) => {
+    sockets.add(socket)
+    socket.setNoDelay(true)
+    const held = new Map<number, LimiterRelease>()
+    const queued = new Map<number, AbortController>()
+    const send = (msg: CoordinatorMessage) => {
+      if (!socket.destroyed) socket.write(`${JSON.stringify(msg)}\n`)
+    }
+    const onMessage = (msg: CoordinatorMessage) => {
+      if (msg.t === 'acq') {
+        const pool = poolFor(String(msg.pool), msg.limit)
+        const controller = new AbortController()
+        queued.set(msg.id, controller)
+        if (pool.limiter.inFlight >= pool.limiter.limit || pool.limiter.queued > 0) pool.stats.waits++
+        pool.limiter
+          .acquire(controller.signal, { retry: msg.retry === true })
+          .then(async (release) => {
+            try {
+              await paced(pool, controller.signal)
+            } catch {
+              release('error')
+              return
+            }
+            // The worker left (or cancelled) between the grant and now: give the slot straight back.
+            if (controller.signal.aborted) return release('error')
+            queued.delete(msg.id)
+            const wrapped: LimiterRelease = (outcome) => {
+              release(outcome)
+              if (outcome === 'throttled') pool.stats.throttled++
+              pool.stats.cuts = pool.limiter.cuts
+            }
+            held.set(msg.id, wrapped)
+            pool.stats.grants++
+            pool.stats.peakInFlight = Math.max(pool.stats.peakInFlight, pool.limiter.inFlight)
+            send({ t: 'grant', id: msg.id })
+          })
+          .catch(() => queued.delete(msg.id))
+      } else if (msg.t === 'rel') {
+        const release = held.get(msg.id)
+        held.delete(msg.id)
+        release?.(msg.outcome === 'ok' || msg.outcome === 'throttled' ? msg.outcome : 'error')
+      } else if (msg.t === 'cancel') {
+        queued.get(msg.id)?.abort()
+        queued.delete(msg.id)
+        const release = held.get(msg.id)
+        held.delete(msg.id)
+        release?.('error')
+      }
+    }
+    readLines(socket, onMessage)
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      sockets.delete(socket)
+      // A worker that died gives its permits back; nothing it queued is granted any more.
+      for (const controller of queued.values()) controller.abort()
+      queued.clear()
+      for (const release of held.values()) release('error')
+      held.clear()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  server.unref()
+  const port = (server.address() as { port: number }).port
+  let closed: Promise<void> | undefined
+  return {
+    address: `127.0.0.1:${port}`,
+    stats: () => [...pools.values()].map((p) => ({ ...p.stats, cuts: p.limiter.cuts })),
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => resolve())
+      })
+      return closed
+    },
+  }
+}
+
+/** Calls `onMessage` for each complete JSON line; malformed lines are ignored (a stray client cannot crash the run). */
+export function readLines(socket: Socket, onMessage: (msg: CoordinatorMessage) => void): void {
+  let buffer = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (chunk: string) => {
+    buffer += chunk
+    let nl = buffer.indexOf('\n')
+    while (nl >= 0) {
+      const line = buffer.slice(0, nl)
+      buffer = buffer.slice(nl + 1)
+      nl = buffer.indexOf('\n')
+      let msg: CoordinatorMessage
+      try {
+        msg = JSON.parse(line) as CoordinatorMessage
+      } catch {
+        continue
+      }
+      if (msg && typeof msg === 'object' && typeof msg.id === 'number') onMessage(msg)
+    }
+    if (buffer.length > 1_000_000) socket.destroy()
+  })
+}
+
+/** A positive integer from an env var, undefined when unset; a bad value throws saying what to set. */
+export function parsePositive(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name}="${raw}" must be a positive integer (e.g. ${name}=8), or unset`)
+  return n
+}
+
+/**
+ * One line for the run summary, e.g. `judge limit (run-wide): openai:gpt-4.1 8 — peak 8 in flight, 192 waited, 3 × 429`.
+ *
+ * @example
+ * formatCoordinatorStats(coordinator.stats()) // '' when no judge call was made
+ */
+export function formatCoordinatorStats(stats: readonly PoolStats[]): string {
+  return stats
+    .map((s) => `judge limit (run-wide): ${s.pool} ${s.limit} — peak ${s.peakInFlight} in flight, ${s.grants} calls, ${s.waits} waited, ${s.throttled} × 429${s.cuts ? `, cut ${s.cuts}×` : ''}`)
+    .join('\n')
+}

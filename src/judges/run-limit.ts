@@ -1,0 +1,207 @@
+// The worker side of the run-wide judge limit: a judge asks the run's coordinator for a permit before
+// each attempt, and falls back to its own per-process limiter (with a one-line note) when there is no
+// coordinator or it went away. See docs/decisions/0023-run-wide-judge-limit.md.
+import { connect, type Socket } from 'node:net'
+import { COORDINATOR_ENV, readLines, type CoordinatorMessage } from './coordinator'
+import type { AdaptiveLimiter, LimiterOutcome, LimiterRelease } from './limiter'
+
+/** Anything that hands out limiter slots: the local `AdaptiveLimiter` or the run-wide coordinator. */
+export interface PermitSource {
+  acquire(signal?: AbortSignal, options?: { retry?: boolean }): Promise<LimiterRelease>
+}
+
+const ADDRESS_KEY = Symbol.for('agent-verdict.coordinator-address')
+const CLIENTS_KEY = Symbol.for('agent-verdict.coordinator-clients')
+const NOTED_KEY = Symbol.for('agent-verdict.coordinator-noted')
+const IN_TEST_RUN_KEY = Symbol.for('agent-verdict.in-test-run')
+type Store = Record<symbol, unknown>
+const store = globalThis as unknown as Store
+
+/**
+ * Called by the Vitest and Jest setup files: marks this process as a test worker (so running without a
+ * coordinator is worth a note) and points its judges at the run's coordinator (`127.0.0.1:PORT`, as
+ * `agent-verdict/global-setup` provided it). `undefined` leaves `AGENT_VERDICT_COORDINATOR` as the only source.
+ *
+ * @example
+ * useCoordinator(inject('agentVerdictCoordinator'))
+ */
+export function useCoordinator(address: string | undefined): void {
+  store[IN_TEST_RUN_KEY] = true
+  if (address) store[ADDRESS_KEY] = address
+}
+
+/** The coordinator address this process should use, if any. */
+export function coordinatorAddress(env: Record<string, string | undefined> = process.env): string | undefined {
+  const fromSetup = store[ADDRESS_KEY]
+  if (typeof fromSetup === 'string' && fromSetup) return fromSetup
+  return env[COORDINATOR_ENV]?.trim() || undefined
+}
+
+/** Writes `message` to stderr once per process and key (the per-process fallback notes). */
+function noteOnce(key: string, message: string): void {
+  const noted = (store[NOTED_KEY] ??= new Set<string>()) as Set<string>
+  if (noted.has(key)) return
+  noted.add(key)
+  process.stderr.write(`agent-verdict: ${message}\n`)
+}
+
+/**
+ * The permits a judge uses: the run-wide coordinator's when one is running for this run, else
+ * `local` (the judge's own adaptive limiter). Decided per attempt, so a coordinator that starts after
+ * the judge was built is still used, and one that goes away is replaced by `local` without hanging.
+ *
+ * @example
+ * const permits = runWidePermits('openai:gpt-4.1-mini', new AdaptiveLimiter({ concurrency: 8 }))
+ * const release = await permits.acquire(signal); try { await call(); release('ok') } catch { release('error') }
+ */
+export function runWidePermits(pool: string, local: AdaptiveLimiter): PermitSource {
+  return {
+    async acquire(signal, options = {}) {
+      const address = coordinatorAddress()
+      if (!address) {
+        // A script or CLI is one process, so its limit is already the whole run's: no note there.
+        if (store[IN_TEST_RUN_KEY]) noteOnce('none', `no run coordinator, so judge concurrency ${local.max} applies per worker; add globalSetup: ['agent-verdict/global-setup'] to share one limit across the run`)
+        return local.acquire(signal, options)
+      }
+      const client = clientFor(address)
+      if (client.dead) return fallback(local, address, signal, options)
+      try {
+        return await client.acquire(pool, local.max, signal, options.retry === true)
+      } catch (err) {
+        if ((err as { coordinatorGone?: boolean } | undefined)?.coordinatorGone) return fallback(local, address, signal, options)
+        throw err
+      }
+    },
+  }
+}
+
+function fallback(local: AdaptiveLimiter, address: string, signal: AbortSignal | undefined, options: { retry?: boolean }): Promise<LimiterRelease> {
+  noteOnce(`gone:${address}`, `run coordinator at ${address} is unreachable; judge concurrency ${local.max} now applies per process`)
+  return local.acquire(signal, options)
+}
+
+// Checked by a flag, not instanceof: isolated test modules may each load their own copy of this file.
+class CoordinatorGoneError extends Error {
+  readonly coordinatorGone = true
+}
+
+interface Pending {
+  resolve: (release: LimiterRelease) => void
+  reject: (err: unknown) => void
+}
+
+/** One connection per process and address, shared by every judge (and every isolated module copy). */
+class CoordinatorClient {
+  dead = false
+  private socket: Socket | undefined
+  private connecting: Promise<Socket> | undefined
+  private nextId = 1
+  private readonly pending = new Map<number, Pending>()
+  private held = 0
+
+  constructor(private readonly address: string) {}
+
+  async acquire(pool: string, limit: number, signal: AbortSignal | undefined, retry: boolean): Promise<LimiterRelease> {
+    if (signal?.aborted) throw signal.reason
+    const socket = await this.connect()
+    // The caller may have given up while we connected.
+    if (signal?.aborted) throw signal.reason
+    const id = this.nextId++
+    return new Promise<LimiterRelease>((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.delete(id)) return
+        this.send({ t: 'cancel', id })
+        this.refresh()
+        reject(signal!.reason)
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.pending.set(id, {
+        resolve: (release) => {
+          signal?.removeEventListener('abort', onAbort)
+          resolve(release)
+        },
+        reject: (err) => {
+          signal?.removeEventListener('abort', onAbort)
+          reject(err)
+        },
+      })
+      this.refresh()
+      socket.write(`${JSON.stringify({ t: 'acq', id, pool, limit, retry } satisfies CoordinatorMessage)}\n`)
+    })
+  }
+
+  private connect(): Promise<Socket> {
+    if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket)
+    if (this.dead) return Promise.reject(new CoordinatorGoneError())
+    this.connecting ??= new Promise<Socket>((resolve, reject) => {
+      const colon = this.address.lastIndexOf(':')
+      const host = this.address.slice(0, colon)
+      const port = Number(this.address.slice(colon + 1))
+      if (colon < 0 || !Number.isInteger(port) || port < 1) {
+        this.dead = true
+        return reject(new CoordinatorGoneError(`bad coordinator address "${this.address}"`))
+      }
+      const socket = connect({ host, port })
+      socket.setNoDelay(true)
+      const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), 2_000)
+      socket.once('connect', () => {
+        clearTimeout(timer)
+        this.socket = socket
+        this.refresh()
+        resolve(socket)
+      })
+      socket.on('error', () => {})
+      socket.once('close', () => {
+        clearTimeout(timer)
+        this.gone()
+        reject(new CoordinatorGoneError())
+      })
+      readLines(socket, (msg) => {
+        if (msg.t !== 'grant') return
+        const waiter = this.pending.get(msg.id)
+        if (!waiter) return this.send({ t: 'rel', id: msg.id, outcome: 'error' })
+        this.pending.delete(msg.id)
+        this.held++
+        this.refresh()
+        let released = false
+        waiter.resolve((outcome: LimiterOutcome) => {
+          if (released) return
+          released = true
+          this.held--
+          this.send({ t: 'rel', id: msg.id, outcome })
+          this.refresh()
+        })
+      })
+    })
+    return this.connecting
+  }
+
+  /** The coordinator closed: everything waiting falls back to the local limiter. */
+  private gone(): void {
+    this.dead = true
+    this.socket = undefined
+    for (const waiter of this.pending.values()) waiter.reject(new CoordinatorGoneError())
+    this.pending.clear()
+  }
+
+  private send(msg: CoordinatorMessage): void {
+    if (this.socket && !this.socket.destroyed) this.socket.write(`${JSON.stringify(msg)}\n`)
+  }
+
+  /** Keeps the process alive only while a permit is awaited or held (a script must not exit mid-call, nor hang after). */
+  private refresh(): void {
+    if (!this.socket) return
+    if (this.pending.size > 0 || this.held > 0) this.socket.ref()
+    else this.socket.unref()
+  }
+}
+
+function clientFor(address: string): CoordinatorClient {
+  const clients = (store[CLIENTS_KEY] ??= new Map<string, CoordinatorClient>()) as Map<string, CoordinatorClient>
+  let client = clients.get(address)
+  if (!client) {
+    client = new CoordinatorClient(address)
+    clients.set(address, client)
+  }
+  return client
+}
