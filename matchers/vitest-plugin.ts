@@ -29,6 +29,8 @@ const VITEST_DEFAULT_TIMEOUT = 5_000
 export const EVAL_TEST_TIMEOUT = 180_000
 export const DEFAULT_CONCURRENCY = 8
 const SETUP = 'agent-verdict/vitest'
+/** Starts the run-wide judge limit (one coordinator for all workers, decision 0023). */
+const GLOBAL_SETUP = 'agent-verdict/global-setup'
 const REPORTER = 'agent-verdict/reporter'
 
 function positiveInt(value: unknown, name: string): number {
@@ -69,6 +71,9 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
       const setupFiles = toArray(test.setupFiles as string | string[] | undefined)
       // Ours first, so the user's setup files can already use the matchers; never twice (old configs list it).
       if (!setupFiles.includes(SETUP)) test.setupFiles = [SETUP, ...setupFiles]
+      // One judge limit for the whole run, not one per worker.
+      const globalSetup = toArray(test.globalSetup as string | string[] | undefined)
+      if (!globalSetup.includes(GLOBAL_SETUP)) test.globalSetup = [GLOBAL_SETUP, ...globalSetup]
       // Eval files are tests too: Vitest's own include (`*.test.*`, `*.spec.*`) would not find `*.eval.ts`.
       const include = test.include === undefined ? [...defaultInclude] : toArray(test.include as string | string[])
       test.include = [...include, ...evalFiles.filter((g) => !include.includes(g))]

@@ -4,6 +4,7 @@ import type { Diagnosis } from '../diagnosis/types'
 import { scrubDeep } from '../judges/scrub'
 import { exportOtlp, type OtlpTarget } from '../report/otlp-export'
 import { REPORT_SCHEMA_VERSION, ReportSchema, type Report } from '../verdict/report'
+import { computeTotals } from '../../reporters/artifact'
 
 /**
  * The diagnosed traces as a report: one "test" per trace (its file and trace id), with its span and
@@ -28,7 +29,6 @@ export function reportOfDiagnoses(items: ReadonlyArray<{ source: string; diagnos
       ],
     }
   })
-  const all = tests.flatMap((t) => t.verdicts)
   return ReportSchema.parse({
     schemaVersion: REPORT_SCHEMA_VERSION,
     run: {
@@ -36,7 +36,8 @@ export function reportOfDiagnoses(items: ReadonlyArray<{ source: string; diagnos
       finishedAt: new Date().toISOString(),
       judge: null,
       mode: 'diagnose',
-      totals: { verdicts: all.length, failed: all.filter((v) => v.outcome === 'fail').length, unjudgeable: all.filter((v) => v.outcome === 'unjudgeable').length, judgeCalls: 0, cachedCalls: 0, tokens: 0, costUsd: null },
+      // The one set of totals every report shows (judge calls and tokens as the verdicts recorded them).
+      totals: computeTotals(tests),
     },
     tests,
   })

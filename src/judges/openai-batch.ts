@@ -1,5 +1,5 @@
 // OpenAI Batch API through the official SDK: upload a JSONL file, create the batch, poll, download.
-import OpenAI, { toFile } from 'openai'
+import type OpenAI from 'openai'
 import type { Batch } from 'openai/resources/batches'
 import { registerHeaderSecrets, registerSecret } from './scrub'
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
@@ -14,9 +14,11 @@ export type OpenAIBatchClient = OpenAI
  * An SDK client for batch calls: the key from `apiKey` / `OPENAI_API_KEY`, optional `baseURL` and gateway headers.
  *
  * @example
- * const client = openaiBatchClient({ apiKey: process.env.OPENAI_API_KEY })
+ * const client = await openaiBatchClient({ apiKey: process.env.OPENAI_API_KEY })
  */
-export function openaiBatchClient(options: { apiKey: string; baseURL?: string; headers?: Record<string, string> }): OpenAI {
+export async function openaiBatchClient(options: { apiKey: string; baseURL?: string; headers?: Record<string, string> }): Promise<OpenAI> {
+  // Loaded on use: the cassette's batch hooks sit on every judge call's path, the SDK need not (decision 0021).
+  const { default: OpenAI } = await import('openai')
   registerSecret(options.apiKey)
   registerHeaderSecrets(options.headers)
   return new OpenAI({ apiKey: options.apiKey, ...(options.baseURL ? { baseURL: options.baseURL } : {}), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
@@ -33,6 +35,7 @@ const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled'])
 export async function submitOpenAIBatch(client: OpenAI, items: readonly BatchItem[], now: () => Date = () => new Date()): Promise<BatchJob> {
   if (items.length === 0) throw new Error('the batch queue is empty: run the tests with AGENT_VERDICT_BATCH=collect first')
   const jsonl = items.map((item) => JSON.stringify({ custom_id: item.key, method: 'POST', url: ENDPOINT, body: item.body })).join('\n')
+  const { toFile } = await import('openai')
   const file = await client.files.create({ file: await toFile(Buffer.from(`${jsonl}\n`), 'agent-verdict-batch.jsonl'), purpose: 'batch' })
   const batch = await client.batches.create({ input_file_id: file.id, endpoint: ENDPOINT, completion_window: '24h', metadata: { source: 'agent-verdict' } })
   return { provider: 'openai', id: batch.id, submittedAt: now().toISOString(), total: items.length }

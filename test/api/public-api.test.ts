@@ -16,6 +16,8 @@ const ENTRIES: Record<string, string> = {
   'agent-verdict/reporter': 'reporters/vitest-reporter.ts',
   'agent-verdict/jest-reporter': 'reporters/jest-reporter.ts',
   'agent-verdict/testing': 'src/testing/index.ts',
+  'agent-verdict/vitest-plugin': 'matchers/vitest-plugin.ts',
+  'agent-verdict/global-setup': 'matchers/global-setup.ts',
 }
 
 function kindOf(checker: ts.TypeChecker, symbol: ts.Symbol): string {

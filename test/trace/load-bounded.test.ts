@@ -45,6 +45,6 @@ describe('trace paths that are not regular files', () => {
     expect(code).toBe(2)
     expect(stderr).toContain(`${fifo}: is a FIFO (named pipe)`)
     expect(stderr).toContain('/dev/zero: is a character device')
-    expect(stdout).toContain(`${good}  trace`)
+    expect(stdout).toContain(`${good}\n  trace`)
   })
 })

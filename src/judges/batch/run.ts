@@ -6,7 +6,7 @@ import { readBatchJob, readBatchQueue, writeBatchJob, writeBatchResults, type Ba
 
 /** The providers' clients and settings; only the one the queue needs is used. */
 export interface BatchProviders {
-  openai?: () => OpenAIBatchClient
+  openai?: () => OpenAIBatchClient | Promise<OpenAIBatchClient>
   bedrock?: () => BedrockBatchOptions
 }
 
@@ -28,7 +28,7 @@ export async function submitBatch(dir: string, providers: BatchProviders): Promi
   let job: BatchJob
   if (providerOf(items) === 'openai') {
     if (!providers.openai) throw new Error('the queue holds OpenAI requests but no OpenAI client was configured')
-    job = await submitOpenAIBatch(providers.openai(), items)
+    job = await submitOpenAIBatch(await providers.openai(), items)
   } else {
     if (!providers.bedrock) throw new Error('the queue holds Bedrock requests but no Bedrock batch settings were given')
     const { submitBedrockBatch } = await import('../bedrock-batch')
@@ -51,7 +51,7 @@ export async function waitBatch(dir: string, providers: BatchProviders, options:
   let results: BatchResult[]
   if (job.provider === 'openai') {
     if (!providers.openai) throw new Error('the batch is an OpenAI batch but no OpenAI client was configured')
-    results = await waitOpenAIBatch(providers.openai(), job, items, options)
+    results = await waitOpenAIBatch(await providers.openai(), job, items, options)
   } else {
     if (!providers.bedrock) throw new Error('the batch is a Bedrock batch but no Bedrock batch settings were given')
     const { waitBedrockBatch } = await import('../bedrock-batch')
