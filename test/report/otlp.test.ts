@@ -13,13 +13,15 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { exportOtlp } from '../../src/report/otlp-export'
 import { publishReport } from '../../reporters/publish'
 import { evaluationRecords, renderOtlpJsonLines, renderOtlpLogs, renderOtlpTraces, testSpanOf } from '../../src/report/otlp'
-import { ReportSchema, type Report } from '../../src/verdict/report'
+import type { Report } from '../../src/verdict/report'
+import { parseReport } from '../../reporters/artifact'
 import type { Verdict } from '../../src/verdict/verdict'
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
 const v = (over: Partial<Verdict>): Verdict => ({ metric: 'faithfulness', level: 'output', scale: 'binary', raw: 1, score: 1, threshold: 1, pass: true, outcome: 'pass', reason: 'ok', ...over })
 
-const report: Report = ReportSchema.parse({
+// A version-1 report as written before `.not` and the new totals: read the way readReport reads it.
+const report: Report = parseReport({
   schemaVersion: 1,
   run: { startedAt: '2026-12-03T10:00:00.000Z', runner: 'vitest', judge: 'openai-compatible:fake', mode: 'replay', totals: { verdicts: 7, failed: 3, unjudgeable: 1, judgeCalls: 0, cachedCalls: 5, tokens: 0, costUsd: null } },
   tests: [
@@ -63,7 +65,7 @@ const report: Report = ReportSchema.parse({
       traces: [{ id: 'run-42', spans: [{ id: 'step-3', parentId: null, name: 'step', kind: 'chain', failed: false, verdictIds: ['step-3:span-quality'] }] }],
     },
   ],
-})
+}, 'otlp fixture')
 
 const allVerdicts = report.tests.flatMap((t) => t.verdicts.map((verdict) => ({ test: t, verdict })))
 
