@@ -73,18 +73,5 @@ export function isTransientPollError(err: unknown): boolean {
   return e?.name !== 'AbortError' && e?.name !== 'APIUserAbortError'
 }
 
-/** Sleeps `ms`, or rejects when `signal` aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
+/** The retry loop's abortable sleep, for the batch pollers. */
+export { abortableSleep } from '../retry'
