@@ -8,7 +8,7 @@ import type { Trace } from '../trace/trace'
 
 /** Spans in canonical depth-first order and each span's positional id. */
 export interface CanonicalView {
-  /** Depth-first; siblings by start time, then by content. */
+  /** Depth-first; siblings by start time, those starting within 1 ms of each other by content. */
   readonly spans: readonly Span[]
   /** Positional id: parent path + 1-based sibling index (`1.2.3`); '' for a span not in the trace. */
   position(spanId: string): string
@@ -18,9 +18,12 @@ export interface CanonicalView {
 
 const views = new WeakMap<Trace, CanonicalView>()
 
+/** Starts closer than this are "the same moment": the OTel JS SDK's start stamps are whole milliseconds. */
+const START_QUANTUM_NS = 1_000_000n
+
 /**
  * The canonical view of a trace (computed once per trace): span ids replaced by positional ids, and
- * siblings that start at the same instant ordered by what they contain (kind, name, tool, status,
+ * siblings that start within a millisecond of each other ordered by what they contain (kind, name, tool, status,
  * arguments, input, output) rather than by exporter order.
  *
  * @example
@@ -46,9 +49,30 @@ function build(trace: Trace): CanonicalView {
     }
     return k
   }
-  // Content is compared only between spans that start together, so ordinary traces pay nothing for it.
-  const order = (list: readonly Span[]): Span[] =>
-    [...list].sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : compareText(keyOf(a), keyOf(b))))
+  // Siblings in time order, except those that start within START_QUANTUM_NS of each other: the OTel JS
+  // SDK stamps a span's start with Date.now() (whole milliseconds), so which of two parallel calls
+  // started first — or whether they got the same millisecond — varies between captures of one run.
+  // Such siblings (chained: each within the quantum of the previous) form a group ordered by content.
+  // Spans that start 2 ms or more apart keep their time order.
+  const order = (list: readonly Span[]): Span[] => {
+    if (list.length < 2) return [...list]
+    const byStart = [...list].sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : compareText(keyOf(a), keyOf(b))))
+    const out: Span[] = []
+    let group: Span[] = [byStart[0]]
+    const flush = () => {
+      if (group.length > 1) group.sort((a, b) => compareText(keyOf(a), keyOf(b)))
+      out.push(...group)
+    }
+    for (let i = 1; i < byStart.length; i++) {
+      if (byStart[i].startNs - byStart[i - 1].startNs > START_QUANTUM_NS) {
+        flush()
+        group = []
+      }
+      group.push(byStart[i])
+    }
+    flush()
+    return out
+  }
 
   const spans: Span[] = []
   const positions = new Map<string, string>()
