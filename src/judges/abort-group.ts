@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events'
+
 /** Work started through an {@link abortGroup}: one shared signal, one first error. */
 export interface AbortGroup {
   /** Aborts when the parent signal does or when any task of the group rejects. */
@@ -21,6 +23,9 @@ export interface AbortGroup {
  */
 export function abortGroup(parent?: AbortSignal): AbortGroup {
   const controller = new AbortController()
+  // One signal for every call of the group by design (a diagnosis queues one call per span, each
+  // listening while it waits for a permit): not a leak, so no MaxListenersExceededWarning past 10.
+  setMaxListeners(0, controller.signal)
   const onAbort = () => controller.abort(parent!.reason)
   if (parent?.aborted) controller.abort(parent.reason)
   else parent?.addEventListener('abort', onAbort, { once: true })

@@ -64,4 +64,25 @@ describe('abortGroup', () => {
     await expect(group.settle()).rejects.toThrow('sync')
     await expect(p).rejects.toThrow('sync')
   })
+
+  it('lets every task of a large group listen to the one signal without a MaxListenersExceededWarning', async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const group = abortGroup(new AbortController().signal)
+      const tasks = Array.from({ length: 40 }, () =>
+        group.run((signal) => new Promise<void>((resolve) => {
+          signal.addEventListener('abort', () => {}, { once: true })
+          setTimeout(resolve, 5)
+        })),
+      )
+      await group.settle()
+      await Promise.all(tasks)
+      await new Promise((resolve) => setImmediate(resolve)) // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning')
+  })
 })
