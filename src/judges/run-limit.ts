@@ -1,7 +1,10 @@
 // The worker side of the run-wide judge limit: a judge asks the run's coordinator for a permit before
 // each attempt, and falls back to its own per-process limiter (with a one-line note) when there is no
 // coordinator or it went away. See docs/decisions/0023-run-wide-judge-limit.md.
+import { closeSync, openSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { COORDINATOR_ENV, readLines, type CoordinatorMessage } from './coordinator'
 import type { AdaptiveLimiter, LimiterOutcome, LimiterRelease } from './limiter'
 
@@ -38,11 +41,31 @@ export function coordinatorAddress(env: Record<string, string | undefined> = pro
 }
 
 /** Writes `message` to stderr once per process and key (the per-process fallback notes). */
-function noteOnce(key: string, message: string): void {
+function noteOnce(key: string, message: string, oncePerRun = false): void {
   const noted = (store[NOTED_KEY] ??= new Set<string>()) as Set<string>
   if (noted.has(key)) return
   noted.add(key)
+  if (oncePerRun && !firstInRun(key)) return
   process.stderr.write(`agent-verdict: ${message}\n`)
+}
+
+/**
+ * The marker that makes a note once per run rather than once per worker: workers of one run share
+ * their parent (the runner's main process), so the first to create the file says it. A leftover file
+ * from an old run whose parent had the same pid only costs that run its note.
+ */
+export function runNoteMarker(key: string, parentPid = process.ppid): string {
+  return join(tmpdir(), `agent-verdict-note-${parentPid}-${key.replace(/[^a-z0-9]/gi, '_')}`)
+}
+
+function firstInRun(key: string): boolean {
+  try {
+    closeSync(openSync(runNoteMarker(key), 'wx'))
+    return true
+  } catch (err) {
+    // Exists: another worker of this run said it. Any other failure (read-only tmp): say it here.
+    return (err as NodeJS.ErrnoException).code !== 'EEXIST'
+  }
 }
 
 /**
@@ -60,7 +83,7 @@ export function runWidePermits(pool: string, local: AdaptiveLimiter): PermitSour
       const address = coordinatorAddress()
       if (!address) {
         // A script or CLI is one process, so its limit is already the whole run's: no note there.
-        if (store[IN_TEST_RUN_KEY]) noteOnce('none', `no run coordinator, so judge concurrency ${local.max} applies per worker; add globalSetup: ['agent-verdict/global-setup'] to share one limit across the run`)
+        if (store[IN_TEST_RUN_KEY]) noteOnce('none', `no run coordinator, so judge concurrency ${local.max} applies per worker; add globalSetup: ['agent-verdict/global-setup'] to share one limit across the run`, true)
         return local.acquire(signal, options)
       }
       const client = clientFor(address)

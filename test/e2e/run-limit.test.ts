@@ -63,5 +63,7 @@ describe('one judge limit for the whole run (4 workers)', () => {
     expect(result.code, result.output).toBe(0)
     expect(fake.stats.maxInFlight).toBeGreaterThan(LIMIT)
     expect(result.output).toMatch(/no run coordinator, so judge concurrency 6 applies per worker/)
+    // Said once for the run, not once per worker.
+    expect(result.output.match(/no run coordinator/g)).toHaveLength(1)
   }, 180_000)
 })

@@ -1,10 +1,11 @@
+import { rmSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { callJudge } from '../../src/judges/judge-call'
 import { formatCoordinatorStats, startCoordinator, type RunCoordinator } from '../../src/judges/coordinator'
 import { AdaptiveLimiter } from '../../src/judges/limiter'
 import { openaiJudge } from '../../src/judges/openai'
-import { runWidePermits, useCoordinator } from '../../src/judges/run-limit'
+import { runNoteMarker, runWidePermits, useCoordinator } from '../../src/judges/run-limit'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { likertRequest } from './helpers'
 
@@ -179,6 +180,9 @@ describe('judges under the run coordinator', () => {
   it('a test worker without a coordinator uses the per-process limiter, noted once', async () => {
     delete process.env.AGENT_VERDICT_COORDINATOR
     useCoordinator(undefined) // what the setup file does when no global-setup provided an address
+    // A parent pid of its own: the note is once per run (per parent process), and other files of this run may have said it.
+    vi.spyOn(process, 'ppid', 'get').mockReturnValue(4_000_000 + (process.pid % 100_000))
+    rmSync(runNoteMarker('none'), { force: true })
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
     const local = new AdaptiveLimiter({ concurrency: 1 })
     const permits = runWidePermits('p', local)
@@ -192,6 +196,12 @@ describe('judges under the run coordinator', () => {
     const notes = stderr.mock.calls.map((c) => String(c[0])).filter((s) => s.includes('no run coordinator'))
     expect(notes).toHaveLength(1)
     expect(notes[0]).toMatch(/judge concurrency 1 applies per worker; add globalSetup: \['agent-verdict\/global-setup'\]/)
+    // The next worker of the same run (same parent, fresh process memory) stays quiet.
+    delete (globalThis as Record<symbol, unknown>)[Symbol.for('agent-verdict.coordinator-noted')]
+    stderr.mockClear()
+    ;(await runWidePermits('p', local).acquire())('ok')
+    expect(stderr.mock.calls.map((c) => String(c[0])).filter((s) => s.includes('no run coordinator'))).toHaveLength(0)
+    rmSync(runNoteMarker('none'), { force: true })
   })
 
   it('aborting while queued at the coordinator frees the place and rejects with the reason', async () => {
