@@ -12,7 +12,7 @@ export { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions, type
 export { TraceReceiverTimeoutError, TraceReceiverClosedError, type TraceWaitOptions, type TraceWhere } from './trace/receiver/wait'
 
 // --- taxonomy and diagnosis ---
-export * from './diagnosis/taxonomy'
+export * from './taxonomy/index'
 export * from './diagnosis/types'
 export { diagnose } from './diagnosis/diagnose'
 export type { DiagnoseInput } from './diagnosis/input'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { TRAIL_CATEGORIES } from '../diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../taxonomy'
 import { DiagnosisSchema } from '../diagnosis/types'
 import { FindingSchema, type Finding } from '../metrics/detectors/finding'
 import { SpanKindSchema, SpanStatusSchema, TokenCountsSchema, type Span } from '../trace/span'
