@@ -4,7 +4,7 @@ import type { Diagnosis } from '../diagnosis/types'
 import { scrubDeep } from '../judges/scrub'
 import { exportOtlp, type OtlpTarget } from '../report/otlp-export'
 import { REPORT_SCHEMA_VERSION, ReportSchema, type Report } from '../verdict/report'
-import { computeTotals } from '../../reporters/artifact'
+import { computeTotals } from '../report/artifact'
 
 /**
  * The diagnosed traces as a report: one "test" per trace (its file and trace id), with its span and
