@@ -1,6 +1,6 @@
 // The end of a run, shared by the Vitest and Jest reporters: print, write artifact, HTML, step summary.
 import { relative, resolve, sep } from 'node:path'
-import { registerHeaderSecrets, scrubDeep, scrubSecrets } from '../src/judges/scrub'
+import { registerHeaderSecrets, scrubDeep, scrubSecrets } from '../src/config/secrets'
 import type { Report, ReportTest } from '../src/verdict/report'
 import { buildReport, writeReport } from '../src/report/artifact'
 import { evaluateGates, type GateResult } from '../src/report/gates'

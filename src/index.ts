@@ -53,7 +53,7 @@ export { withRetry, RETRY_DEFAULTS, type RetryOptions, type RetryResult } from '
 export { parseRetryAfter } from './judges/retry-after'
 export { AdaptiveLimiter, type AdaptiveLimiterOptions, type LimiterOutcome, type LimiterRelease } from './judges/limiter'
 export { MODEL_PRICES, ModelPriceSchema, costOf, priceOf, normalizeModelId, type ModelPrice } from './judges/cost'
-export { scrubSecrets, scrubDeep, registerSecret, registerHeaderSecrets, redactUrl } from './judges/scrub'
+export { scrubSecrets, scrubDeep, registerSecret, registerHeaderSecrets, redactUrl } from './config/secrets'
 export { replyJsonSchema, strictJsonSchema } from './judges/json-schema'
 export { parseJudgeText, validateJudgeOutput } from './judges/parse-output'
 
