@@ -118,7 +118,7 @@ export {
   type BehaviorRule,
   type BehaviorRuleId,
 } from './metrics/detectors/index'
-export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } from './cli/diagnose-report'
+export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } from './diagnosis/diagnose-report'
 
 // --- statistics (trials, intervals, judge agreement) ---
 export * from './stats/index'
