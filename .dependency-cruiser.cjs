@@ -1,6 +1,7 @@
 // The allowed arrows between folders of ../shared/DESIGN.md ("Layout and boundaries"), enforced in CI
 // (`npm run lint:deps`). Each src/ folder lists the src/ folders it may import; anything else is an error.
-// Arrows point down; none points back, so no cycle between folders can form.
+// Arrows point down; none points back, so no cycle between folders can form. src/cli is the top of src: it may
+// import any folder, and nothing imports it (rule nothing-imports-cli).
 const ALLOWED = {
   taxonomy: [],
   config: [],
@@ -16,6 +17,10 @@ const ALLOWED = {
   bench: ['diagnosis', 'metrics', 'judges', 'trace', 'verdict', 'taxonomy', 'media', 'config', 'stats', 'cassette', 'testing'],
   // The fake judge counts usage with the budgets' own tokenizer.
   testing: ['config', 'judges'],
+  // Repeated runs summarised as pass^k over verdicts: statistics, one level above the leaves.
+  trials: ['stats', 'verdict'],
+  // Runs the judge metrics on labelled cases and measures agreement: a consumer of metrics, like diagnosis.
+  calibration: ['metrics', 'judges', 'media', 'verdict', 'stats', 'config'],
 }
 const folders = Object.keys(ALLOWED)
 
@@ -34,6 +39,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^reporters/' },
       to: { path: '^src/(?!(report|verdict|config)/)' },
+    },
+    {
+      name: 'nothing-imports-cli',
+      comment: 'src/cli is the top of src: cli → anything in src, never back (the public entry included)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'nothing-imports-the-entry',
+      comment: 'src/index.ts is the public barrel: modules import each other by path, never through it',
+      severity: 'error',
+      from: { path: '^(src|matchers|reporters)/', pathNot: '^src/index\\.ts$' },
+      to: { path: '^src/index\\.ts$' },
     },
     {
       name: 'src-is-runner-agnostic',

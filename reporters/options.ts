@@ -1,6 +1,6 @@
 // Options shared by the Vitest and Jest reporters, and what the run records from the environment.
 import { z } from 'zod'
-import { GatesSchema } from './gates'
+import { GatesSchema } from '../src/report/gates'
 
 /**
  * Options of `agent-verdict/reporter` (Vitest) and `agent-verdict/jest-reporter` (Jest).

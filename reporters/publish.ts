@@ -1,16 +1,16 @@
 // The end of a run, shared by the Vitest and Jest reporters: print, write artifact, HTML, step summary.
 import { relative, resolve, sep } from 'node:path'
-import { registerHeaderSecrets, scrubDeep, scrubSecrets } from '../src/judges/scrub'
+import { registerHeaderSecrets, scrubDeep, scrubSecrets } from '../src/config/secrets'
 import type { Report, ReportTest } from '../src/verdict/report'
-import { buildReport, writeReport } from './artifact'
-import { evaluateGates, type GateResult } from './gates'
-import { writeHtmlReport } from './html-report'
+import { buildReport, writeReport } from '../src/report/artifact'
+import { evaluateGates, type GateResult } from '../src/report/gates'
+import { writeHtmlReport } from '../src/report/html-report'
 import { exportOtlp } from '../src/report/otlp-export'
-import { writeFileAtomic } from './write-atomic'
+import { writeFileAtomic } from '../src/report/write-atomic'
 import { DEFAULT_OUTPUT_FILE, runInfoFromEnv, type ReporterOptions } from './options'
-import { appendGithubSummary } from './render-github-summary'
-import { renderJunit } from './render-junit'
-import { renderTerminal, terminalOptionsFor } from './render-terminal'
+import { appendGithubSummary } from '../src/report/render-github-summary'
+import { renderJunit } from '../src/report/render-junit'
+import { renderTerminal, terminalOptionsFor } from '../src/report/render-terminal'
 
 export interface PublishInput {
   /** Tests to report; the reporters pass only those with verdicts or traces. */

@@ -3,7 +3,7 @@ import { relative, sep } from 'node:path'
 import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { TestVerdictMetaSchema, VERDICT_META_KEY } from '../src/verdict/meta'
 import type { ReportTest } from '../src/verdict/report'
-import { runLimitSummary, stripAnsi } from './format'
+import { runLimitSummary, stripAnsi } from '../src/report/format'
 import { parseReporterOptions, type ReporterOptions } from './options'
 import { publishReport, withVerdicts } from './publish'
 

@@ -12,7 +12,7 @@ export { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions, type
 export { TraceReceiverTimeoutError, TraceReceiverClosedError, type TraceWaitOptions, type TraceWhere } from './trace/receiver/wait'
 
 // --- taxonomy and diagnosis ---
-export * from './diagnosis/taxonomy'
+export * from './taxonomy/index'
 export * from './diagnosis/types'
 export { diagnose } from './diagnosis/diagnose'
 export type { DiagnoseInput } from './diagnosis/input'
@@ -53,7 +53,7 @@ export { withRetry, RETRY_DEFAULTS, type RetryOptions, type RetryResult } from '
 export { parseRetryAfter } from './judges/retry-after'
 export { AdaptiveLimiter, type AdaptiveLimiterOptions, type LimiterOutcome, type LimiterRelease } from './judges/limiter'
 export { MODEL_PRICES, ModelPriceSchema, costOf, priceOf, normalizeModelId, type ModelPrice } from './judges/cost'
-export { scrubSecrets, scrubDeep, registerSecret, registerHeaderSecrets, redactUrl } from './judges/scrub'
+export { scrubSecrets, scrubDeep, registerSecret, registerHeaderSecrets, redactUrl } from './config/secrets'
 export { replyJsonSchema, strictJsonSchema } from './judges/json-schema'
 export { parseJudgeText, validateJudgeOutput } from './judges/parse-output'
 
@@ -118,7 +118,7 @@ export {
   type BehaviorRule,
   type BehaviorRuleId,
 } from './metrics/detectors/index'
-export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } from './cli/diagnose-report'
+export { DiagnoseReportSchema, DIAGNOSE_SCHEMA_VERSION, type DiagnoseReport } from './diagnosis/diagnose-report'
 
 // --- statistics (trials, intervals, judge agreement) ---
 export * from './stats/index'

@@ -1,4 +1,4 @@
-import { TRAIL_CATEGORIES } from '../diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../taxonomy'
 import { PyError, pyStrip, pyTruthy } from './py'
 
 /**

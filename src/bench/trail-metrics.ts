@@ -1,4 +1,4 @@
-import { TRAIL_CATEGORIES } from '../diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../taxonomy'
 import { normalizeCategory } from './normalize-category'
 import { pyFirst, pyGet, pyHashKey, pyIter, pyTruthy } from './py'
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { TRAIL_CATEGORIES } from '../diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../taxonomy'
 import { ExtractJsonError, extractJsonFromText } from './extract-json'
 import { LabelScoresSchema, labelScores, weightedF1 } from './f1'
 import { CorrelationSchema, pearson } from './pearson'

@@ -5,7 +5,7 @@ import { parseCassetteMode, replayCauseFromEnv, resolveCassetteSettings, type Ca
 import { canonicalJson, cassetteKey } from './key'
 import { currentCassetteScope } from './scope'
 import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry, type CassetteVerdict } from './store'
-import { scrubDeep } from '../judges/scrub'
+import { scrubDeep } from '../config/secrets'
 import { batchHookFromEnv, type BatchHook } from '../judges/batch/hook'
 
 /** Options of {@link withCassette}. `mode` and `update` default to the environment's. */

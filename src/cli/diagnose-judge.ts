@@ -2,7 +2,7 @@
 import { diagnose } from '../diagnosis/diagnose'
 import { formatFailingLeaf, metricLabel } from '../diagnosis/format'
 import { describePolicy } from '../diagnosis/propagate'
-import { isErrorCategory } from '../diagnosis/taxonomy'
+import { isErrorCategory } from '../taxonomy'
 import type { DiagnoseOptions, Diagnosis } from '../diagnosis/types'
 import type { Finding } from '../metrics/detectors/finding'
 import { MAX_EVIDENCE_CHARS } from '../metrics/detectors/finding'

@@ -1,6 +1,6 @@
 // Parsing of the judge options of `agent-verdict diagnose`: --select, --policy, --budget.
 import { MIN_BUDGET_TOKENS, type PropagationPolicy } from '../diagnosis/types'
-import { TRAIL_CATEGORIES } from '../diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../taxonomy'
 import { SpanKindSchema, type SpanKind } from '../trace/span'
 import type { SpanQuery } from '../trace/trace'
 

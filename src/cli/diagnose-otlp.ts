@@ -1,10 +1,10 @@
 // `agent-verdict diagnose --otlp <endpoint|file>`: the diagnoses as the report schema, exported as
 // gen_ai.evaluation.result events beside the spans they judge (decision 0026).
 import type { Diagnosis } from '../diagnosis/types'
-import { scrubDeep } from '../judges/scrub'
+import { scrubDeep } from '../config/secrets'
 import { exportOtlp, type OtlpTarget } from '../report/otlp-export'
 import { REPORT_SCHEMA_VERSION, ReportSchema, type Report } from '../verdict/report'
-import { computeTotals } from '../../reporters/artifact'
+import { computeTotals } from '../report/artifact'
 
 /**
  * The diagnosed traces as a report: one "test" per trace (its file and trace id), with its span and

@@ -23,7 +23,7 @@ import {
   type DiagnoseReport,
   type DiagnoseSummary,
   type DiagnoseTrace,
-} from './diagnose-report'
+} from '../diagnosis/diagnose-report'
 import { costLine, diagnoseWithProgress, judgeMarks, renderJudgeSummary } from './diagnose-judge'
 import { exportDiagnoses } from './diagnose-otlp'
 import { OptionError, parseBudget, parsePolicy, parseSelect } from './diagnose-options'

@@ -6,7 +6,7 @@ import { faithfulnessMetric } from '../metrics/faithfulness'
 import { instructionFollowingMetric } from '../metrics/instruction-following'
 import { qualityMetric } from '../metrics/quality'
 import { normalizeScore, type MetricScale } from '../metrics/metric'
-import type { DiffItem } from '../../reporters/diff'
+import type { DiffItem } from '../report/diff'
 
 // Metrics whose scale is fixed by name. A binary reply means pass/fail by the reply contract (1 = pass),
 // so its outcome is known without a threshold; a 1–5 reply's outcome depends on the assertion's

@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { promisify } from 'node:util'
-import { parseReport } from '../../reporters/artifact'
-import { itemsFromReport, type DiffItem, type DiffSide } from '../../reporters/diff'
+import { parseReport } from '../report/artifact'
+import { itemsFromReport, type DiffItem, type DiffSide } from '../report/diff'
 import { itemsFromCassette } from './diff-cassette'
 
 const run = promisify(execFile)

@@ -2,14 +2,14 @@
 import { dirname, resolve } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { mergeReports, readReport, writeReport } from '../../reporters/artifact'
-import { diffVerdicts } from '../../reporters/diff'
-import { evaluateGates, parseGates, type Gates } from '../../reporters/gates'
-import { renderDiffMarkdown, renderDiffText } from '../../reporters/render-diff'
+import { mergeReports, readReport, writeReport } from '../report/artifact'
+import { diffVerdicts } from '../report/diff'
+import { evaluateGates, parseGates, type Gates } from '../report/gates'
+import { renderDiffMarkdown, renderDiffText } from '../report/render-diff'
 import { loadSide, loadSideAtRef } from './diff-sources'
-import { writeHtmlReport } from '../../reporters/html-report'
-import { DEFAULT_JUNIT_FILE, renderJunit } from '../../reporters/render-junit'
-import { writeFileAtomic } from '../../reporters/write-atomic'
+import { writeHtmlReport } from '../report/html-report'
+import { DEFAULT_JUNIT_FILE, renderJunit } from '../report/render-junit'
+import { writeFileAtomic } from '../report/write-atomic'
 
 const USAGE = `usage:
   agent-verdict report merge <a.json> <b.json…> [--out agent-verdict-report.json]

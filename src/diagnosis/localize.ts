@@ -3,7 +3,7 @@ import type { Trace } from '../trace/trace'
 import type { Verdict } from '../verdict/verdict'
 import { metricLabel } from './format'
 import { describePolicy, normalizePolicy } from './propagate'
-import { TRAIL_CATEGORIES, type ErrorCategory } from './taxonomy'
+import { TRAIL_CATEGORIES, type ErrorCategory } from '../taxonomy'
 import type { Diagnosis, DiagnosisSpan, FailingLeaf, PropagationPolicy, TraceVerdict } from './types'
 
 /** Failing leaves named in the trace verdict's sentence; the rest are counted. */

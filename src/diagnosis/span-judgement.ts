@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { JUDGE_CATEGORIES } from './taxonomy'
+import { JUDGE_CATEGORIES } from '../taxonomy'
 
 const AspectSchema = z.object({
   reason: z.string().describe('One short sentence.'),

@@ -6,7 +6,7 @@ import { DetectorOptionsSchema } from '../metrics/detectors/index'
 import { SpanKindSchema } from '../trace/span'
 import type { SpanQuery } from '../trace/trace'
 import { VerdictSchema } from '../verdict/verdict'
-import { TRAIL_CATEGORIES } from './taxonomy'
+import { TRAIL_CATEGORIES } from '../taxonomy'
 
 /** Default per-call token budget of every judge prompt (system + user + reply schema, estimated). */
 export const DEFAULT_BUDGET_TOKENS = 16_000

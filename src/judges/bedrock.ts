@@ -4,7 +4,7 @@ import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
-import { registerSecret } from './scrub'
+import { registerSecret } from '../config/secrets'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
 

@@ -10,7 +10,7 @@ import {
   JudgeTimeoutError,
 } from './errors'
 import { parseRetryAfter, type HeaderSource } from './retry-after'
-import { scrubSecrets } from './scrub'
+import { scrubSecrets } from '../config/secrets'
 
 /**
  * The one retry policy for HTTP statuses (the same rules as the official OpenAI SDK).

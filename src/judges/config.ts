@@ -3,7 +3,7 @@ import { bedrockJudge, DEFAULT_BEDROCK_MODEL } from './bedrock'
 import { ModelPriceSchema } from './cost'
 import { JudgeConfigError } from './errors'
 import { openaiJudge } from './openai'
-import { redactUrl, registerHeaderSecrets, urlCredentials } from './scrub'
+import { redactUrl, registerHeaderSecrets, urlCredentials } from '../config/secrets'
 import type { Judge } from './types'
 
 const ReliabilitySchema = z.object({

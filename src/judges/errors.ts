@@ -1,5 +1,5 @@
 import type { JudgeUsage } from './types'
-import { scrubSecrets } from './scrub'
+import { scrubSecrets } from '../config/secrets'
 
 /** Which judge failed; every JudgeError carries it so a report can say who to blame. */
 export interface JudgeErrorContext {

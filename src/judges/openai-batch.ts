@@ -1,7 +1,7 @@
 // OpenAI Batch API through the official SDK: upload a JSONL file, create the batch, poll, download.
 import type OpenAI from 'openai'
 import type { Batch } from 'openai/resources/batches'
-import { registerHeaderSecrets, registerSecret } from './scrub'
+import { registerHeaderSecrets, registerSecret } from '../config/secrets'
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
 import { abortableSleep, etaOf, isTransientPollError, MAX_POLL_FAILURES, type BatchWaitOptions } from './batch/progress'
 

@@ -4,7 +4,7 @@ import { JudgeConfigError, JudgeOutputError } from './errors'
 import { replyJsonSchema, strictJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
-import { redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from './scrub'
+import { redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest } from './types'
 
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {

@@ -1,7 +1,7 @@
 import { CONCURRENCY_ENV, parsePositive } from './coordinator'
 import { costOf, type ModelPrice } from './cost'
 import { JudgeOutputError } from './errors'
-import { scrubDeep } from './scrub'
+import { scrubDeep } from '../config/secrets'
 import { AdaptiveLimiter } from './limiter'
 import { withRetry, type RetryOptions } from './retry'
 import { runWidePermits } from './run-limit'

@@ -1,11 +1,13 @@
 import type { z } from 'zod'
+import type { ImagePart } from '../media/loaded-image'
 
-export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp'
+// Media owns the image format (its zod schema); judges only carry it.
+export type { ImageFormat } from '../media/sniff'
 
 /** A piece of the user message sent to a judge. Images travel as bytes, never as a description. */
 export type ContentPart =
   | { type: 'text'; text: string }
-  | { type: 'image'; bytes: Uint8Array; format: ImageFormat; /** sha256 hex of the bytes, for cassette keys */ digest: string }
+  | ImagePart
 
 /**
  * What a metric asks a judge. `schema` validates the judge's JSON reply; its first property is

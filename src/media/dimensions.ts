@@ -1,4 +1,4 @@
-import type { ImageFormat } from '../judges/types'
+import type { ImageFormat } from './sniff'
 
 /** Pixel size read from an image header. */
 export interface ImageDimensions {

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import type { ContentPart } from '../judges/types'
-import { ImageFormatSchema } from './sniff'
+import { ImageFormatSchema, type ImageFormat } from './sniff'
 
 /**
  * An image ready for a judge: bytes plus what was learnt from them. `format`, `width` and `height`
@@ -23,6 +22,15 @@ export const LoadedImageSchema = z.object({
 })
 export type LoadedImage = z.infer<typeof LoadedImageSchema>
 
+/** An image as a judge request carries it (a `ContentPart` of `judges/types`): bytes, never a description. */
+export interface ImagePart {
+  type: 'image'
+  bytes: Uint8Array
+  format: ImageFormat
+  /** sha256 hex of the bytes, for cassette keys */
+  digest: string
+}
+
 /**
  * The judge-request content part for a loaded image (bytes travel, never a description).
  *
@@ -30,6 +38,6 @@ export type LoadedImage = z.infer<typeof LoadedImageSchema>
  * const part = toImagePart(await loadImage('test/fixtures/images/chart.png'))
  * // { type: 'image', bytes, format: 'png', digest: '3f…' }
  */
-export function toImagePart(image: LoadedImage): ContentPart {
+export function toImagePart(image: LoadedImage): ImagePart {
   return { type: 'image', bytes: image.bytes, format: image.format, digest: image.digest }
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import type { ImageFormat } from '../judges/types'
 
 /**
  * Image formats judge models accept (OpenAI and Bedrock Converse alike).
@@ -8,6 +7,8 @@ import type { ImageFormat } from '../judges/types'
  * ImageFormatSchema.parse('webp') // 'webp'
  */
 export const ImageFormatSchema = z.enum(['png', 'jpeg', 'gif', 'webp'])
+/** The one image-format type: judge requests (`ContentPart`) and limits use it too. */
+export type ImageFormat = z.infer<typeof ImageFormatSchema>
 
 /**
  * What a byte sequence was sniffed as: a supported format, or what we reject (named in the error).
@@ -16,7 +17,7 @@ export const ImageFormatSchema = z.enum(['png', 'jpeg', 'gif', 'webp'])
  * DetectedKindSchema.options.includes('svg') // true
  */
 export const DetectedKindSchema = z.enum([
-  'png', 'jpeg', 'gif', 'webp',
+  ...ImageFormatSchema.options,
   'svg', 'pdf', 'bmp', 'tiff', 'heic', 'avif', 'ico', 'html', 'video', 'empty', 'unknown',
 ])
 export type DetectedKind = z.infer<typeof DetectedKindSchema>
@@ -88,7 +89,7 @@ export function isSupportedFormat(kind: DetectedKind): kind is ImageFormat {
   return ImageFormatSchema.safeParse(kind).success
 }
 
-const REJECTED: Record<Exclude<DetectedKind, 'png' | 'jpeg' | 'gif' | 'webp'>, string> = {
+const REJECTED: Record<Exclude<DetectedKind, ImageFormat>, string> = {
   svg: 'SVG is not supported by judge models: render it to PNG first',
   pdf: 'PDF is not an image judge models accept: render the page to PNG first',
   bmp: 'BMP is not supported by judge models: convert it to PNG',

@@ -8,7 +8,7 @@ import type { IExportLogsServiceRequest, ILogRecord } from '@opentelemetry/otlp-
 import type { IKeyValue } from '@opentelemetry/otlp-transformer/build/src/common/internal-types'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { diagnoseCommand } from '../../src/cli/diagnose'
-import { DiagnoseReportSchema } from '../../src/cli/diagnose-report'
+import { DiagnoseReportSchema } from '../../src/diagnosis/diagnose-report'
 import { otlpTargetOf } from '../../src/cli/diagnose-otlp'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { FIXTURE_DIR } from '../helpers/trail'

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildReport, writeReport } from '../../reporters/artifact'
+import { buildReport, writeReport } from '../../src/report/artifact'
 import { reportCommand } from '../../src/cli/report'
 import type { Verdict } from '../../src/verdict/verdict'
 

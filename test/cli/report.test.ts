@@ -2,9 +2,9 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildReport, readReport, writeReport } from '../../reporters/artifact'
+import { buildReport, readReport, writeReport } from '../../src/report/artifact'
 import { reportCommand } from '../../src/cli/report'
-import { fixturePath, sampleTests } from '../reporters/cases'
+import { fixturePath, sampleTests } from '../report/cases'
 
 function capture() {
   const out = { stdout: '', stderr: '' }

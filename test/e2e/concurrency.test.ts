@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { readReport } from '../../reporters/artifact'
+import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { FakeJudgeRule } from '../../src/testing/schemas'
 import type { Report } from '../../src/verdict/report'

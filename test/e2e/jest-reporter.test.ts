@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { readReport } from '../../reporters/artifact'
+import { readReport } from '../../src/report/artifact'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const config = join(repo, 'test/e2e/fixtures/jest-reporter/jest.config.cjs')

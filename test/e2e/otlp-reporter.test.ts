@@ -10,7 +10,7 @@ import type { IKeyValue } from '@opentelemetry/otlp-transformer/build/src/common
 import type { IExportLogsServiceRequest, ILogRecord } from '@opentelemetry/otlp-transformer/build/src/logs/internal-types'
 import type { IExportTraceServiceRequest } from '@opentelemetry/otlp-transformer/build/src/trace/internal-types'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { readReport } from '../../reporters/artifact'
+import { readReport } from '../../src/report/artifact'
 import { testSpanOf } from '../../src/report/otlp'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { REPO, makeScratchProject } from '../support/run-vitest'

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startVitest } from 'vitest/node'
-import { readReport } from '../../reporters/artifact'
+import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 
 const fixture = fileURLToPath(new URL('./fixtures/trace-report', import.meta.url))

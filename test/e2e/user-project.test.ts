@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readReport } from '../../reporters/artifact'
+import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { Report } from '../../src/verdict/report'
 import { makeProject, packageUnderTest, repo, run } from './user-project'

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startVitest } from 'vitest/node'
-import { readReport } from '../../reporters/artifact'
+import { readReport } from '../../src/report/artifact'
 
 const fixture = fileURLToPath(new URL('./fixtures/vitest-reporter', import.meta.url))
 const reporter = fileURLToPath(new URL('../../reporters/vitest-reporter.ts', import.meta.url))

@@ -3,7 +3,7 @@
 import { existsSync, lstatSync, readlinkSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { readReport } from '../../reporters/artifact'
+import { readReport } from '../../src/report/artifact'
 import { packageUnderTest, repo, run } from '../e2e/user-project'
 
 let packageDir: string

@@ -13,7 +13,7 @@ import { bedrockJudge } from '../../src/judges/bedrock'
 import { defineJudge, parseJudgeSpec } from '../../src/judges/config'
 import { JudgeConfigError, JudgeError } from '../../src/judges/errors'
 import { openaiJudge } from '../../src/judges/openai'
-import { redactUrl, registerHeaderSecrets, scrubDeep, scrubSecrets, urlCredentials } from '../../src/judges/scrub'
+import { redactUrl, registerHeaderSecrets, scrubDeep, scrubSecrets, urlCredentials } from '../../src/config/secrets'
 import { completion, likertRequest } from './helpers'
 
 const API = 'https://gateway.secrets.test/v1'

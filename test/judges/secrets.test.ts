@@ -7,7 +7,7 @@ import { classifyJudgeError } from '../../src/judges/classify-error'
 import { JudgeError } from '../../src/judges/errors'
 import { callJudge } from '../../src/judges/judge-call'
 import { openaiJudge } from '../../src/judges/openai'
-import { scrubSecrets } from '../../src/judges/scrub'
+import { scrubSecrets } from '../../src/config/secrets'
 import { likertRequest, recordingSleep } from './helpers'
 
 const PLANTED = 'sk-planted-7f3c9a1e5b2d4c6e8f0a1b2c3d4e5f6a'

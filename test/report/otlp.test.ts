@@ -14,7 +14,7 @@ import { exportOtlp } from '../../src/report/otlp-export'
 import { publishReport } from '../../reporters/publish'
 import { evaluationRecords, renderOtlpJsonLines, renderOtlpLogs, renderOtlpTraces, testSpanOf } from '../../src/report/otlp'
 import type { Report } from '../../src/verdict/report'
-import { parseReport } from '../../reporters/artifact'
+import { parseReport } from '../../src/report/artifact'
 import type { Verdict } from '../../src/verdict/verdict'
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import AgentVerdictJestReporter from '../../reporters/jest-reporter'
 import { jestVerdictLogPath, JEST_LOG_DIR_ENV } from '../../src/verdict/jest-log'
-import { outputVerdicts } from './cases'
+import { outputVerdicts } from '../report/cases'
 
 afterEach(() => vi.restoreAllMocks())
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { jestTestKey, readJestVerdictLog } from '../../reporters/jest-log-reader'
 import { jestVerdictLogPath, type JestVerdictLine } from '../../src/verdict/jest-log'
-import { outputVerdicts } from './cases'
+import { outputVerdicts } from '../report/cases'
 
 const line = (over: Partial<JestVerdictLine> = {}): JestVerdictLine => ({ testPath: '/repo/test/a.test.ts', fullName: 'suite works', verdicts: outputVerdicts(), ...over })
 

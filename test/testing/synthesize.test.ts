@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { startFakeJudge, type FakeJudge } from '../../src/testing'
 import { synthesizeReply } from '../../src/testing/synthesize'
-import { TRAIL_CATEGORIES } from '../../src/diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../../src/taxonomy'
 import { clientFor, judgeOnce } from './client'
 
 // Output schemas shaped like the project's judges declare them; the JSON schema sent is z.toJSONSchema's.

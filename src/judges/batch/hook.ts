@@ -5,7 +5,7 @@ import { JudgeConfigError, JudgeError, JudgeOutputError } from '../errors'
 import { replyJsonSchema } from '../json-schema'
 import { buildBody, isReasoningModel } from '../openai'
 import { agreedVerdict, parseJudgeText, wholeDocument } from '../parse-output'
-import { scrubDeep } from '../scrub'
+import { scrubDeep } from '../../config/secrets'
 import type { ContentPart, Judge, JudgeRequest, JudgeResponse } from '../types'
 import { batchDir, enqueueBatchItem, noteFallback, readBatchResults, type BatchResult } from './queue'
 

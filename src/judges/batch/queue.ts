@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { appendFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
-import { scrubDeep } from '../scrub'
+import { scrubDeep } from '../../config/secrets'
 
 const KEY = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
 

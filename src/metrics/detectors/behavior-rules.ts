@@ -1,7 +1,7 @@
 // The one place where agent *behaviour* (what the model did, not an error text) maps to TRAIL categories,
 // as error-patterns.ts is for error texts. Each rule names the pattern it generalizes; detectors never pick
 // a category themselves. Measured precision per rule: docs/decisions/0010-detector-localization.md.
-import type { ErrorCategory } from '../../diagnosis/taxonomy'
+import type { ErrorCategory } from '../../taxonomy'
 
 /** One behaviour rule: the category it reports and the reason a person reads. */
 export interface BehaviorRule {

@@ -1,5 +1,5 @@
 // The one place where error text maps to TRAIL categories. Detectors never match error strings themselves.
-import type { ErrorCategory } from '../../diagnosis/taxonomy'
+import type { ErrorCategory } from '../../taxonomy'
 
 /**
  * Which span an error is blamed on:

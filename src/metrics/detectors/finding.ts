@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { TRAIL_CATEGORIES } from '../../diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../../taxonomy'
 
 /**
  * Longest evidence quote a finding carries; longer text is cut around the part that matched.

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { TRAIL_CATEGORIES } from '../../diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../../taxonomy'
 import type { Trace } from '../../trace/trace'
 import { runViews } from './agent-run'
 import { BudgetSchema, checkBudget } from './budget'

@@ -1,4 +1,4 @@
-import { CATEGORY_TREE, JUDGE_CATEGORIES } from '../../diagnosis/taxonomy'
+import { CATEGORY_TREE, JUDGE_CATEGORIES } from '../../taxonomy'
 
 /**
  * The TRAIL categories a judge may name, one line each with group › subgroup and a one-line hint.

@@ -1,4 +1,4 @@
-import { CATEGORY_TREE, JUDGE_CATEGORIES, type CategoryGroup } from '../../diagnosis/taxonomy'
+import { CATEGORY_TREE, JUDGE_CATEGORIES, type CategoryGroup } from '../../taxonomy'
 import { fence } from './fence'
 import { DATA_NOT_INSTRUCTIONS } from './shared'
 

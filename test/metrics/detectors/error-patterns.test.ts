@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { blankEchoedCode, classifyErrorText, ERROR_RULES, ruleForHttpStatus } from '../../../src/metrics/detectors/error-patterns'
 import { quoteEvidence } from '../../../src/metrics/detectors/finding'
 import { detectRepeatedCalls } from '../../../src/metrics/detectors/repeated-calls'
-import { TRAIL_CATEGORIES } from '../../../src/diagnosis/taxonomy'
+import { TRAIL_CATEGORIES } from '../../../src/taxonomy'
 import { parseTrace } from '../../../src/trace/parse'
 import { at, createRecorder, record } from '../../helpers/otel'
 

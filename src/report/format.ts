@@ -1,7 +1,7 @@
 // Small pure helpers shared by the terminal, HTML and GitHub renderers.
-import type { ReportTest, ReportTotals, ReportTrace } from '../src/verdict/report'
-import { formatScoreVsMin, scoreOnScale } from '../src/verdict/score'
-import type { Verdict, VerdictOutcome } from '../src/verdict/verdict'
+import type { ReportTest, ReportTotals, ReportTrace } from '../verdict/report'
+import { formatScoreVsMin, scoreOnScale } from '../verdict/score'
+import type { Verdict, VerdictOutcome } from '../verdict/verdict'
 
 export type ReportSpan = ReportTrace['spans'][number]
 

@@ -1,5 +1,7 @@
 // Keeps credentials out of error messages, causes, excerpts, judge reasons, cassettes and reports:
 // SDK errors can echo request headers, and a judge can quote whatever it was sent.
+// It lives in src/config, the leaf that knows the configured credentials, so judges, cassettes, the CLI and
+// the reporters can all scrub without importing judge code (DESIGN.md arrows).
 
 /** Env vars whose values are credentials for the judge providers. */
 const SECRET_ENV_VARS = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { buildReport } from '../../reporters/artifact'
-import { evaluateGates, parseGates } from '../../reporters/gates'
+import { buildReport } from '../../src/report/artifact'
+import { evaluateGates, parseGates } from '../../src/report/gates'
 import type { ReportTest } from '../../src/verdict/report'
 import type { Verdict } from '../../src/verdict/verdict'
 

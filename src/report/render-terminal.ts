@@ -1,9 +1,9 @@
 // The section printed after a run: verdicts per test, failing spans per trace, then totals.
 import { styleText } from 'node:util'
-import { assertionStatus, judgedNote } from '../src/verdict/assertion'
-import type { Report, ReportTest, ReportTrace } from '../src/verdict/report'
-import { terminalSafe } from '../src/verdict/safe-text'
-import type { Verdict, VerdictOutcome } from '../src/verdict/verdict'
+import { assertionStatus, judgedNote } from '../verdict/assertion'
+import type { Report, ReportTest, ReportTrace } from '../verdict/report'
+import { terminalSafe } from '../verdict/safe-text'
+import type { Verdict, VerdictOutcome } from '../verdict/verdict'
 import {
   OUTCOME_SYMBOL,
   STATE_SYMBOL,

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { TRAIL_CATEGORIES } from '../diagnosis/taxonomy'
-import { DiagnosisSchema } from '../diagnosis/types'
+import { TRAIL_CATEGORIES } from '../taxonomy'
+import { DiagnosisSchema } from './types'
 import { FindingSchema, type Finding } from '../metrics/detectors/finding'
 import { SpanKindSchema, SpanStatusSchema, TokenCountsSchema, type Span } from '../trace/span'
 import type { Trace } from '../trace/trace'

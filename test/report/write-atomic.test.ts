@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { STALE_TEMP_MS, writeFileAtomic } from '../../reporters/write-atomic'
+import { STALE_TEMP_MS, writeFileAtomic } from '../../src/report/write-atomic'
 
 const children: Array<ReturnType<typeof spawn>> = []
 afterEach(() => {

@@ -1,7 +1,7 @@
 // Verdict diff of two runs: per test › metric › span, flips, score changes, new and removed assertions, cost.
-import type { Report } from '../src/verdict/report'
-import type { TrialsSummary } from '../src/verdict/trials'
-import type { VerdictOutcome } from '../src/verdict/verdict'
+import type { Report } from '../verdict/report'
+import type { TrialsSummary } from '../verdict/trials'
+import type { VerdictOutcome } from '../verdict/verdict'
 
 /** One assertion of one side, the unit a diff compares. */
 export interface DiffItem {

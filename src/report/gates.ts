@@ -1,7 +1,7 @@
 // Suite gates: limits on a whole run's verdicts that break it even when every test passed.
 import { z } from 'zod'
-import type { Report } from '../src/verdict/report'
-import { assertionStatus } from '../src/verdict/assertion'
+import type { Report } from '../verdict/report'
+import { assertionStatus } from '../verdict/assertion'
 
 const Rate = z.number().min(0).max(1)
 

@@ -1,7 +1,7 @@
 // The `agent-verdict-report.json` artifact: build from tests, validate + write, read, merge shards.
 import { readFile } from 'node:fs/promises'
-import { callsOf, countAssertions } from '../src/verdict/assertion'
-import { READABLE_REPORT_VERSIONS, REPORT_SCHEMA_VERSION, ReportSchema, type Report, type ReportTest, type ReportTotals } from '../src/verdict/report'
+import { callsOf, countAssertions } from '../verdict/assertion'
+import { READABLE_REPORT_VERSIONS, REPORT_SCHEMA_VERSION, ReportSchema, type Report, type ReportTest, type ReportTotals } from '../verdict/report'
 import { writeFileAtomic } from './write-atomic'
 
 /** Input of {@link buildReport}. */

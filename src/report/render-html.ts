@@ -1,9 +1,9 @@
 // One self-contained HTML report: inline CSS and JS, images as data URLs, nothing fetched.
 import { basename, isAbsolute, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { assertionStatus, judgedNote } from '../src/verdict/assertion'
-import type { Report, ReportTest, ReportTrace } from '../src/verdict/report'
-import type { Verdict } from '../src/verdict/verdict'
+import { assertionStatus, judgedNote } from '../verdict/assertion'
+import type { Report, ReportTest, ReportTrace } from '../verdict/report'
+import type { Verdict } from '../verdict/verdict'
 import { OUTCOME_SYMBOL, STATE_SYMBOL, formatCost, formatInt, formatScoreVsThreshold, indexSpans, shortId, totalsParts, traceSummary, verdictsOfSpan, type ReportSpan } from './format'
 import { HTML_SCRIPT, HTML_STYLE } from './html-assets'
 

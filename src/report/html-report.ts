@@ -2,8 +2,8 @@
 import { readFile, stat } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { imageCachePath } from '../src/verdict/image-cache'
-import type { Report } from '../src/verdict/report'
+import { imageCachePath } from '../verdict/image-cache'
+import type { Report } from '../verdict/report'
 import { renderHtml, type ImageEmbed } from './render-html'
 import { writeFileAtomic } from './write-atomic'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { buildReport } from '../../reporters/artifact'
-import { renderTerminal, terminalOptionsFor } from '../../reporters/render-terminal'
+import { buildReport } from '../../src/report/artifact'
+import { renderTerminal, terminalOptionsFor } from '../../src/report/render-terminal'
 import type { ReportTest } from '../../src/verdict/report'
 import { agentVerdict, outputVerdicts, sampleTests } from './cases'
 

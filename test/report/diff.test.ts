@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { diffVerdicts, type DiffItem } from '../../reporters/diff'
-import { renderDiffMarkdown, renderDiffText } from '../../reporters/render-diff'
+import { diffVerdicts, type DiffItem } from '../../src/report/diff'
+import { renderDiffMarkdown, renderDiffText } from '../../src/report/render-diff'
 import { wilsonInterval } from '../../src/stats/interval'
 
 function trialItem(key: string, passes: number, k: number, outcome: DiffItem['outcome']): DiffItem {
@@ -30,7 +30,7 @@ describe('diffVerdicts with trials', () => {
   })
 
   it('numbers repeated metrics of a test instead of letting one hide the other', async () => {
-    const { itemsFromReport } = await import('../../reporters/diff')
+    const { itemsFromReport } = await import('../../src/report/diff')
     const verdict = { metric: 'correctness', level: 'output', scale: 'binary', raw: 1, score: 1, threshold: 1, pass: true, outcome: 'pass', reason: 'ok' } as const
     const items = itemsFromReport({ schemaVersion: 2, run: { startedAt: 'x', judge: null, mode: 'auto', totals: { assertions: 2, failed: 0, verdicts: 2, judgedFail: 0, unjudgeable: 0, judgeCalls: 0, judgeRetries: 0, judgeReasks: 0, cachedCalls: 0, tokens: 0, costUsd: 0 } }, tests: [{ file: 'a.ts', name: 't', state: 'pass', verdicts: [verdict, verdict] }] })
     expect(items.map((i) => i.key)).toEqual(['a.ts › t › correctness', 'a.ts › t › correctness #2'])

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildReport, computeTotals, mergeReports, readReport, writeReport } from '../../reporters/artifact'
+import { buildReport, computeTotals, mergeReports, readReport, writeReport } from '../../src/report/artifact'
 import { ReportSchema, type Report } from '../../src/verdict/report'
 import { agentVerdict, outputVerdicts, sampleTests } from './cases'
 

@@ -1,9 +1,9 @@
 // JUnit XML from the report artifact, for CI systems that read test results as JUnit (GitLab, Jenkins,
 // Azure DevOps, CircleCI, the test-reporter actions): a testsuite per test file, a testcase per test with
 // verdicts, each verdict a <property> and a line of <system-out>, failing verdicts in the <failure> text.
-import type { Report, ReportTest } from '../src/verdict/report'
-import { assertionStatus, judgedNote } from '../src/verdict/assertion'
-import type { Verdict } from '../src/verdict/verdict'
+import type { Report, ReportTest } from '../verdict/report'
+import { assertionStatus, judgedNote } from '../verdict/assertion'
+import type { Verdict } from '../verdict/verdict'
 import { describeSpan, formatScoreVsThreshold, indexSpans, OUTCOME_SYMBOL, oneLine, spanPath, stripAnsi, totalsParts, truncate } from './format'
 
 export const DEFAULT_JUNIT_FILE = 'agent-verdict-junit.xml'

@@ -1,8 +1,8 @@
 // Markdown for `$GITHUB_STEP_SUMMARY`: totals table + failing verdicts, kept under GitHub's 1 MiB cap.
 import { appendFile, stat } from 'node:fs/promises'
-import type { Report, ReportTest } from '../src/verdict/report'
-import { assertionStatus, judgedNote } from '../src/verdict/assertion'
-import type { Verdict, VerdictAssertion } from '../src/verdict/verdict'
+import type { Report, ReportTest } from '../verdict/report'
+import { assertionStatus, judgedNote } from '../verdict/assertion'
+import type { Verdict, VerdictAssertion } from '../verdict/verdict'
 import { OUTCOME_SYMBOL, describeSpan, formatInt, formatScoreVsThreshold, indexSpans, oneLine, shortId, spanPath, stripAnsi, totalsParts, truncate } from './format'
 
 /** GitHub rejects step summaries over 1 MiB; stay clearly below it. */
