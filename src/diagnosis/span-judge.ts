@@ -7,9 +7,10 @@ import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/span-diagnosis'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
+import { oneLineExcerpt } from '../verdict/text'
 import { canonicalView } from './canonical'
 import { fitToTokens } from './fit-tokens'
-import { errorText, oneLine, plainText } from './render'
+import { errorText, plainText } from './render'
 import { spanPrompt } from './span-context'
 import { SPAN_ASPECTS, SpanJudgementSchema, type SpanJudgement } from './span-judgement'
 import type { CompactStep } from './steps'
@@ -71,7 +72,7 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
     },
     { scoreOf: (o) => Math.min(o.instruction_following.score, o.reasoning_integrity.score, o.tool_completeness.score), signal: ctx.signal },
   )
-  const subject = oneLine(plainText(span.output) || plainText(span.input), SUBJECT_CHARS)
+  const subject = oneLineExcerpt(plainText(span.output) || plainText(span.input), SUBJECT_CHARS)
   if (result.status === 'unjudgeable') {
     const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
     const info: JudgeInfo = {
