@@ -2,7 +2,7 @@
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
-import { judgeCalls } from '../metrics/judge-calls'
+import { judgeCalls, tokenUsageOf } from '../metrics/judge-calls'
 import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/span-diagnosis'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
@@ -79,7 +79,7 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
       provider: ctx.judge.provider,
       model: ctx.judge.model,
       promptVersion: PROMPT_VERSION,
-      tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
+      tokens: tokenUsageOf([usage]),
       latencyMs: Math.round(performance.now() - started),
       cached: false,
       calls: judgeCalls([], [result.error]),
@@ -157,7 +157,7 @@ function judgeInfo(responses: JudgeResponse<unknown>[]): JudgeInfo {
     provider: first.provider,
     model: first.model,
     promptVersion: PROMPT_VERSION,
-    tokens: { input: responses.reduce((n, r) => n + r.usage.inputTokens, 0), output: responses.reduce((n, r) => n + r.usage.outputTokens, 0) },
+    tokens: tokenUsageOf(responses.map((r) => r.usage)),
     costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
     latencyMs: Math.max(...responses.map((r) => r.latencyMs)),
     cached: responses.every((r) => r.cached),
