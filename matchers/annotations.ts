@@ -4,6 +4,7 @@
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
 import { formatScoreVsMin } from '../src/verdict/score'
+import { oneLineExcerpt } from '../src/verdict/text'
 
 /** The part of a Vitest task the annotations need (structural, so no runner import). */
 export interface AnnotatableTask {
@@ -21,11 +22,6 @@ const MAX_REASON = 500
 
 const TYPE: Record<Verdict['outcome'], VerdictAnnotation['type']> = { pass: 'notice', fail: 'error', unjudgeable: 'warning' }
 
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
-}
-
 function spanLabel(spanId: string, traces: readonly ReportTrace[] | undefined): string {
   const span = traces?.flatMap((t) => t.spans).find((s) => s.id === spanId)
   return span ? `span ${span.kind}:${span.name} (id ${spanId})` : `span ${spanId}`
@@ -41,13 +37,13 @@ export function verdictAnnotation(verdict: Verdict, traces?: readonly ReportTrac
   const where = verdict.level === 'span' && verdict.spanId ? ` · ${spanLabel(verdict.spanId, traces)}` : ''
   const category = verdict.category ? ` · ${verdict.category}` : ''
   if (verdict.outcome === 'unjudgeable') {
-    return { type: 'warning', message: `agent-verdict ${verdict.metric}${where}: unjudgeable — ${oneLine(verdict.reason, MAX_REASON)}` }
+    return { type: 'warning', message: `agent-verdict ${verdict.metric}${where}: unjudgeable — ${oneLineExcerpt(verdict.reason, MAX_REASON)}` }
   }
   // A binary verdict's outcome says it all (and some, like budget, keep a count in `raw`, not a score).
   const figures = verdict.scale === 'binary' ? '' : ` (${formatScoreVsMin(verdict)})`
   return {
     type: TYPE[verdict.outcome],
-    message: `agent-verdict ${verdict.metric}${where}: ${verdict.outcome}${figures}${category} — ${oneLine(verdict.reason, MAX_REASON)}`,
+    message: `agent-verdict ${verdict.metric}${where}: ${verdict.outcome}${figures}${category} — ${oneLineExcerpt(verdict.reason, MAX_REASON)}`,
   }
 }
 

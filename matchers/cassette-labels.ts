@@ -2,6 +2,7 @@
 // reads the test, the judged text and the verdict next to the raw reply.
 import { currentCassetteScope } from '../src/cassette/scope'
 import type { CassetteVerdict } from '../src/cassette/store'
+import { oneLineExcerpt } from '../src/verdict/text'
 import type { Verdict } from '../src/verdict/verdict'
 
 const EXCERPT_CHARS = 120
@@ -35,11 +36,6 @@ export function cassetteVerdict(v: Verdict): CassetteVerdict {
   return { metric: v.metric, outcome: v.outcome, score, threshold, reason: v.reason }
 }
 
-function excerpt(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim()
-  return line.length > EXCERPT_CHARS ? `${line.slice(0, EXCERPT_CHARS - 1)}…` : line
-}
-
 /**
  * Labels the entries recorded by the running matcher call with its verdicts: a span call's entry gets
  * that span's verdicts, any other entry the output and agent verdicts. Nothing happens outside a
@@ -56,7 +52,7 @@ export function labelRecordedEntries(verdicts: readonly Verdict[]): void {
     if (own.length === 0) continue
     const subject = own.find((v) => v.subject !== undefined)?.subject
     // Labels are for review only: a failed write must not fail the test, but must not pass unseen either.
-    call.annotate({ verdicts: own.map(cassetteVerdict), ...(subject !== undefined ? { judged: excerpt(subject) } : {}) }).catch((error: unknown) => {
+    call.annotate({ verdicts: own.map(cassetteVerdict), ...(subject !== undefined ? { judged: oneLineExcerpt(subject, EXCERPT_CHARS) } : {}) }).catch((error: unknown) => {
       console.warn(`agent-verdict: could not label cassette entry ${call.key.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`)
     })
   }

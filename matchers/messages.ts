@@ -1,4 +1,5 @@
 import { formatScoreVsMin } from '../src/verdict/score'
+import { oneLineExcerpt } from '../src/verdict/text'
 import type { Verdict } from '../src/verdict/verdict'
 
 /** How many characters of the received output a failure message quotes. */
@@ -16,8 +17,7 @@ export function matcherHint(name: string, isNot = false, args = ''): string {
 
 /** `"text…"` cut to a readable length, on one line. */
 export function excerpt(text: string, max = RECEIVED_EXCERPT): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return JSON.stringify(flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`)
+  return JSON.stringify(oneLineExcerpt(text, max))
 }
 
 /** Judge, prompt version and whether the verdict was replayed, for the last line of a message. */

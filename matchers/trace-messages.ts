@@ -1,9 +1,5 @@
 import type { Trace } from '../src/trace/trace'
-
-/** `4a1f9c2e…` for long ids; short ids whole (the same rule as the reporters). */
-export function shortSpanId(id: string): string {
-  return id.length > 10 ? `${id.slice(0, 8)}…` : id
-}
+import { shortSpanId } from '../src/verdict/text'
 
 /** Long paths keep the root and the three innermost names, where a reader looks first. */
 export function formatSpanPath(names: readonly string[]): string {

@@ -2,6 +2,7 @@
 // that run their judge assertions concurrently. Runs in Vitest's main process; kept tiny (no SDK, no zod).
 import { defaultInclude } from 'vitest/config'
 import type { Vite, VitestPluginContext } from 'vitest/node'
+import { DEFAULT_JUDGE_CONCURRENCY } from '../src/config/limits'
 import { DEFAULT_EVAL_FILES, globToRegExp, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import type { ReporterOptions } from '../reporters/options'
 
@@ -27,7 +28,8 @@ export interface AgentVerdictPluginOptions {
 const VITEST_DEFAULT_TIMEOUT = 5_000
 /** Above one judge call's worst case: a 60 s attempt timeout plus the 60 s retry wait budget, with room for a second assertion. */
 export const EVAL_TEST_TIMEOUT = 180_000
-export const DEFAULT_CONCURRENCY = 8
+/** The judges' own default limit (src/config), so tests at once and judge calls at once match out of the box. */
+export const DEFAULT_CONCURRENCY = DEFAULT_JUDGE_CONCURRENCY
 const SETUP = 'agent-verdict/vitest'
 /** Starts the run-wide judge limit (one coordinator for all workers, decision 0023). */
 const GLOBAL_SETUP = 'agent-verdict/global-setup'

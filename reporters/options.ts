@@ -1,5 +1,7 @@
 // Options shared by the Vitest and Jest reporters, and what the run records from the environment.
 import { z } from 'zod'
+import { cassetteModeForReport } from '../src/config/cassette-mode'
+import { judgeIdForReport } from '../src/config/judge-spec'
 import { GatesSchema } from '../src/report/gates'
 
 /**
@@ -56,39 +58,15 @@ export function parseReporterOptions(options: unknown): ReporterOptions {
   )
 }
 
-const MODES = ['auto', 'replay', 'record', 'live'] as const
-
-function truthy(value: string | undefined): boolean {
-  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false'
-}
-
 /**
- * The run's judge and cassette mode as recorded in the artifact. Reads only `AGENT_VERDICT_JUDGE`
- * (reduced to `provider:model`: base URLs, which may carry credentials, are dropped),
- * `AGENT_VERDICT_MODE` and `CI` (replay is the CI default).
+ * The run's judge and cassette mode as recorded in the artifact, resolved by the same parsers the
+ * judges and cassettes use (src/config): the judge as `provider:model` (`AGENT_VERDICT_JUDGE=bedrock`
+ * is `bedrock:<default model>`; base URLs, which may carry credentials, are dropped; `null` when
+ * unset or invalid), the mode from `AGENT_VERDICT_MODE` and `CI` (`'invalid'` for a value that is no mode).
  *
  * @example
  * runInfoFromEnv({ AGENT_VERDICT_JUDGE: 'openai-compatible:http://127.0.0.1:4010/v1#fake' }) // { judge: 'openai-compatible:fake', mode: 'auto' }
  */
 export function runInfoFromEnv(env: NodeJS.ProcessEnv = process.env): { judge: string | null; mode: string } {
-  const rawMode = env.AGENT_VERDICT_MODE?.trim().toLowerCase()
-  const mode = rawMode && (MODES as readonly string[]).includes(rawMode) ? rawMode : rawMode ? 'invalid' : truthy(env.CI) ? 'replay' : 'auto'
-  return { judge: judgeId(env.AGENT_VERDICT_JUDGE), mode }
-}
-
-function judgeId(spec: string | undefined): string | null {
-  const value = spec?.trim()
-  if (!value) return null
-  const colon = value.indexOf(':')
-  if (colon <= 0) return null
-  const provider = value.slice(0, colon)
-  // Options after the model (`;timeout=20s;header.NAME=VALUE`) are not part of the judge's name.
-  const tail = value.slice(colon + 1)
-  const hashAt = tail.lastIndexOf('#')
-  const semi = tail.indexOf(';', Math.max(0, hashAt))
-  const rest = semi < 0 ? tail : tail.slice(0, semi)
-  const hash = rest.lastIndexOf('#')
-  const model = hash >= 0 ? rest.slice(hash + 1) : rest.includes('://') ? '' : rest
-  if (!/^[\w.-]+$/.test(provider)) return null
-  return model ? `${provider}:${model}` : provider
+  return { judge: judgeIdForReport(env), mode: cassetteModeForReport(env) }
 }

@@ -1,48 +1,11 @@
-import { z } from 'zod'
+// The cassette mode as cassettes use it: src/config parses it (one parser, shared with judges and
+// reporters); here a bad value becomes the CassetteModeError that cassette callers catch.
+import { type CassetteMode, type CassetteSettings, readCassetteMode, readCassetteSettings } from '../config/cassette-mode'
+import { SettingError } from '../config/env'
 import { CassetteModeError } from './errors'
 
-/**
- * How judge calls use cassettes:
- * - `auto`: replay hits, call the judge on misses and record them (the local default);
- * - `replay`: a miss fails the test (the default when `CI` is set);
- * - `record`: re-judge everything and overwrite;
- * - `live`: call the judge, no cassette files at all.
- *
- * @example
- * CassetteModeSchema.parse('replay') // 'replay'
- */
-export const CassetteModeSchema = z.enum(['auto', 'replay', 'record', 'live'])
-export type CassetteMode = z.infer<typeof CassetteModeSchema>
-
-/**
- * The mode in force, and whether this is an update run (`vitest -u`, `AGENT_VERDICT_UPDATE=1`).
- *
- * @example
- * const settings: CassetteSettings = { mode: 'replay', update: true }
- */
-export const CassetteSettingsSchema = z.object({
-  mode: CassetteModeSchema,
-  /** Record misses even in replay mode (CI) and let the runner prune obsolete entries. */
-  update: z.boolean(),
-})
-export type CassetteSettings = z.infer<typeof CassetteSettingsSchema>
-
-const MODE_HELP = [
-  'auto (replay recorded verdicts, record misses; the local default)',
-  'replay (recorded verdicts only, a miss fails; the default when CI is set)',
-  'record (re-judge everything and overwrite)',
-  'live (always call the judge, no cassette files)',
-]
-
-/**
- * True for a set environment flag: anything but empty, `0`, `false`, `no` or `off`.
- *
- * @example
- * isTruthyEnv('true') // true; isTruthyEnv('0') // false; isTruthyEnv(undefined) // false
- */
-export function isTruthyEnv(value: string | undefined): boolean {
-  return value !== undefined && !['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase())
-}
+export { CassetteModeSchema, CassetteSettingsSchema, replayCauseFromEnv, type CassetteMode, type CassetteSettings } from '../config/cassette-mode'
+export { isTruthyEnv } from '../config/env'
 
 /**
  * Validates a mode name (case-insensitive); an invalid one throws a {@link CassetteModeError} listing
@@ -52,33 +15,26 @@ export function isTruthyEnv(value: string | undefined): boolean {
  * parseCassetteMode('Replay') // 'replay'
  */
 export function parseCassetteMode(value: string, from = 'AGENT_VERDICT_MODE'): CassetteMode {
-  const parsed = CassetteModeSchema.safeParse(value.trim().toLowerCase())
-  if (parsed.success) return parsed.data
-  throw new CassetteModeError(`${from}=${JSON.stringify(value)} is not a cassette mode — use one of:\n  ${MODE_HELP.join('\n  ')}`)
-}
-
-/**
- * Why the environment selects replay mode (`AGENT_VERDICT_MODE=replay` or `CI` set), for messages;
- * `undefined` when it selects another mode.
- *
- * @example
- * replayCauseFromEnv({ CI: 'true' }) // 'CI'
- */
-export function replayCauseFromEnv(env: Record<string, string | undefined> = process.env): 'CI' | 'AGENT_VERDICT_MODE' | undefined {
-  if (resolveCassetteSettings(env).mode !== 'replay') return undefined
-  return env.AGENT_VERDICT_MODE?.trim() ? 'AGENT_VERDICT_MODE' : 'CI'
+  return asCassetteModeError(() => readCassetteMode(value, from))
 }
 
 /**
  * The cassette settings from the environment: `AGENT_VERDICT_MODE` if set, else `replay` when `CI`
  * is truthy and `auto` otherwise; `update` from `AGENT_VERDICT_UPDATE` (the Vitest integration also
- * sets it for `vitest -u`).
+ * sets it for `vitest -u`). An invalid mode throws a {@link CassetteModeError}.
  *
  * @example
  * resolveCassetteSettings({ CI: 'true' }) // { mode: 'replay', update: false }
  */
 export function resolveCassetteSettings(env: Record<string, string | undefined> = process.env): CassetteSettings {
-  const raw = env.AGENT_VERDICT_MODE
-  const mode = raw && raw.trim() ? parseCassetteMode(raw) : isTruthyEnv(env.CI) ? 'replay' : 'auto'
-  return { mode, update: isTruthyEnv(env.AGENT_VERDICT_UPDATE) }
+  return asCassetteModeError(() => readCassetteSettings(env))
+}
+
+function asCassetteModeError<T>(parse: () => T): T {
+  try {
+    return parse()
+  } catch (err) {
+    if (err instanceof SettingError) throw new CassetteModeError(err.message)
+    throw err
+  }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { z } from 'zod'
+import { JudgeUsageSchema } from '../judges/usage'
 import { CassetteError, CassetteFormatError, displayPath } from './errors'
 import { pidAlive, withFileLock, type FileLockOptions } from './lock'
 
@@ -43,7 +44,7 @@ export const CassetteEntrySchema = z.object({
   model: z.string(),
   promptVersion: z.string(),
   output: z.json(),
-  usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
+  usage: JudgeUsageSchema,
   costUsd: z.number().nonnegative().nullable(),
   recordedAt: z.iso.datetime(),
 })

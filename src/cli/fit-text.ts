@@ -1,15 +1,14 @@
 // Text that fits the terminal: word wrap with a hanging indent, and cutting with a visible `…`.
+import { cutText } from '../verdict/text'
 
 /** Columns of plain text (code points; the CLI's output has no wide characters of its own). */
 export function columns(text: string): number {
   return Array.from(text).length
 }
 
-/** Cuts `text` to `max` columns, ending with `…` when cut. */
+/** Cuts `text` to `max` columns, ending with `…` when cut (the one cutting rule, `cutText`). */
 export function shorten(text: string, max: number): string {
-  const chars = Array.from(text)
-  if (chars.length <= max) return text
-  return max <= 1 ? '…'.slice(0, Math.max(0, max)) : `${chars.slice(0, max - 1).join('')}…`
+  return cutText(text, max)
 }
 
 /** Cuts `text` to `max` columns from the left, starting with `…` when cut (for paths: the file name stays). */

@@ -2,6 +2,8 @@ import type { Finding } from '../metrics/detectors/finding'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
 import { terminalSafe } from '../verdict/safe-text'
+// Tree lines and findings cite the first 8 characters of a long id with no `…` (the legend explains the cut).
+import { shortSpanId } from '../verdict/text'
 import { columns, shorten, wrapLine } from './fit-text'
 
 /** Traces up to this many spans are printed in full; longer ones fold clean subtrees and runs. */
@@ -24,11 +26,6 @@ export interface RenderOptions {
   color?: boolean
   /** Columns to fit: span lines shorten the name, reasons and evidence wrap. Default: no limit. */
   width?: number
-}
-
-/** The id a tree line shows and findings cite: the first 8 characters of a long id. */
-export function shortSpanId(id: string): string {
-  return id.length > 10 ? id.slice(0, 8) : id
 }
 
 /**
@@ -99,7 +96,7 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
     rest.push(span.status === 'error' ? ['error', red, undefined] : [span.status, dim, 3])
     rest.push([formatDuration(span.durationNs), undefined, 4])
     if (span.tokens) rest.push([`${span.tokens.total.toLocaleString('en-US')} tok`, undefined, 0])
-    if (cited.has(span.id)) rest.push([`id ${shortSpanId(span.id)}`, undefined, undefined])
+    if (cited.has(span.id)) rest.push([`id ${shortSpanId(span.id, '')}`, undefined, undefined])
     if (hidden > 0) rest.push([`(+${hidden} ok spans folded)`, dim, undefined])
     const name = terminalSafe(span.name)
     const tailWidth = () => rest.reduce((n, [t]) => n + 2 + columns(t), 0)
@@ -122,7 +119,7 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
       lines.push(...reason)
       const raw = terminalSafe(f.evidence)
       const evidence = raw.length > EVIDENCE_CHARS ? `${raw.slice(0, EVIDENCE_CHARS)}…` : raw
-      const from = f.evidenceSpanId ? ` (from span ${shortSpanId(f.evidenceSpanId)})` : ''
+      const from = f.evidenceSpanId ? ` (from span ${shortSpanId(f.evidenceSpanId, '')})` : ''
       lines.push(...wrapLine(`${pad}evidence${from}: ${JSON.stringify(evidence)}`, width, `${pad}  `, EVIDENCE_LINES).map((l) => dim(l)))
     }
   }
@@ -166,7 +163,7 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
 function citedSpans(trace: Trace, findings: readonly Finding[]): Set<string> {
   const cited = new Set<string>()
   const byPrefix = new Map<string, string>()
-  for (const s of trace.spans) byPrefix.set(shortSpanId(s.id), s.id)
+  for (const s of trace.spans) byPrefix.set(shortSpanId(s.id, ''), s.id)
   for (const f of findings) {
     cited.add(f.spanId)
     if (f.evidenceSpanId) cited.add(f.evidenceSpanId)

@@ -3,7 +3,7 @@ import { abortGroup } from '../judges/abort-group'
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge, type CallJudgeResult } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
-import { judgeCalls } from '../metrics/judge-calls'
+import { judgeCalls, tokenUsageOf } from '../metrics/judge-calls'
 import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/agent-diagnosis'
 import type { Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
@@ -130,10 +130,7 @@ function judgeInfo(judge: Judge, responses: JudgeResponse<unknown>[], results: C
     provider: judge.provider,
     model: judge.model,
     promptVersion: PROMPT_VERSION,
-    tokens: {
-      input: [...responses.map((r) => r.usage), ...wasted].reduce((n, u) => n + u.inputTokens, 0),
-      output: [...responses.map((r) => r.usage), ...wasted].reduce((n, u) => n + u.outputTokens, 0),
-    },
+    tokens: tokenUsageOf([...responses.map((r) => r.usage), ...wasted]),
     costUsd: costs.length === 0 || costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
     latencyMs,
     cached: responses.length > 0 && responses.every((r) => r.cached),

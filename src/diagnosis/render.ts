@@ -124,13 +124,3 @@ export function errorText(span: Span): string {
   return parts.join('\n')
 }
 
-/**
- * Text collapsed to one line and cut to `maxChars` (with `…`), for compact step lists.
- *
- * @example
- * oneLine('a\n  b', 10) // 'a b'
- */
-export function oneLine(text: string, maxChars: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length <= maxChars ? flat : `${flat.slice(0, Math.max(0, maxChars - 1))}…`
-}

@@ -2,14 +2,15 @@
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
-import { judgeCalls } from '../metrics/judge-calls'
+import { judgeCalls, tokenUsageOf } from '../metrics/judge-calls'
 import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/span-diagnosis'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
+import { oneLineExcerpt } from '../verdict/text'
 import { canonicalView } from './canonical'
 import { fitToTokens } from './fit-tokens'
-import { errorText, oneLine, plainText } from './render'
+import { errorText, plainText } from './render'
 import { spanPrompt } from './span-context'
 import { SPAN_ASPECTS, SpanJudgementSchema, type SpanJudgement } from './span-judgement'
 import type { CompactStep } from './steps'
@@ -71,14 +72,14 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
     },
     { scoreOf: (o) => Math.min(o.instruction_following.score, o.reasoning_integrity.score, o.tool_completeness.score), signal: ctx.signal },
   )
-  const subject = oneLine(plainText(span.output) || plainText(span.input), SUBJECT_CHARS)
+  const subject = oneLineExcerpt(plainText(span.output) || plainText(span.input), SUBJECT_CHARS)
   if (result.status === 'unjudgeable') {
     const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
     const info: JudgeInfo = {
       provider: ctx.judge.provider,
       model: ctx.judge.model,
       promptVersion: PROMPT_VERSION,
-      tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
+      tokens: tokenUsageOf([usage]),
       latencyMs: Math.round(performance.now() - started),
       cached: false,
       calls: judgeCalls([], [result.error]),
@@ -156,7 +157,7 @@ function judgeInfo(responses: JudgeResponse<unknown>[]): JudgeInfo {
     provider: first.provider,
     model: first.model,
     promptVersion: PROMPT_VERSION,
-    tokens: { input: responses.reduce((n, r) => n + r.usage.inputTokens, 0), output: responses.reduce((n, r) => n + r.usage.outputTokens, 0) },
+    tokens: tokenUsageOf(responses.map((r) => r.usage)),
     costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
     latencyMs: Math.max(...responses.map((r) => r.latencyMs)),
     cached: responses.every((r) => r.cached),

@@ -5,8 +5,9 @@ import { FINAL_ANSWER_TOOLS } from '../metrics/detectors/agent-run'
 import { canonical } from '../metrics/detectors/repeated-calls'
 import type { Message, Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
+import { oneLineExcerpt } from '../verdict/text'
 import { canonicalView } from './canonical'
-import { errorText, isMessageList, oneLine, payloadText } from './render'
+import { errorText, isMessageList, payloadText } from './render'
 
 /** What a step is. */
 export type StepKind = 'plan' | 'call' | 'code' | 'delegate' | 'answer'
@@ -66,14 +67,14 @@ function planOf(span: Span, parent: Span | undefined): string | undefined {
 }
 
 function argsDigest(value: unknown): string {
-  return oneLine(typeof value === 'string' ? value : payloadText(value), ARGS_CHARS)
+  return oneLineExcerpt(typeof value === 'string' ? value : payloadText(value), ARGS_CHARS)
 }
 
 function resultDigest(span: Span): string {
   const error = errorText(span)
-  if (span.status === 'error' || error !== '') return `error: ${oneLine(error || 'failed (no message)', ERROR_CHARS)}`
+  if (span.status === 'error' || error !== '') return `error: ${oneLineExcerpt(error || 'failed (no message)', ERROR_CHARS)}`
   const out = outputText(span)
-  return out === '' ? 'ok' : `ok: ${oneLine(out, RESULT_CHARS)}`
+  return out === '' ? 'ok' : `ok: ${oneLineExcerpt(out, RESULT_CHARS)}`
 }
 
 /**
@@ -109,7 +110,7 @@ export function compactSteps(trace: Trace): CompactStep[] {
     const parent = trace.parent(span.id)
     if (span.kind === 'agent' && scopeOf(span)) {
       const task = taskOf(span)
-      steps.push({ ...base(span), kind: 'delegate', tool: agentName(span), key: `${agentName(span)}\u0000${canonical(task)}`, failed: span.status === 'error', text: `delegate to ${agentName(span)}: ${oneLine(task, ARGS_CHARS)} → ${resultDigest(span)}` })
+      steps.push({ ...base(span), kind: 'delegate', tool: agentName(span), key: `${agentName(span)}\u0000${canonical(task)}`, failed: span.status === 'error', text: `delegate to ${agentName(span)}: ${oneLineExcerpt(task, ARGS_CHARS)} → ${resultDigest(span)}` })
     } else if (span.kind === 'tool') {
       const tool = span.toolName ?? span.name
       const args = span.toolArgs ?? span.input
@@ -124,7 +125,7 @@ export function compactSteps(trace: Trace): CompactStep[] {
       })
     } else if (span.kind === 'llm') {
       const plan = planOf(span, parent)
-      if (plan) steps.push({ ...base(span), kind: 'plan', failed: false, plan, text: `plan: ${oneLine(plan, 300)}` })
+      if (plan) steps.push({ ...base(span), kind: 'plan', failed: false, plan, text: `plan: ${oneLineExcerpt(plan, 300)}` })
       steps.push(...actionsOf(trace, span, base(span)))
     }
   }
@@ -146,7 +147,7 @@ function actionsOf(trace: Trace, llm: Span, base: StepBase): CompactStep[] {
   const failed = parent?.kind === 'chain' && (parent.status === 'error' || errorText(parent) !== '')
   const code = CODE_BLOCK.exec(outputText(llm))?.[1]
   if (code !== undefined) {
-    return [{ ...base, kind: 'code', tool: 'python', key: `python\u0000${code.replace(/\s+/g, ' ').trim()}`, failed, text: `code: ${oneLine(code, CODE_CHARS)}${outcome ? ` → ${outcome}` : ''}` }]
+    return [{ ...base, kind: 'code', tool: 'python', key: `python\u0000${code.replace(/\s+/g, ' ').trim()}`, failed, text: `code: ${oneLineExcerpt(code, CODE_CHARS)}${outcome ? ` → ${outcome}` : ''}` }]
   }
   const hasToolSpans = siblings.some((s) => s.kind === 'tool' || (s.kind === 'agent' && s.startNs >= llm.startNs))
   if (hasToolSpans) return []

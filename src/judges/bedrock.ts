@@ -1,5 +1,6 @@
 import type { BedrockRuntimeClient, BedrockRuntimeClientConfig, ContentBlock, ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime'
 import type { z } from 'zod'
+import { DEFAULT_BEDROCK_MODEL } from '../config/judge-spec'
 import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText, wholeDocument } from './parse-output'
@@ -12,8 +13,9 @@ import type { ContentPart } from './types'
 let bedrockModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined
 const loadBedrock = () => (bedrockModule ??= import('@aws-sdk/client-bedrock-runtime'))
 
-/** Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals). */
-export const DEFAULT_BEDROCK_MODEL = 'global.anthropic.claude-sonnet-4-6'
+// Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals); it lives in
+// src/config because `AGENT_VERDICT_JUDGE=bedrock` resolves to it there, and is exported here with the judge.
+export { DEFAULT_BEDROCK_MODEL }
 
 export interface BedrockJudgeOptions extends JudgeReliabilityOptions {
   /** Model or inference-profile id. Default `global.anthropic.claude-sonnet-4-6`. */

@@ -2,14 +2,11 @@
 // globalSetup) hands out permits to every worker, so N workers share one concurrency limit, one
 // adaptive back-off on 429s and an optional requests-per-minute cap. See docs/decisions/0023.
 import { createServer, type Server, type Socket } from 'node:net'
+import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY, requestsPerMinuteFromEnv } from '../config/limits'
 import { AdaptiveLimiter, type LimiterOutcome, type LimiterRelease } from './limiter'
 
 /** Env var carrying the coordinator's `127.0.0.1:PORT` to worker processes. */
 export const COORDINATOR_ENV = 'AGENT_VERDICT_COORDINATOR'
-/** Env var setting the whole run's judge concurrency (overrides the judge's `concurrency` option). */
-export const CONCURRENCY_ENV = 'AGENT_VERDICT_CONCURRENCY'
-/** Env var capping judge requests per minute across the run (optional). */
-export const RPM_ENV = 'AGENT_VERDICT_RPM'
 /** Key under which the coordinator address is passed with Vitest's `provide`/`inject`. */
 export const COORDINATOR_PROVIDE_KEY = 'agentVerdictCoordinator'
 
@@ -71,8 +68,8 @@ interface Pool {
  */
 export async function startCoordinator(options: CoordinatorOptions = {}): Promise<RunCoordinator> {
   const env = options.env ?? process.env
-  const fixed = options.concurrency ?? parsePositive(env[CONCURRENCY_ENV], CONCURRENCY_ENV)
-  const rpm = options.requestsPerMinute ?? parsePositive(env[RPM_ENV], RPM_ENV)
+  const fixed = options.concurrency ?? concurrencyFromEnv(env)
+  const rpm = options.requestsPerMinute ?? requestsPerMinuteFromEnv(env)
   const now = options.now ?? Date.now
   const pools = new Map<string, Pool>()
   const sockets = new Set<Socket>()
@@ -80,7 +77,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   const poolFor = (name: string, wanted: number | undefined): Pool => {
     let pool = pools.get(name)
     if (!pool) {
-      const limit = fixed ?? (wanted && Number.isInteger(wanted) && wanted > 0 ? wanted : 8)
+      const limit = fixed ?? (wanted && Number.isInteger(wanted) && wanted > 0 ? wanted : DEFAULT_JUDGE_CONCURRENCY)
       pool = { limiter: new AdaptiveLimiter({ concurrency: limit }), stats: { pool: name, limit, peakInFlight: 0, grants: 0, waits: 0, throttled: 0, cuts: 0 }, starts: [] }
       pools.set(name, pool)
     }
@@ -203,14 +200,6 @@ export function readLines(socket: Socket, onMessage: (msg: CoordinatorMessage) =
     }
     if (buffer.length > 1_000_000) socket.destroy()
   })
-}
-
-/** A positive integer from an env var, undefined when unset; a bad value throws saying what to set. */
-export function parsePositive(raw: string | undefined, name: string): number | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name}="${raw}" must be a positive integer (e.g. ${name}=8), or unset`)
-  return n
 }
 
 /**

@@ -122,6 +122,7 @@ function dropNulls(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, dropNulls(v)]))
 }
 
+// Not src/verdict/text's oneLineExcerpt: judges may import only config and media (DESIGN's arrows).
 function short(text: string, max = 160): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length > max ? `${flat.slice(0, max)}…` : flat

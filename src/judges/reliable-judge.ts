@@ -1,4 +1,4 @@
-import { CONCURRENCY_ENV, parsePositive } from './coordinator'
+import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY } from '../config/limits'
 import { costOf, type ModelPrice } from './cost'
 import { JudgeOutputError } from './errors'
 import { scrubDeep } from '../config/secrets'
@@ -51,7 +51,7 @@ export function createReliableJudge(
   options: JudgeReliabilityOptions & { /** Where the judge is, without credentials, for messages. */ endpoint?: string } = {},
 ): ReliableJudge {
   // AGENT_VERDICT_CONCURRENCY wins over the option, as it does in the run coordinator: one knob for CI.
-  const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: parsePositive(process.env[CONCURRENCY_ENV], CONCURRENCY_ENV) ?? options.concurrency ?? 8 })
+  const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: concurrencyFromEnv() ?? options.concurrency ?? DEFAULT_JUDGE_CONCURRENCY })
   const ctx = { provider, model, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }
   // Run-wide permits when the run has a coordinator, else this process's limiter.
   const permits = runWidePermits(`${provider}:${model}`, limiter)

@@ -33,10 +33,9 @@ export interface JudgeRequest<T = unknown> {
   spanId?: string
 }
 
-export interface JudgeUsage {
-  inputTokens: number
-  outputTokens: number
-}
+import type { JudgeUsage } from './usage'
+
+export type { JudgeUsage }
 
 export interface JudgeResponse<T = unknown> {
   output: T

@@ -1,6 +1,6 @@
 import type { JudgeError } from '../judges/errors'
-import type { JudgeResponse } from '../judges/types'
-import type { JudgeInfo } from '../verdict/verdict'
+import type { JudgeResponse, JudgeUsage } from '../judges/types'
+import type { JudgeInfo, TokenUsage } from '../verdict/verdict'
 
 /**
  * Every request behind one verdict, counted apart for the report totals: each sample's HTTP attempts
@@ -35,4 +35,22 @@ export function judgeCalls(responses: readonly JudgeResponse<unknown>[], errors:
     retries += attempts - 1 - asked
   }
   return { made, replayed, retries, reasks }
+}
+
+/**
+ * The verdict's token usage (`{ input, output }`, the report contract) from the judges' counts: the sum
+ * of every call behind the verdict, failed samples and calls without counts (`undefined`) included as 0.
+ * The one place judge usage becomes verdict usage.
+ *
+ * @example
+ * tokenUsageOf([{ inputTokens: 1200, outputTokens: 80 }, undefined]) // { input: 1200, output: 80 }
+ */
+export function tokenUsageOf(usages: readonly (JudgeUsage | undefined)[]): TokenUsage {
+  let input = 0
+  let output = 0
+  for (const u of usages) {
+    input += u?.inputTokens ?? 0
+    output += u?.outputTokens ?? 0
+  }
+  return { input, output }
 }

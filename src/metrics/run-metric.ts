@@ -5,7 +5,7 @@ import { checkImageLimits } from '../media/limits'
 import { loadImage } from '../media/load'
 import { toImagePart, type LoadedImage } from '../media/loaded-image'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
-import { judgeCalls } from './judge-calls'
+import { judgeCalls, tokenUsageOf } from './judge-calls'
 import { contentParts, isLoadedImage, normalizeScore, type MetricDefinition, type MetricImage } from './metric'
 
 /** Options of {@link runMetric}. */
@@ -77,7 +77,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
       provider: judge.provider,
       model: judge.model,
       promptVersion: metric.promptVersion,
-      tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
+      tokens: tokenUsageOf([usage]),
       latencyMs: Math.round(performance.now() - started),
       cached: false,
       calls: judgeCalls([], [result.error]),
@@ -134,10 +134,7 @@ function judgeInfo(responses: JudgeResponse<unknown>[], promptVersion: string): 
     provider: first.provider,
     model: first.model,
     promptVersion,
-    tokens: {
-      input: responses.reduce((n, r) => n + r.usage.inputTokens, 0),
-      output: responses.reduce((n, r) => n + r.usage.outputTokens, 0),
-    },
+    tokens: tokenUsageOf(responses.map((r) => r.usage)),
     costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
     latencyMs: Math.max(...responses.map((r) => r.latencyMs)),
     cached: responses.every((r) => r.cached),

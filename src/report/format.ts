@@ -1,31 +1,13 @@
 // Small pure helpers shared by the terminal, HTML and GitHub renderers.
 import type { ReportTest, ReportTotals, ReportTrace } from '../verdict/report'
 import { formatScoreVsMin, scoreOnScale } from '../verdict/score'
+import { shortSpanId } from '../verdict/text'
 import type { Verdict, VerdictOutcome } from '../verdict/verdict'
 
 export type ReportSpan = ReportTrace['spans'][number]
 
 export const OUTCOME_SYMBOL: Record<VerdictOutcome, string> = { pass: '✓', fail: '✗', unjudgeable: '?' }
 export const STATE_SYMBOL: Record<ReportTest['state'], string> = { pass: '✓', fail: '✗', skip: '↓', pending: '…' }
-
-/** Collapses whitespace (reasons are often multi-line) so one verdict stays on one line. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
-}
-
-/** Cuts `text` to at most `max` characters (code points), ending with `…` when cut. */
-export function truncate(text: string, max: number): string {
-  if (!Number.isFinite(max)) return text
-  const chars = Array.from(text)
-  if (chars.length <= max) return text
-  if (max <= 1) return max === 1 ? '…' : ''
-  return chars.slice(0, max - 1).join('') + '…'
-}
-
-/** `4a1f9c2e…` for long ids; short ids are shown whole. */
-export function shortId(id: string): string {
-  return id.length > 10 ? `${id.slice(0, 8)}…` : id
-}
 
 /** The score on the metric's own scale (`2/5`, `0/1`, `0.50`), `n/a` without one. */
 export function formatScore(v: Verdict): string {
@@ -69,7 +51,7 @@ export function formatPath(names: readonly string[]): string {
 
 /** `tool:search (id 4a1f9c2e…, path root › Step 4 › search)`, the way trace matchers name a span. */
 export function describeSpan(span: ReportSpan, path: readonly string[]): string {
-  return `${span.kind}:${span.name} (id ${shortId(span.id)}, path ${formatPath(path)})`
+  return `${span.kind}:${span.name} (id ${shortSpanId(span.id)}, path ${formatPath(path)})`
 }
 
 /** The verdicts that judged this span: listed in `verdictIds`, or span-level with its `spanId`. */
@@ -130,7 +112,7 @@ export function traceCounts(trace: ReportTrace, verdicts: readonly Verdict[]): T
 /** `trace 21f0c6c8… · 32 spans · 6 failing · 9 above them by propagation · 2 span verdicts passed`. */
 export function traceSummary(trace: ReportTrace, verdicts: readonly Verdict[]): string {
   const c = traceCounts(trace, verdicts)
-  const parts = [`trace ${shortId(trace.id)}`, `${c.spans} spans`, `${c.failing} failing`]
+  const parts = [`trace ${shortSpanId(trace.id)}`, `${c.spans} spans`, `${c.failing} failing`]
   if (c.propagated > 0) parts.push(`${c.propagated} above them by propagation`)
   if (c.unjudgeable > 0) parts.push(`${c.unjudgeable} unjudgeable`)
   if (c.passedVerdicts > 0) parts.push(`${c.passedVerdicts} span ${c.passedVerdicts === 1 ? 'verdict' : 'verdicts'} passed`)

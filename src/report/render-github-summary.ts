@@ -2,8 +2,9 @@
 import { appendFile, stat } from 'node:fs/promises'
 import type { Report, ReportTest } from '../verdict/report'
 import { assertionStatus, judgedNote } from '../verdict/assertion'
+import { oneLineExcerpt, shortSpanId } from '../verdict/text'
 import type { Verdict, VerdictAssertion } from '../verdict/verdict'
-import { OUTCOME_SYMBOL, describeSpan, formatInt, formatScoreVsThreshold, indexSpans, oneLine, shortId, spanPath, stripAnsi, totalsParts, truncate } from './format'
+import { OUTCOME_SYMBOL, describeSpan, formatInt, formatScoreVsThreshold, indexSpans, spanPath, stripAnsi, totalsParts } from './format'
 
 /** GitHub rejects step summaries over 1 MiB; stay clearly below it. */
 export const GITHUB_SUMMARY_LIMIT = 1024 * 1024
@@ -19,7 +20,7 @@ export interface GithubSummaryOptions {
 
 /** Escapes text for a Markdown table cell: no pipes, no newlines, no raw HTML, no markup. */
 export function escapeMarkdownCell(text: string): string {
-  return oneLine(text)
+  return oneLineExcerpt(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -86,7 +87,7 @@ function renderAssertionRow(test: ReportTest, a: VerdictAssertion): string {
     'assertion',
     '',
     a.negated ? 'passed, expected not' : 'failed',
-    escapeMarkdownCell(truncate(oneLine(stripAnsi(test.error ?? '').split('\n')[0] ?? ''), MAX_REASON)),
+    escapeMarkdownCell(oneLineExcerpt(stripAnsi(test.error ?? '').split('\n')[0] ?? '', MAX_REASON)),
   ]
   return `| ${cells.join(' | ')} |\n`
 }
@@ -99,7 +100,7 @@ function renderRow(test: ReportTest, v: Verdict): string {
     escapeMarkdownCell(where(test, v)),
     escapeMarkdownCell(v.outcome === 'unjudgeable' ? 'unjudgeable' : formatScoreVsThreshold(v)),
     escapeMarkdownCell(judgedNote(v) ?? v.outcome),
-    escapeMarkdownCell(truncate(oneLine(v.reason), MAX_REASON)),
+    escapeMarkdownCell(oneLineExcerpt(v.reason, MAX_REASON)),
   ]
   return `| ${cells.join(' | ')} |\n`
 }
@@ -111,7 +112,7 @@ function where(test: ReportTest, v: Verdict): string {
     const span = v.spanId === undefined ? undefined : index.get(v.spanId)
     if (span) return describeSpan(span, spanPath(trace, span.id, index))
   }
-  return `span ${v.spanId ? shortId(v.spanId) : '?'}`
+  return `span ${v.spanId ? shortSpanId(v.spanId) : '?'}`
 }
 
 /**

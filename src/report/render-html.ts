@@ -3,8 +3,9 @@ import { basename, isAbsolute, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { assertionStatus, judgedNote } from '../verdict/assertion'
 import type { Report, ReportTest, ReportTrace } from '../verdict/report'
+import { shortSpanId } from '../verdict/text'
 import type { Verdict } from '../verdict/verdict'
-import { OUTCOME_SYMBOL, STATE_SYMBOL, formatCost, formatInt, formatScoreVsThreshold, indexSpans, shortId, totalsParts, traceSummary, verdictsOfSpan, type ReportSpan } from './format'
+import { OUTCOME_SYMBOL, STATE_SYMBOL, formatCost, formatInt, formatScoreVsThreshold, indexSpans, totalsParts, traceSummary, verdictsOfSpan, type ReportSpan } from './format'
 import { HTML_SCRIPT, HTML_STYLE } from './html-assets'
 
 /** An image resolved for embedding (`dataUrl`), or why it was not (`skipped`). Keyed by `image.source`. */
@@ -220,7 +221,7 @@ function renderSpanLabel(span: ReportSpan, own: readonly Verdict[]): string {
       return `<li class="span-verdict ${status}"><span class="sym ${status}">${OUTCOME_SYMBOL[status]}</span> ${anchor}${note}: ${e(v.reason)}</li>`
     })
     .join('')
-  return `<span class="kind">${e(span.kind)}</span>:<span class="name">${e(span.name)}</span> <code class="id">${e(shortId(span.id))}</code>${
+  return `<span class="kind">${e(span.kind)}</span>:<span class="name">${e(span.name)}</span> <code class="id">${e(shortSpanId(span.id))}</code>${
     items ? `<ul class="span-verdicts">${items}</ul>` : ''
   }`
 }

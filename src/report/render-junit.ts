@@ -3,8 +3,9 @@
 // verdicts, each verdict a <property> and a line of <system-out>, failing verdicts in the <failure> text.
 import type { Report, ReportTest } from '../verdict/report'
 import { assertionStatus, judgedNote } from '../verdict/assertion'
+import { oneLineExcerpt } from '../verdict/text'
 import type { Verdict } from '../verdict/verdict'
-import { describeSpan, formatScoreVsThreshold, indexSpans, OUTCOME_SYMBOL, oneLine, spanPath, stripAnsi, totalsParts, truncate } from './format'
+import { describeSpan, formatScoreVsThreshold, indexSpans, OUTCOME_SYMBOL, spanPath, stripAnsi, totalsParts } from './format'
 
 export const DEFAULT_JUNIT_FILE = 'agent-verdict-junit.xml'
 
@@ -55,14 +56,14 @@ function verdictName(v: Verdict): string {
 function verdictLine(test: ReportTest, v: Verdict): string {
   const score = v.outcome === 'unjudgeable' ? 'unjudgeable' : formatScoreVsThreshold(v)
   const note = judgedNote(v) ? ` (${judgedNote(v)})` : ''
-  return `${OUTCOME_SYMBOL[assertionStatus(v)]} ${verdictName(v)} ${placeOf(test, v)} ${score}${note}: ${oneLine(v.reason)}`
+  return `${OUTCOME_SYMBOL[assertionStatus(v)]} ${verdictName(v)} ${placeOf(test, v)} ${score}${note}: ${oneLineExcerpt(v.reason)}`
 }
 
 function property(test: ReportTest, v: Verdict): string {
   const score = v.outcome === 'unjudgeable' ? 'n/a' : formatScoreVsThreshold(v)
   const where = v.level === 'span' && v.spanId !== undefined ? ` span ${v.spanId}` : ''
   const outcome = judgedNote(v) ? `${v.outcome} (expected not: assertion ${assertionStatus(v) === 'pass' ? 'passed' : 'failed'})` : v.outcome
-  const value = `${outcome} ${score}: ${truncate(oneLine(v.reason), MAX_PROPERTY_REASON)}`
+  const value = `${outcome} ${score}: ${oneLineExcerpt(v.reason, MAX_PROPERTY_REASON)}`
   return `        <property${attrs({ name: `verdict ${verdictName(v)}${where}`, value })}/>\n`
 }
 
@@ -75,7 +76,7 @@ function testcase(test: ReportTest): string {
     const error = test.error ? stripAnsi(test.error).trim() : ''
     const first = error.split('\n')[0] || (failing[0] ? verdictLine(test, failing[0]) : 'test failed')
     const text = [error, ...failing.map((v) => verdictLine(test, v))].filter(Boolean).join('\n')
-    body += `      <failure${attrs({ message: truncate(oneLine(first), MAX_FAILURE_MESSAGE), type: 'AssertionError' })}>${escapeXmlText(text)}</failure>\n`
+    body += `      <failure${attrs({ message: oneLineExcerpt(first, MAX_FAILURE_MESSAGE), type: 'AssertionError' })}>${escapeXmlText(text)}</failure>\n`
   } else if (test.state === 'skip' || test.state === 'pending') {
     body += `      <skipped${attrs({ message: test.state === 'pending' ? 'pending' : undefined })}/>\n`
   }

@@ -3,6 +3,7 @@ import { styleText } from 'node:util'
 import { assertionStatus, judgedNote } from '../verdict/assertion'
 import type { Report, ReportTest, ReportTrace } from '../verdict/report'
 import { terminalSafe } from '../verdict/safe-text'
+import { oneLineExcerpt, shortSpanId } from '../verdict/text'
 import type { Verdict, VerdictOutcome } from '../verdict/verdict'
 import {
   OUTCOME_SYMBOL,
@@ -11,13 +12,10 @@ import {
   formatScoreVsThreshold,
   indexSpans,
   isInTraces,
-  oneLine,
-  shortId,
   spanPath,
   stripAnsi,
   totalsParts,
   traceSummary,
-  truncate,
   verdictLabel,
   verdictsOfSpan,
 } from './format'
@@ -99,7 +97,7 @@ function renderTest(test: ReportTest, line: Line, row: Row, width: number): stri
   for (const trace of test.traces ?? []) out.push(...renderTrace(trace, test.verdicts, line, width))
   const explained = test.verdicts.some((v) => assertionStatus(v) !== 'pass')
   if (test.state === 'fail' && test.error && !explained) {
-    out.push(line([{ text: `    error: ${oneLine(stripAnsi(test.error).split('\n')[0] ?? '')}`, style: 'dim' }]))
+    out.push(line([{ text: `    error: ${oneLineExcerpt(stripAnsi(test.error).split('\n')[0] ?? '')}`, style: 'dim' }]))
   }
   return out
 }
@@ -138,12 +136,12 @@ function outcomeLabel(v: Verdict): string {
 
 function metricLabel(v: Verdict): string {
   if (v.level === 'agent') return `${v.metric} [agent]`
-  if (v.level === 'span') return `${v.metric} [span ${v.spanId ? shortId(v.spanId) : '?'}]`
+  if (v.level === 'span') return `${v.metric} [span ${v.spanId ? shortSpanId(v.spanId) : '?'}]`
   return v.metric
 }
 
 function reasonOf(v: Verdict): string {
-  return truncate(oneLine(v.reason), MAX_REASON) || '(no reason given)'
+  return oneLineExcerpt(v.reason, MAX_REASON) || '(no reason given)'
 }
 
 function totalsSegments(report: Report): Segment[] {

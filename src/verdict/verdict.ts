@@ -5,12 +5,22 @@ export const VerdictLevelSchema = z.enum(['output', 'span', 'agent'])
 export const VerdictScaleSchema = z.enum(['binary', 'likert5', 'ratio'])
 export const VerdictOutcomeSchema = z.enum(['pass', 'fail', 'unjudgeable'])
 
+/**
+ * Tokens a judge used for a verdict: the one token-usage shape of the verdict and report contract.
+ * (Judges count in `JudgeUsage`, `{ inputTokens, outputTokens }`, converted once by `tokenUsageOf`.)
+ *
+ * @example
+ * TokenUsageSchema.parse({ input: 1200, output: 80 })
+ */
+export const TokenUsageSchema = z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() })
+export type TokenUsage = z.infer<typeof TokenUsageSchema>
+
 /** Who judged, at what cost. `cached` is true when the verdict was replayed from a cassette. */
 export const JudgeInfoSchema = z.object({
   provider: z.string(),
   model: z.string(),
   promptVersion: z.string(),
-  tokens: z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() }),
+  tokens: TokenUsageSchema,
   costUsd: z.number().nonnegative().nullable().optional(),
   latencyMs: z.number().nonnegative(),
   cached: z.boolean(),

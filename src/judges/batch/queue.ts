@@ -5,6 +5,7 @@ import { appendFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { scrubDeep } from '../../config/secrets'
+import { JudgeUsageSchema } from '../usage'
 
 const KEY = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
 
@@ -43,7 +44,7 @@ export const BatchResultSchema = z.object({
   candidates: z.array(z.json()).optional(),
   /** Text blocks beside tool calls (Bedrock): each one that is, as a whole, a valid verdict is a candidate too, as live. */
   texts: z.array(z.string()).optional(),
-  usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).optional(),
+  usage: JudgeUsageSchema.optional(),
   error: z.string().optional(),
 })
 export type BatchResult = z.infer<typeof BatchResultSchema>

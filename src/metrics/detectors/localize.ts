@@ -1,5 +1,6 @@
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
+import { shortSpanId } from '../../verdict/text'
 
 /** LLM and TOOL spans are where TRAIL (and a reader of the diagnosis) expects an error to be named. */
 export function isLeafKind(span: Span): boolean {
@@ -59,5 +60,5 @@ export function errorBelow(trace: Trace, isError: (span: Span) => boolean): Set<
 
 /** Short human label of a span for reasons: `TOOL PageDownTool (9996caac…)`. */
 export function spanLabel(span: Span): string {
-  return `${span.kind.toUpperCase()} ${span.name} (${span.id.length > 10 ? `${span.id.slice(0, 8)}…` : span.id})`
+  return `${span.kind.toUpperCase()} ${span.name} (${shortSpanId(span.id)})`
 }
