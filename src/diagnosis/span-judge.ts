@@ -153,7 +153,7 @@ export function judgementVerdicts(span: Span, reply: SpanJudgement, threshold: n
       threshold: 1,
       pass: false,
       outcome: 'fail',
-      reason: `further error of this span${quotedFrom(span, quote) ? '' : ' (the evidence is not a verbatim quote of this span)'}`,
+      reason: `a further error of this span, besides ${reply.error_category}, with its own quote${quotedFrom(span, quote) ? '' : ' (the evidence is not a verbatim quote of this span)'}`,
       category: extra.category,
       evidence: quote,
     })

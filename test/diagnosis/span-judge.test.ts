@@ -67,7 +67,7 @@ describe('one category per piece of evidence', () => {
     ])
     expect(categories[0].judge).toBeDefined()
     expect(categories[1].judge).toBeUndefined()
-    expect(categories[1].reason).not.toContain('not a verbatim quote')
+    expect(categories[1].reason).toBe('a further error of this span, besides Tool Output Misinterpretation, with its own quote')
   })
 
   test.each([
