@@ -1,10 +1,11 @@
 // TRAIL oracle mode: the judge path with a scripted judge that knows the gold. What it still misses is
-// what span selection, truncation, detector skips and the one-category reply lose before any judge answers.
+// what span selection, truncation, detector skips and the one-category-per-evidence rule lose before any judge answers.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { diagnose } from '../diagnosis/diagnose'
 import { spanPrompt } from '../diagnosis/span-context'
+import { additionalErrors } from '../diagnosis/span-judge'
 import { SpanJudgementSchema, type SpanJudgement } from '../diagnosis/span-judgement'
 import { compactSteps } from '../diagnosis/steps'
 import { JUDGE_CATEGORIES } from '../taxonomy'
@@ -25,7 +26,8 @@ import type { TrailPredictor } from './trail-prediction'
  * - `skipped: detector explained the span`: a detector finding on the span kept it from the judge, with another category;
  * - `category not offered to the judge`: the gold label is not among the reply's categories;
  * - `truncated away`: the evidence is in the span's uncut prompt but not in the prompt sent (cut to the budget);
- * - `second category on the span`: the reply names one category per span, and another gold error of the span took it;
+ * - `second category on the same evidence`: the gold names another category of the span on the same passage,
+ *   and one piece of evidence supports one category in a reply (the first gold category for it is named);
  * - `lost after the judge`: the oracle named it, but it is not in the prediction (propagation, conversion).
  */
 export const OracleLossReasonSchema = z.enum([
@@ -34,7 +36,7 @@ export const OracleLossReasonSchema = z.enum([
   'skipped: detector explained the span',
   'category not offered to the judge',
   'truncated away',
-  'second category on the span',
+  'second category on the same evidence',
   'lost after the judge',
 ])
 export type OracleLossReason = z.infer<typeof OracleLossReasonSchema>
@@ -76,7 +78,8 @@ const ORACLE_ID = { id: 'oracle:gold', provider: 'oracle', model: 'gold' } as co
  * Oracle mode: `diagnose` each trace exactly as judge mode does (same selection, prompts, budget,
  * detectors, propagation) with a scripted judge that answers each span call from the gold errors of that
  * span only: the first gold category whose evidence is in the prompt it was sent (or whose evidence is no
- * verbatim quote of the span, so visibility cannot be told), and "none" otherwise. The agent-level calls
+ * verbatim quote of the span, so visibility cannot be told) as the reply's category, every further such gold
+ * error as an additional error with its own quote, and "none" otherwise. The agent-level calls
  * are answered with neutral scores and the prediction carries no trace scores. Every gold error missing
  * from the prediction is reported to `onLosses` with its reason.
  *
@@ -88,7 +91,7 @@ export function oraclePredictor(options: OraclePredictorOptions): TrailPredictor
   const budgetTokens = options.budgetTokens ?? DEFAULT_BUDGET_TOKENS
   return async (trace, ctx) => {
     const gold = await readGold(join(options.dir, TRAIL_SPLIT_DIRS[ctx.split].gold, `${ctx.traceId}.json`))
-    const answered = new Map<string, string>()
+    const answered = new Map<string, Set<string>>()
     const losses: OracleLoss[] = []
     const loss = (e: GoldError, reason: OracleLossReason, detail: string) =>
       losses.push({ traceId: ctx.traceId, spanId: e.location, category: e.category, reason, detail })
@@ -129,13 +132,13 @@ export function oraclePredictor(options: OraclePredictorOptions): TrailPredictor
       if (!span) loss(e, 'span not in trace', 'no span of the trace file has this id')
       else if (!(JUDGE_CATEGORIES as readonly string[]).includes(e.category))
         loss(e, 'category not offered to the judge', `"${e.category}" is not among the span reply's categories`)
-      else if (answered.get(e.location) === e.category)
+      else if (answered.get(e.location)?.has(e.category))
         loss(e, 'lost after the judge', 'the oracle named it; propagation or the prediction dropped it')
       else if (judged.has(e.location))
         loss(
           e,
-          'second category on the span',
-          'the span reply names one category and another gold error of this span took it',
+          'second category on the same evidence',
+          'its quote is empty or the same passage as another gold error of this span, and a reply names one category per piece of evidence',
         )
       else if (!selected.has(e.location) || !explained.has(e.location))
         loss(
@@ -156,9 +159,11 @@ export function oraclePredictor(options: OraclePredictorOptions): TrailPredictor
 }
 
 /**
- * The oracle's reply to one span call: the first gold error of the span whose evidence the prompt shows
- * (or cannot be checked: not a verbatim quote of the span), else "none". Gold errors of the span it cannot
- * name are reported (truncated away; second category).
+ * The oracle's reply to one span call: the gold errors of the span whose evidence the prompt shows (or
+ * cannot be checked: not a verbatim quote of the span) — the first as the category, the others as
+ * additional errors with their own quotes — else "none". What the reply keeps of them is decided by the
+ * same rule as for any judge (`additionalErrors`: one category per piece of evidence). Gold errors of the
+ * span it cannot name are reported (truncated away; second category on the same evidence).
  */
 function spanReply(
   trace: Trace,
@@ -166,7 +171,7 @@ function spanReply(
   prompt: string,
   gold: readonly GoldError[],
   ctx: { budgetTokens: number; steps: ReturnType<typeof compactSteps> },
-  answered: Map<string, string>,
+  answered: Map<string, Set<string>>,
   loss: (e: GoldError, reason: OracleLossReason, detail: string) => void,
 ): SpanJudgement {
   const here = gold.filter((e) => e.location === spanId && (JUDGE_CATEGORIES as readonly string[]).includes(e.category))
@@ -192,13 +197,14 @@ function spanReply(
     )
     return false
   })
-  const chosen = visible[0]
+  const [chosen, ...others] = visible
   if (!chosen) return reply('none', '')
-  answered.set(spanId, chosen.category)
-  return reply(chosen.category, chosen.evidence)
+  const answer = reply(chosen.category, chosen.evidence, others)
+  answered.set(spanId, new Set([chosen.category, ...additionalErrors(answer).map((e) => e.category)]))
+  return answer
 }
 
-function reply(category: string, evidence: string): SpanJudgement {
+function reply(category: string, evidence: string, others: readonly GoldError[] = []): SpanJudgement {
   const score = category === 'none' ? 5 : 1
   const aspect = { reason: 'oracle: from the gold annotation of this span', score }
   return {
@@ -208,6 +214,7 @@ function reply(category: string, evidence: string): SpanJudgement {
     tool_completeness: aspect,
     error_category: category,
     evidence,
+    additional_errors: others.map((e) => ({ category: e.category, evidence: e.evidence })),
   }
 }
 

@@ -182,7 +182,7 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
           throw miss('stale', `${issue.path.join('.') || 'output'}: ${issue.message}`)
         }
       } else if (!entry && !canRecord) {
-        throw miss('missing')
+        throw miss('missing', olderPromptVersions(await entries(), request))
       }
       // Batch record: a miss is queued (collect) or answered from the finished batch (apply), else live.
       const batched = batch ? await batch.answer({ key, file, judge, request, test: scope?.test, matcher: scope?.matcher }) : undefined
@@ -218,4 +218,15 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       return removed
     },
   }
+}
+
+/**
+ * Why a miss may be no accident: the file holds verdicts of the request's metric recorded with another
+ * prompt version (the prompt or its reply schema changed since), which are never reused for this one.
+ */
+function olderPromptVersions(entries: Record<string, CassetteEntry>, request: JudgeRequest<unknown>): string | undefined {
+  const versions = new Set<string>()
+  for (const e of Object.values(entries)) if (e.metric === request.metric && e.promptVersion !== request.promptVersion) versions.add(e.promptVersion)
+  if (versions.size === 0) return undefined
+  return `its ${request.metric} verdicts were recorded with prompt ${[...versions].sort().join(', ')}, not ${request.promptVersion}: the prompt or its reply changed since, so they are not reused`
 }

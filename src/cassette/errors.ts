@@ -94,7 +94,7 @@ export class CassetteMissError extends JudgeConfigError {
     const where = `${options.metric}${asked ? ` (${asked})` : ''} in ${displayPath(options.file)}`
     const how = howToRecord(options.judge, options.replayBecause, displayPath(options.file))
     const message = options.reason === 'missing'
-      ? `no recorded verdict for ${where} — ${how}`
+      ? `no recorded verdict for ${where}${options.detail ? ` (${options.detail})` : ''} — ${how}`
       : `the recorded verdict for ${where} no longer fits its output schema (${options.detail ?? 'invalid'}) — ${how}`
     // With a judge configured, listing the AGENT_VERDICT_JUDGE forms would send the user the wrong way.
     super(message, { provider: options.provider, model: options.model, listForms: options.judge === undefined })

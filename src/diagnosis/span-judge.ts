@@ -103,7 +103,9 @@ function unjudgeable(spanId: string, metric: string, scale: 'likert5' | 'binary'
 /**
  * A span judgement as verdicts: one per aspect (likert5, normalized (raw − 1) / 4, pass at or above
  * `threshold`) and `span.error_category` (binary: pass only for "none"; carries category, evidence and
- * the judge info). A span fails when its category is not "none" or any aspect is below the threshold.
+ * the judge info), then one failing `span.error_category` verdict (id `<span>:span.error_category.2`, …)
+ * per further error the reply names with its own category and its own quote (see {@link additionalErrors}).
+ * A span fails when its category is not "none" or any aspect is below the threshold.
  *
  * @example
  * judgementVerdicts(span, reply, 0.5, info).filter((v) => !v.pass)
@@ -134,7 +136,61 @@ export function judgementVerdicts(span: Span, reply: SpanJudgement, threshold: n
     ...(evidence ? { evidence } : {}),
     ...(judge ? { judge } : {}),
   })
+  if (none) {
+    if (reply.additional_errors.length > 0) verdicts[verdicts.length - 1].reason += ` (${reply.additional_errors.length} additional error(s) ignored: the category is "none")`
+    return verdicts
+  }
+  // Further errors carry no judge info: the call is counted once, on the first category verdict.
+  additionalErrors(reply).forEach((extra, i) => {
+    const quote = extra.evidence.trim()
+    verdicts.push({
+      id: `${span.id}:${SPAN_CATEGORY_METRIC}.${i + 2}`,
+      metric: SPAN_CATEGORY_METRIC,
+      level: 'span',
+      spanId: span.id,
+      scale: 'binary',
+      raw: extra.category,
+      score: 0,
+      threshold: 1,
+      pass: false,
+      outcome: 'fail',
+      reason: `a further error of this span, besides ${reply.error_category}, with its own quote${quotedFrom(span, quote) ? '' : ' (the evidence is not a verbatim quote of this span)'}`,
+      category: extra.category,
+      evidence: quote,
+    })
+  })
   return verdicts
+}
+
+/**
+ * The further errors of a reply that stand on their own evidence, in reply order: a category already
+ * named (first or further) is dropped, and so is an error whose quote is empty or is the same passage as an
+ * earlier error's quote (equal, or one inside the other, ignoring whitespace and case) — one piece of
+ * evidence supports one category, and the first category the judge named for it (the most specific, as
+ * the prompt asks) is the one kept.
+ *
+ * @example
+ * additionalErrors({ ...reply, error_category: 'Formatting Errors', evidence: 'no code block',
+ *   additional_errors: [{ category: 'Instruction Non-compliance', evidence: 'No code block' }] }) // []
+ */
+export function additionalErrors(reply: SpanJudgement): Array<{ category: string; evidence: string }> {
+  if (reply.error_category === 'none') return []
+  const categories = new Set([reply.error_category])
+  const quotes = [samePassageKey(reply.evidence)].filter((q) => q !== '')
+  const kept: Array<{ category: string; evidence: string }> = []
+  for (const extra of reply.additional_errors) {
+    const quote = samePassageKey(extra.evidence)
+    if (categories.has(extra.category) || quote === '' || quotes.some((q) => q.includes(quote) || quote.includes(q))) continue
+    categories.add(extra.category)
+    quotes.push(quote)
+    kept.push(extra)
+  }
+  return kept
+}
+
+/** A quote as compared for "the same passage": whitespace collapsed, case and surrounding quote marks ignored. */
+function samePassageKey(quote: string): string {
+  return quote.replace(/\s+/g, ' ').trim().replace(/^["'“]|["'”]$/g, '').toLowerCase()
 }
 
 /** Whether the quote occurs in the span (whitespace-insensitive): judges paraphrase, reports should say so. */

@@ -6,21 +6,42 @@ const AspectSchema = z.object({
   score: z.number().int().min(1).max(5).describe('1 (fails outright) to 5 (no problem).'),
 })
 
+const CategorySchema = z.enum(JUDGE_CATEGORIES as unknown as [string, ...string[]])
+
+/**
+ * A further error of the same span: its own category and its own quote. Kept only when the quote is a
+ * different passage from every earlier error's of the reply (see `judgementVerdicts`): a second category
+ * on the same evidence is a guess, not a finding.
+ */
+const AdditionalErrorSchema = z.object({
+  category: CategorySchema.describe('The TRAIL category of this further error (not one named already).'),
+  evidence: z.string().describe('A verbatim quote from the span showing this error: a different passage from the other quotes.'),
+})
+
 /**
  * The span judge's reply, in the order the judge writes it: reasoning, the three aspects, the error
- * category (a TRAIL label or "none") and a verbatim quote from the span.
+ * category (a TRAIL label or "none") with a verbatim quote from the span, then any further errors of the
+ * span, each with its own category and its own quote (one category per piece of evidence). Replies
+ * without `additional_errors` (written before it existed, or by hand) parse as having none.
  *
  * @example
  * SpanJudgementSchema.parse({ reasoning: '…', instruction_following: { reason: '…', score: 5 }, reasoning_integrity: { reason: '…', score: 2 },
- *   tool_completeness: { reason: '…', score: 5 }, error_category: 'Tool Output Misinterpretation', evidence: 'the page says 2019' })
+ *   tool_completeness: { reason: '…', score: 5 }, error_category: 'Tool Output Misinterpretation', evidence: 'the page says 2019',
+ *   additional_errors: [{ category: 'Formatting Errors', evidence: 'FINAL ANSWER 2019' }] })
  */
 export const SpanJudgementSchema = z.object({
   reasoning: z.string().describe('Your analysis of this span, written before any score: what it was asked, what it did, what is wrong.'),
   instruction_following: AspectSchema,
   reasoning_integrity: AspectSchema,
   tool_completeness: AspectSchema,
-  error_category: z.enum(['none', ...JUDGE_CATEGORIES] as [string, ...string[]]).describe('The TRAIL category of the error this span shows, or "none".'),
-  evidence: z.string().describe('A verbatim quote from the span showing the error; empty when there is none.'),
+  error_category: z
+    .enum(['none', ...JUDGE_CATEGORIES] as [string, ...string[]])
+    .describe('The most specific TRAIL category of the main error this span shows, or "none".'),
+  evidence: z.string().describe('A verbatim quote from the span showing that error; empty when there is none.'),
+  additional_errors: z
+    .array(AdditionalErrorSchema)
+    .default([])
+    .describe('Other errors of this span, each shown by a different passage of the span; [] when there is none (always [] when error_category is "none").'),
 })
 export type SpanJudgement = z.infer<typeof SpanJudgementSchema>
 

@@ -119,6 +119,27 @@ describe('oracle mode', () => {
     expect(run.splits.GAIA!.scores.joint_accuracy).toBe(1)
   }, 60_000)
 
+  test('two gold errors with their own quotes on one span are both predicted; a third on the same quote is lost as a second category on the same evidence', async () => {
+    const claim = 'The museum closed in 1987, so the answer is Paris.'
+    const skip = 'I will not check the archive.'
+    const dir = constructed('two-quotes', `${claim} ${skip}`, claim)
+    const gold = (category: string, evidence: string) => ({ category, location: PLAN_SPAN, evidence, description: 'constructed', impact: 'HIGH' })
+    writeFileSync(
+      join(dir, 'annotations_gaia', `${GAIA[0]}.json`),
+      JSON.stringify({ trace_id: GAIA[0], errors: [gold('Language-only', claim), gold('Tool Selection Errors', skip), gold('Goal Deviation', claim)], scores: [] }),
+    )
+    const run = await runTrailBench({ dir, mode: 'oracle', split: 'gaia', outDir: join(tmp, 'two-quotes-out') })
+    const gaia = run.splits.GAIA!
+    expect(gaia.oracleLosses).toEqual([expect.objectContaining({ spanId: PLAN_SPAN, category: 'Goal Deviation', reason: 'second category on the same evidence' })])
+    const prediction = JSON.parse(readFileSync(join(gaia.predictionsDir, `${GAIA[0]}.json`), 'utf8'))
+    const here = prediction.errors.filter((e: { location: string }) => e.location === PLAN_SPAN).map((e: { category: string; evidence: string }) => [e.category, e.evidence])
+    expect(here).toEqual([
+      ['Language-only', claim],
+      ['Tool Selection Errors', skip],
+    ])
+    expect(gaia.scores.joint_accuracy).toBeCloseTo(2 / 3, 10)
+  }, 60_000)
+
   test('a gold error on a span diagnosis never judges is listed as "span not selected"; the oracle answers only its own span', async () => {
     const dir = constructed('chain', 'a plain plan', 'a plain plan', STEP_SPAN)
     const run = await runTrailBench({ dir, mode: 'oracle', split: 'gaia', outDir: join(tmp, 'chain-out') })

@@ -97,6 +97,19 @@ describe('withCassette in replay mode (CI)', () => {
     expect(existsSync(file)).toBe(false)
   })
 
+  it('a verdict recorded under an older prompt version is refused with why, not replayed as the new prompt\'s', async () => {
+    const file = newCassette()
+    await withCassette(countingJudge(), { file, mode: 'auto' }).evaluate(verdictRequest('rate it', { metric: 'span-diagnosis', promptVersion: 'span-diagnosis@2' }))
+    const judge = countingJudge()
+    const err = await missError(withCassette(judge, { file, env: { CI: 'true' } }).evaluate(verdictRequest('rate it', { metric: 'span-diagnosis', promptVersion: 'span-diagnosis@3' })))
+    expect(err.message).toContain('no recorded verdict for span-diagnosis in ')
+    expect(err.message).toContain('(its span-diagnosis verdicts were recorded with prompt span-diagnosis@2, not span-diagnosis@3: the prompt or its reply changed since, so they are not reused) — CI is set')
+    expect(judge.calls).toHaveLength(0)
+    // Another metric's entries say nothing about this one: a plain miss.
+    const other = await missError(withCassette(countingJudge(), { file, env: { CI: 'true' } }).evaluate(verdictRequest('rate it', { metric: 'correctness', promptVersion: 'correctness@1' })))
+    expect(other.message).not.toContain('recorded with prompt')
+  })
+
   it('says why replay is on: AGENT_VERDICT_MODE=replay, or the mode option', async () => {
     const request = verdictRequest('never recorded', { metric: 'correctness' })
     const fromEnv = await missError(withCassette(countingJudge(), { file: newCassette(), env: { AGENT_VERDICT_MODE: 'replay' } }).evaluate(request))

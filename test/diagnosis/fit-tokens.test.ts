@@ -45,10 +45,11 @@ describe('fitToTokens (o200k)', () => {
       const [fitted] = await fitToTokens(build, { budgetTokens, system: SYSTEM, schema: SpanJudgementSchema })
       expect(fitted.tokens).toBe(real(fitted.text))
       expect(fitted.tokens).toBeLessThanOrEqual(budgetTokens)
-      // It still carries the span: cut, not emptied. (Emoji-dense text lands near 49% of the budget: the
-      // rebuild step doubles, and the fenced parts are sized on chars first — known slack, not a leak.)
+      // It still carries the span: cut, not emptied. (Emoji-dense text lands near 39% of the budget: the
+      // rebuild step doubles, and the fenced parts are sized on chars first — known slack, not a leak; system +
+      // schema take 1,671 o200k tokens since the reply gained additional_errors, 1,370 before.)
       expect(fitted.text).toContain('<span_input>')
-      expect(fitted.tokens).toBeGreaterThan(budgetTokens * 0.4)
+      expect(fitted.tokens).toBeGreaterThan(budgetTokens * 0.35)
       if (name !== 'specialTokens') expect(real(naive.text)).toBeGreaterThan(budgetTokens)
     })
   }

@@ -2,6 +2,7 @@
 // it may call and the ones each step did call. Reads only parsed spans (never the raw `input.value`).
 import type { Message, Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
+import { forEachSpan, numberedKey } from './scan'
 
 /** Tool names that end a run with an answer instead of gathering anything (smolagents, most ReAct loops). */
 // `FinalAnswerTool` is smolagents' span name, for spans that record no `tool.name`.
@@ -78,18 +79,14 @@ export function runViews(trace: Trace): readonly RunView[] {
 
 function collectRuns(trace: Trace): AgentRun[] {
   const runs: AgentRun[] = []
-  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
-  for (let i = 0; i < trace.spans.length; i++) {
-    const agent = trace.spans[i]
-    if (agent.kind !== 'agent') continue
+  forEachSpan(trace.spans, (agent) => {
+    if (agent.kind !== 'agent') return
     const planning: Span[] = []
     const steps: Span[] = []
-    const kids = trace.children(agent.id)
-    for (let k = 0; k < kids.length; k++) {
-      const kid = kids[k]
+    forEachSpan(trace.children(agent.id), (kid) => {
       if (kid.kind === 'llm') planning.push(kid)
       else if (kid.kind === 'chain') steps.push(kid)
-    }
+    })
     runs.push({
       agent,
       planning,
@@ -97,7 +94,7 @@ function collectRuns(trace: Trace): AgentRun[] {
       tools: stringList(agent.attributes['smolagents.tools_names']).filter((n) => !FINAL_ANSWER_TOOLS.has(n)),
       managedAgents: managedAgentNames(agent),
     })
-  }
+  })
   return runs
 }
 
@@ -112,13 +109,12 @@ function stringList(raw: unknown): string[] {
   }
 }
 
-// The first keys built once: a key string built per lookup must be hashed and interned every time.
-const MANAGED_NAME_KEYS = Array.from({ length: 8 }, (_, i) => `smolagents.managed_agents.${i}.name`)
+const managedNameKey = numberedKey('smolagents.managed_agents.', '.name', 8)
 
 function managedAgentNames(agent: Span): string[] {
   const names: string[] = []
   for (let i = 0; ; i++) {
-    const name = agent.attributes[MANAGED_NAME_KEYS[i] ?? `smolagents.managed_agents.${i}.name`]
+    const name = agent.attributes[managedNameKey(i)]
     if (typeof name !== 'string') return names
     names.push(name)
   }
@@ -140,12 +136,10 @@ export interface StepCalls {
 export function stepCalls(trace: Trace, step: Span): StepCalls {
   let llm: Span | undefined
   const calls: Span[] = []
-  const kids = trace.children(step.id)
-  for (let k = 0; k < kids.length; k++) {
-    const s = kids[k]
+  forEachSpan(trace.children(step.id), (s) => {
     if (s.kind === 'llm') llm = s
     else if (s.kind === 'tool' || s.kind === 'agent') calls.push(s)
-  }
+  })
   return { llm, calls }
 }
 

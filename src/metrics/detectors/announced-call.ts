@@ -3,6 +3,7 @@ import { runViews, type RunView } from './agent-run'
 import { BEHAVIOR_RULES, type BehaviorRuleId } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 import { codeCalls, escapeRegExp, stripPythonStrings } from './python-code'
+import { execNear, regexPerKey } from './scan'
 
 export const ANNOUNCED_CALL_DETECTOR = 'announced-call'
 
@@ -60,7 +61,7 @@ export function detectAnnouncedCalls(trace: Trace, runs: readonly RunView[] = ru
   return out
 }
 
-const intentRegexOf = new Map<string, RegExp>()
+const intentToCall = regexPerKey((name) => new RegExp(`${INTENT}\\b${escapeRegExp(name)}\\b`, 'g'))
 
 /**
  * Where `thought` announces a call of `name` ("I will ask our search_agent …") that `code` does not make,
@@ -74,11 +75,8 @@ export function announcedNotCalled(thought: string, code: string, name: string):
   // Cheap test first: most thoughts name no tool, and the intent pattern is the costly part.
   const named = thought.indexOf(name)
   if (named === -1) return undefined
-  let intent = intentRegexOf.get(name)
-  if (!intent) intentRegexOf.set(name, (intent = new RegExp(`${INTENT}\\b${escapeRegExp(name)}\\b`, 'g')))
-  // A match ends at a mention of the name and starts at most INTENT_REACH before it: start the scan there.
-  intent.lastIndex = Math.max(0, named - INTENT_REACH)
-  const m = intent.exec(thought)
+  // A match ends at a mention of the name and starts at most INTENT_REACH before it.
+  const m = execNear(intentToCall(name), thought, named, INTENT_REACH)
   if (!m || ABOUT_EARLIER_OUTPUT.test(m[1]) || codeCalls(code, name)) return undefined
   return m.index
 }

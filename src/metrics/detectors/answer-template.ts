@@ -2,6 +2,7 @@ import type { Trace } from '../../trace/trace'
 import { lastInputMessage, outputText } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
+import { forEachSpan, indexOfByTail } from './scan'
 
 export const ANSWER_TEMPLATE_DETECTOR = 'answer-template'
 
@@ -19,17 +20,8 @@ function findTemplate(prompt: string): RegExpExecArray | null {
   return null
 }
 
-/**
- * `prompt.indexOf('template', from)`, found through "mplate": V8 scans for that needle's rare first letter
- * with memchr, while for "template" it runs Boyer-Moore-Horspool, which English text keeps shifting by one
- * at every "e" (about 3x slower over TRAIL prompts).
- */
-function indexOfTemplate(prompt: string, from: number): number {
-  for (let j = prompt.indexOf('mplate', from + 2); j !== -1; j = prompt.indexOf('mplate', j + 1)) {
-    if (prompt.charCodeAt(j - 2) === 116 && prompt.charCodeAt(j - 1) === 101) return j - 2
-  }
-  return -1
-}
+/** `prompt.indexOf('template', from)`, searched through "mplate" (see {@link indexOfByTail}). */
+const indexOfTemplate = indexOfByTail('template', 2)
 
 /**
  * Findings for model calls whose prompt fixes an answer template ("use the following template: FINAL
@@ -42,20 +34,18 @@ function indexOfTemplate(prompt: string, from: number): number {
  */
 export function detectAnswerTemplate(trace: Trace): Finding[] {
   const out: Finding[] = []
-  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
-  for (let i = 0; i < trace.spans.length; i++) {
-    const llm = trace.spans[i]
-    if (llm.kind !== 'llm') continue
+  forEachSpan(trace.spans, (llm) => {
+    if (llm.kind !== 'llm') return
     // The template is part of an instruction (a user message); tool results and assistant turns are not read.
     const last = lastInputMessage(llm)
-    if (!last || last.role !== 'user') continue
+    if (!last || last.role !== 'user') return
     const prompt = last.content
     const template = findTemplate(prompt)
-    if (!template) continue
+    if (!template) return
     const prefix = template[1].trim()
     const text = outputText(llm)
     const answer = text.trim()
-    if (answer === '') continue
+    if (answer === '') return
     const rule = BEHAVIOR_RULES['answer-template']
     const at = text.indexOf(answer)
     if (!answer.startsWith(prefix)) {
@@ -63,6 +53,6 @@ export function detectAnswerTemplate(trace: Trace): Finding[] {
     } else if (SHORT_ANSWER.test(prompt) && answer.slice(prefix.length).trim().includes('\n')) {
       out.push({ spanId: llm.id, category: rule.category, detector: ANSWER_TEMPLATE_DETECTOR, evidence: quoteEvidence(text, at), reason: `${rule.reason}: the prompt asks for a short answer, this one runs over several lines`, severity: 'medium' })
     }
-  }
+  })
   return out
 }

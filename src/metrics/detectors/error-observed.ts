@@ -2,6 +2,7 @@ import type { Trace } from '../../trace/trace'
 import { lastInputMessage } from './agent-run'
 import { blankEchoedCode, classifyErrorText } from './error-patterns'
 import { quoteEvidence, type Finding } from './finding'
+import { forEachSpan } from './scan'
 
 export const ERROR_OBSERVED_DETECTOR = 'error-observed'
 
@@ -20,17 +21,15 @@ const ERROR_OBSERVATION = /^(?:Call id: [^\n]*\n)?(?:Observation:\s*)?Error:[ \t
  */
 export function detectObservedErrors(trace: Trace): Finding[] {
   const out: Finding[] = []
-  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
-  for (let i = 0; i < trace.spans.length; i++) {
-    const llm = trace.spans[i]
-    if (llm.kind !== 'llm') continue
+  forEachSpan(trace.spans, (llm) => {
+    if (llm.kind !== 'llm') return
     const last = lastInputMessage(llm)
-    if (!last || last.role === 'system' || last.role === 'assistant') continue
+    if (!last || last.role === 'system' || last.role === 'assistant') return
     const head = ERROR_OBSERVATION.exec(last.content)
-    if (!head) continue
+    if (!head) return
     const text = last.content
     const hit = classifyErrorText(blankEchoedCode(text.slice(head[0].length)))
-    if (!hit) continue
+    if (!hit) return
     out.push({
       spanId: llm.id,
       category: hit.rule.category,
@@ -39,6 +38,6 @@ export function detectObservedErrors(trace: Trace): Finding[] {
       reason: `the previous action failed and this call received its error: ${hit.rule.reason}`,
       severity: 'medium',
     })
-  }
+  })
   return out
 }

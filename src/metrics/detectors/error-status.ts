@@ -1,6 +1,7 @@
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
 import type { Finding } from './finding'
+import { forEachSpan } from './scan'
 import { errorBelow, isLeafKind, producerLlm, sourceLeaf, spanLabel } from './localize'
 import { classifySpanError, hasErrorSignal } from './signals'
 
@@ -20,13 +21,11 @@ export function detectErrorStatus(trace: Trace): Finding[] {
   const below = errorBelow(trace, hasErrorSignal)
   const failedRun = runFailed(trace)
   const out: Finding[] = []
-  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
-  for (let i = 0; i < trace.spans.length; i++) {
-    const span = trace.spans[i]
+  forEachSpan(trace.spans, (span) => {
     // A step/agent whose child failed only carries that child's error up the tree.
-    if (!isLeafKind(span) && below.has(span.id)) continue
+    if (!isLeafKind(span) && below.has(span.id)) return
     const hit = classifySpanError(span)
-    if (!hit) continue
+    if (!hit) return
     const target = hit.rule.placement === 'producer' ? (producerLlm(trace, span) ?? sourceLeaf(trace, span)) : sourceLeaf(trace, span)
     const moved = target.id !== span.id
     const finding: Finding = {
@@ -39,7 +38,7 @@ export function detectErrorStatus(trace: Trace): Finding[] {
     }
     if (moved) finding.evidenceSpanId = span.id
     out.push(finding)
-  }
+  })
   return out
 }
 

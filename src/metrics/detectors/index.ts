@@ -13,6 +13,7 @@ import { detectSelfReportedFailures, SELF_REPORTED_FAILURE_DETECTOR } from './se
 import { detectRepeatedCalls, REPEATED_CALLS_DETECTOR, RepeatedCallsOptionsSchema } from './repeated-calls'
 import { detectToolOutputErrors, TOOL_OUTPUT_DETECTOR } from './tool-output'
 import { PriceTableSchema } from './usage'
+import { pushAll } from './scan'
 
 /**
  * The deterministic detectors, in the order their findings win ties.
@@ -79,26 +80,21 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   const opts = Object.keys(options).length === 0 ? {} : DetectorOptionsSchema.parse(options)
   const enabled: ReadonlySet<DetectorName> = opts.detectors ? new Set(opts.detectors) : ALL_DETECTORS
   const found: Finding[] = []
-  if (enabled.has(ERROR_STATUS_DETECTOR)) append(found, detectErrorStatus(trace))
-  if (enabled.has(ERROR_OBSERVED_DETECTOR)) append(found, detectObservedErrors(trace))
-  if (enabled.has(TOOL_OUTPUT_DETECTOR)) append(found, detectToolOutputErrors(trace))
-  if (enabled.has(REPEATED_CALLS_DETECTOR)) append(found, detectRepeatedCalls(trace, opts.repeatedCalls))
+  if (enabled.has(ERROR_STATUS_DETECTOR)) pushAll(found, detectErrorStatus(trace))
+  if (enabled.has(ERROR_OBSERVED_DETECTOR)) pushAll(found, detectObservedErrors(trace))
+  if (enabled.has(TOOL_OUTPUT_DETECTOR)) pushAll(found, detectToolOutputErrors(trace))
+  if (enabled.has(REPEATED_CALLS_DETECTOR)) pushAll(found, detectRepeatedCalls(trace, opts.repeatedCalls))
   // The two detectors that read agent steps share one view of them, computed here once.
   const runs = enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR) || enabled.has(ANNOUNCED_CALL_DETECTOR) ? runViews(trace) : []
-  if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) append(found, detectAnswerWithoutLookup(trace, runs, opts.profile))
-  if (enabled.has(ANNOUNCED_CALL_DETECTOR)) append(found, detectAnnouncedCalls(trace, runs))
-  if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) append(found, detectAnswerTemplate(trace))
-  if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) append(found, detectSelfReportedFailures(trace))
-  if (enabled.has('budget') && opts.budget) append(found, checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
+  if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) pushAll(found, detectAnswerWithoutLookup(trace, runs, opts.profile))
+  if (enabled.has(ANNOUNCED_CALL_DETECTOR)) pushAll(found, detectAnnouncedCalls(trace, runs))
+  if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
+  if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) pushAll(found, detectSelfReportedFailures(trace))
+  if (enabled.has('budget') && opts.budget) pushAll(found, checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
   return sortFindings(trace, dedupe(found))
 }
 
 const ALL_DETECTORS: ReadonlySet<DetectorName> = new Set(DETECTOR_NAMES)
-
-/** `target.push(...items)` without the spread, which overflows the stack past ~150k items (a retry storm's errors). */
-function append<T>(target: T[], items: readonly T[]): void {
-  for (let i = 0; i < items.length; i++) target.push(items[i])
-}
 
 /** One finding per span, category and detector: two tool errors caused by one model call are one problem there. */
 function dedupe(findings: Finding[]): Finding[] {

@@ -2,6 +2,7 @@ import type { Trace } from '../../trace/trace'
 import { lastInputMessage, thoughtAndCode } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { MAX_EVIDENCE_CHARS, quoteEvidence, type Finding } from './finding'
+import { forEachSpan } from './scan'
 
 export const SELF_REPORTED_FAILURE_DETECTOR = 'self-reported-failure'
 
@@ -39,9 +40,8 @@ const CHAR_PER_LINE_RULE = 'output-split-into-characters'
 export function detectSelfReportedFailures(trace: Trace): Finding[] {
   const out: Finding[] = []
   const rule = BEHAVIOR_RULES['self-reported-failure']
-  for (let i = 0; i < trace.spans.length; i++) {
-    const llm = trace.spans[i]
-    if (llm.kind !== 'llm') continue
+  forEachSpan(trace.spans, (llm) => {
+    if (llm.kind !== 'llm') return
     const last = lastInputMessage(llm)
     const observation = last?.content.slice(-OBSERVATION_TAIL_CHARS) ?? ''
     const block = CHAR_PER_LINE.exec(observation)
@@ -57,13 +57,13 @@ export function detectSelfReportedFailures(trace: Trace): Finding[] {
         reason: BEHAVIOR_RULES[shown].reason,
         severity: 'low',
       })
-      continue
+      return
     }
     const { thought } = thoughtAndCode(llm)
     const m = OPENING.exec(thought.slice(0, 600))
-    if (!m) continue
+    if (!m) return
     const sentence = m[1]
-    if (!ADMITS.test(sentence) || !FAILED.test(sentence)) continue
+    if (!ADMITS.test(sentence) || !FAILED.test(sentence)) return
     const at = thought.indexOf(sentence)
     out.push({
       spanId: llm.id,
@@ -73,6 +73,6 @@ export function detectSelfReportedFailures(trace: Trace): Finding[] {
       reason: rule.reason,
       severity: 'low',
     })
-  }
+  })
   return out
 }

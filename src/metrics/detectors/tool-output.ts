@@ -2,6 +2,7 @@ import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
 import { blankEchoedCode, classifyErrorText, OUTPUT_ERROR_MARKER, OUTPUT_HEAD_CHARS, ruleForHttpStatus } from './error-patterns'
 import { quoteEvidence, type Finding } from './finding'
+import { forEachSpan } from './scan'
 import { hasErrorSignal } from './signals'
 
 export const TOOL_OUTPUT_DETECTOR = 'tool-output'
@@ -17,14 +18,12 @@ export const TOOL_OUTPUT_DETECTOR = 'tool-output'
  */
 export function detectToolOutputErrors(trace: Trace): Finding[] {
   const out: Finding[] = []
-  // Index loops over spans: this runs once per trace, mostly as baseline code, where for…of pays an iterator step per element.
-  for (let i = 0; i < trace.spans.length; i++) {
-    const span = trace.spans[i]
-    if (span.kind !== 'tool' || hasErrorSignal(span) || span.output === undefined) continue
+  forEachSpan(trace.spans, (span) => {
+    if (span.kind !== 'tool' || hasErrorSignal(span) || span.output === undefined) return
     const hit = typeof span.output === 'string' ? fromText(span.output) : fromObject(span.output)
-    if (!hit) continue
+    if (!hit) return
     out.push({ spanId: span.id, category: hit.category, detector: TOOL_OUTPUT_DETECTOR, evidence: hit.evidence, reason: `the tool returned an error instead of a result: ${hit.reason}`, severity: 'medium' })
-  }
+  })
   return out
 }
 
