@@ -8,7 +8,7 @@ import type { Trace } from '../trace/trace'
 
 /** Spans in canonical depth-first order and each span's positional id. */
 export interface CanonicalView {
-  /** Depth-first; siblings by start time, those starting within 1 ms of each other by content. */
+  /** Depth-first; siblings by start time, those running at the same time by content. */
   readonly spans: readonly Span[]
   /** Positional id: parent path + 1-based sibling index (`1.2.3`); '' for a span not in the trace. */
   position(spanId: string): string
@@ -18,12 +18,12 @@ export interface CanonicalView {
 
 const views = new WeakMap<Trace, CanonicalView>()
 
-/** Starts closer than this are "the same moment": the OTel JS SDK's start stamps are whole milliseconds. */
+/** The OTel JS SDK's start stamps are whole milliseconds: time differences below this are noise. */
 const START_QUANTUM_NS = 1_000_000n
 
 /**
  * The canonical view of a trace (computed once per trace): span ids replaced by positional ids, and
- * siblings that start within a millisecond of each other ordered by what they contain (kind, name, tool, status,
+ * siblings that run at the same time ordered by what they contain (kind, name, tool, status,
  * arguments, input, output) rather than by exporter order.
  *
  * @example
@@ -49,26 +49,32 @@ function build(trace: Trace): CanonicalView {
     }
     return k
   }
-  // Siblings in time order, except those that start within START_QUANTUM_NS of each other: the OTel JS
-  // SDK stamps a span's start with Date.now() (whole milliseconds), so which of two parallel calls
-  // started first — or whether they got the same millisecond — varies between captures of one run.
-  // Such siblings (chained: each within the quantum of the previous) form a group ordered by content.
-  // Spans that start 2 ms or more apart keep their time order.
+  // Siblings in time order, except those that ran at the same time. The OTel JS SDK stamps a span's
+  // start with Date.now() (whole milliseconds) and its end as that start plus a precise duration, so
+  // which of two parallel calls "started first" varies between captures of one run. Siblings that start
+  // in the same millisecond, or overlap an earlier sibling of their group by more than that millisecond,
+  // form a group ordered by content. A span started after the previous ones ended never joins (its
+  // start is at most 1 ms early on that clock), so a changed answer does not reorder its neighbours.
   const order = (list: readonly Span[]): Span[] => {
     if (list.length < 2) return [...list]
     const byStart = [...list].sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : compareText(keyOf(a), keyOf(b))))
     const out: Span[] = []
     let group: Span[] = [byStart[0]]
+    let groupEnd = byStart[0].endNs
     const flush = () => {
       if (group.length > 1) group.sort((a, b) => compareText(keyOf(a), keyOf(b)))
       out.push(...group)
     }
     for (let i = 1; i < byStart.length; i++) {
-      if (byStart[i].startNs - byStart[i - 1].startNs > START_QUANTUM_NS) {
+      const span = byStart[i]
+      const together = span.startNs === byStart[i - 1].startNs || span.startNs + START_QUANTUM_NS < groupEnd
+      if (!together) {
         flush()
         group = []
+        groupEnd = span.endNs
       }
-      group.push(byStart[i])
+      group.push(span)
+      if (span.endNs > groupEnd) groupEnd = span.endNs
     }
     flush()
     return out

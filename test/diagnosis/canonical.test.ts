@@ -60,27 +60,30 @@ describe('canonicalView', () => {
 })
 
 describe('canonicalView across the millisecond boundary', () => {
-  // The OTel JS SDK stamps starts with Date.now(): two parallel calls started 0.2 ms apart get the same
-  // millisecond in one capture and adjacent milliseconds in the next. The order must not change.
-  const capture = (weatherMs: number, orderMs: number, answerMs: number) =>
+  // The OTel JS SDK stamps starts with Date.now() and ends as start + a precise duration: two parallel
+  // calls started 0.2 ms apart get the same millisecond in one capture and adjacent ones in the next.
+  const capture = (weatherMs: number, orderMs: number, answerMs: number, answerOutput = 'done') =>
     new Trace([
-      span('r', null, 0, 9_000, { name: 'invoke_agent support', kind: 'agent' }),
-      span('w', 'r', weatherMs, 2_100, { name: 'execute_tool get_weather', kind: 'tool', toolName: 'get_weather' }),
-      span('o', 'r', orderMs, 1_700, { name: 'execute_tool lookup_order', kind: 'tool', toolName: 'lookup_order' }),
-      span('a', 'r', answerMs, 400, { name: 'chat', kind: 'llm', output: 'done' }),
+      span('r', null, 0, 90_000, { name: 'invoke_agent support', kind: 'agent' }),
+      span('w', 'r', weatherMs, 20_000, { name: 'execute_tool get_weather', kind: 'tool', toolName: 'get_weather' }),
+      span('o', 'r', orderMs, 12_000, { name: 'execute_tool lookup_order', kind: 'tool', toolName: 'lookup_order' }),
+      span('a', 'r', answerMs, 400, { name: 'chat', kind: 'llm', output: answerOutput }),
     ])
   const names = (t: Trace) => canonicalView(t).spans.map((s) => s.name)
 
-  test('siblings starting 1 ms apart are ordered by content, like siblings starting together', () => {
-    const together = names(capture(5, 5, 9))
-    expect(names(capture(6, 5, 9))).toEqual(together) // lookup_order's millisecond came first
-    expect(names(capture(5, 6, 9))).toEqual(together)
+  test('parallel calls starting in the same or adjacent milliseconds are ordered by content, in every capture', () => {
+    const together = names(capture(5, 5, 40))
+    expect(names(capture(6, 5, 40))).toEqual(together) // lookup_order's millisecond came first
+    expect(names(capture(5, 6, 40))).toEqual(together)
     expect(together).toEqual(['invoke_agent support', 'execute_tool get_weather', 'execute_tool lookup_order', 'chat'])
   })
 
-  test('siblings 2 ms or more apart keep their time order, even when content would order them otherwise', () => {
-    // 'chat' (llm) sorts before 'execute_tool' (tool) by content, but it started 4 ms later.
-    expect(names(capture(5, 5, 9)).at(-1)).toBe('chat')
-    expect(names(capture(5, 8, 7))).toEqual(['invoke_agent support', 'execute_tool get_weather', 'chat', 'execute_tool lookup_order'])
+  test('a span started after its siblings ended keeps its place, even 1 ms "early" on the start clock', () => {
+    // 'chat' (llm) sorts before 'execute_tool' (tool) by content; it started when the tools were done.
+    expect(names(capture(5, 5, 40)).at(-1)).toBe('chat')
+    // weather ends at 25.0 ms; the chat's start stamp (floored) reads 24 ms.
+    expect(names(capture(5, 5, 24)).at(-1)).toBe('chat')
+    // …and a changed answer does not move it (its neighbours' positions, hence their keys, stay).
+    expect(names(capture(5, 5, 24, 'a different answer')).at(-1)).toBe('chat')
   })
 })

@@ -34,7 +34,9 @@ const tick = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 
 /**
  * A support agent as a user instruments it: a chat that asks for two tools, both run in parallel,
- * and a closing chat. `firstDone` picks which tool call finishes (and is exported) first.
+ * and a closing chat. `firstDone` picks which tool call finishes (and is exported) first. Each call
+ * takes a few milliseconds, as real tool calls do: the start clock's whole milliseconds cannot tell
+ * apart parallel calls shorter than that from sequential ones (docs: canonical.ts).
  */
 async function supportAgent(tracer: Tracer, firstDone: 'order' | 'weather'): Promise<void> {
   const child = async (parent: OtelSpan, name: string, attributes: Record<string, string>, work: () => Promise<void>) => {
@@ -62,8 +64,8 @@ async function supportAgent(tracer: Tracer, firstDone: 'order' | 'weather'): Pro
       'gen_ai.tool.call.result': result,
     }, () => tick(delay))
   await Promise.all([
-    tool('lookup_order', { order_id: 'A-1042' }, '{"status":"shipped","city":"Lyon"}', firstDone === 'order' ? 0 : 15),
-    tool('get_weather', { city: 'Lyon' }, '{"rain_mm":0}', firstDone === 'weather' ? 0 : 15),
+    tool('lookup_order', { order_id: 'A-1042' }, '{"status":"shipped","city":"Lyon"}', firstDone === 'order' ? 5 : 20),
+    tool('get_weather', { city: 'Lyon' }, '{"rain_mm":0}', firstDone === 'weather' ? 5 : 20),
   ])
   await child(root, 'chat gpt-4o-mini', {
     'gen_ai.operation.name': 'chat',
