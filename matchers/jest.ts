@@ -52,6 +52,43 @@ declare global {
   }
 }
 
+// The entry's API, by name: the matcher table and functions, a helper for matchers of your own, and the types.
 export { matchers }
-export { attachVerdicts } from './runtime'
-export type * from './index'
+export {
+  defineJudgeMatcher,
+  toBeCorrect,
+  toBeCorrectForImage,
+  toBeFaithfulTo,
+  toBeFaithfulToImage,
+  toFollowInstructions,
+  toHaveQuality,
+  toSatisfyRubric,
+  toHaveNoFailingSpans,
+  toUseToolsEfficiently,
+  toCompleteTask,
+  toFollowPlan,
+  toCallTool,
+  toStayWithinBudget,
+} from './index'
+export type {
+  AgentVerdictMatchers,
+  MatchersOf,
+  JudgeMatcher,
+  JudgeMatcherDefinition,
+  JudgeMatcherOptions,
+  MatcherContext,
+  MatcherResult,
+  JudgeCallOptions,
+  AgentMatcherOptions,
+  TrialsOption,
+  ToBeCorrectOptions,
+  ToBeCorrectForImageOptions,
+  ToBeFaithfulToOptions,
+  ToBeFaithfulToImageOptions,
+  ToHaveQualityOptions,
+  ToSatisfyRubricOptions,
+  ToHaveNoFailingSpansOptions,
+  ToCompleteTaskOptions,
+  ToCallToolOptions,
+  ToStayWithinBudgetOptions,
+} from './index'
