@@ -10,7 +10,9 @@ import type { TrialRuleOption } from '../src/trials/summarize'
 import type { MatcherContext, MatcherResult } from './context'
 import { usageMessage, verdictMessage } from './messages'
 import { parseReceived, type NormalizedReceived } from './received'
-import { attachVerdicts, judgeFor, track } from './runtime'
+import { attachVerdicts } from './attach-verdicts'
+import { judgeFor } from './test-judge'
+import { track } from './unawaited-guard'
 import { runTrialsMatcher } from './run-trials-matcher'
 
 /** Options every judge matcher takes per call. */

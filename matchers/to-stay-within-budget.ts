@@ -7,7 +7,7 @@ import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { matcherHint } from './messages'
 import { parseOptions } from './parse-options'
-import { attachVerdicts } from './runtime'
+import { attachVerdicts } from './attach-verdicts'
 import { describeSpan } from './trace-messages'
 import { resolveTrace } from './trace-received'
 

@@ -4,7 +4,8 @@ import { describeRule, parseTrialRule, summarizeTrials, type TrialRuleOption } f
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { matcherHint, usageMessage } from './messages'
-import { attachVerdicts, track } from './runtime'
+import { attachVerdicts } from './attach-verdicts'
+import { track } from './unawaited-guard'
 
 /** The option a trace matcher takes when `received` comes from `runTrials`. */
 export interface TrialsOption {
