@@ -1,12 +1,11 @@
 import { z } from 'zod'
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
-import { matcherHint, usageMessage } from './messages'
+import { compactJson, describeSpan, matcherHint, plural, usageMessage } from './messages'
 import { parseOptions } from './parse-options'
 import { matchesPartially } from './partial-match'
 import { attachVerdicts } from './attach-verdicts'
 import { collectToolCalls, isTool, type FoundToolCall } from './tool-calls'
-import { compactJson, describeSpan, plural } from './trace-messages'
 import { resolveTrace } from './trace-received'
 
 /**

@@ -5,10 +5,9 @@ import { llmUsage, PriceTableSchema, type PriceTable } from '../src/metrics/dete
 import type { Trace } from '../src/trace/trace'
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
-import { matcherHint } from './messages'
+import { describeSpan, matcherHint } from './messages'
 import { parseOptions } from './parse-options'
 import { attachVerdicts } from './attach-verdicts'
-import { describeSpan } from './trace-messages'
 import { resolveTrace } from './trace-received'
 
 /**
