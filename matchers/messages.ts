@@ -5,6 +5,7 @@ import type { FailingLeaf } from '../src/diagnosis/types'
 import type { Trace } from '../src/trace/trace'
 import { formatScoreVsMin } from '../src/verdict/score'
 import type { Verdict } from '../src/verdict/verdict'
+import type { MatcherUtils } from './context'
 
 /** How many characters of the received output a failure message quotes. */
 const RECEIVED_EXCERPT = 240
@@ -15,7 +16,9 @@ const RECEIVED_EXCERPT = 240
  * @example
  * matcherHint('toBeFaithfulToImage', true, 'image') // 'expect(received).not.toBeFaithfulToImage(image)'
  */
-export function matcherHint(name: string, isNot = false, args = ''): string {
+export function matcherHint(name: string, isNot = false, args = '', utils?: MatcherUtils): string {
+  // The runner's own hint when there is one (its colours and layout); the same words without.
+  if (utils) return utils.matcherHint(name, 'received', args, { isNot })
   return `expect(received).${isNot ? 'not.' : ''}${name}(${args})`
 }
 
@@ -23,6 +26,13 @@ export function matcherHint(name: string, isNot = false, args = ''): string {
 export function excerpt(text: string, max = RECEIVED_EXCERPT): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return JSON.stringify(flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`)
+}
+
+/** The received output, cut to a readable length on one line, printed by the runner when it can. */
+function printExcerpt(text: string, utils: MatcherUtils | undefined): string {
+  if (!utils) return excerpt(text)
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return utils.printReceived(flat.length <= RECEIVED_EXCERPT ? flat : `${flat.slice(0, RECEIVED_EXCERPT - 1)}…`)
 }
 
 /** Judge, prompt version and whether the verdict was replayed, for the last line of a message. */
@@ -40,7 +50,7 @@ export function judgeLine(verdict: Verdict): string | undefined {
  * verdictLines(verdict, 'Faithfulness', false)
  * // ['Faithfulness: fail (0/1, min 1)', 'Reason: the chart shows North America at $14.10 …', …]
  */
-export function verdictLines(verdict: Verdict, title: string, isNot = false): string[] {
+export function verdictLines(verdict: Verdict, title: string, isNot = false, utils?: MatcherUtils): string[] {
   if (verdict.outcome === 'unjudgeable') {
     return [
       `${title}: unjudgeable — the judge gave no valid verdict, so this fails${isNot ? ' under .not too' : ''}`,
@@ -52,7 +62,7 @@ export function verdictLines(verdict: Verdict, title: string, isNot = false): st
     `${title}: ${verdict.outcome} (${formatScoreVsMin(verdict)})${expectation}`,
     `Reason: ${verdict.reason}`,
     ...(verdict.samples ? [`Samples: ${verdict.samples.join(', ')}`] : []),
-    ...(verdict.subject !== undefined ? [`Received: ${excerpt(verdict.subject)}`] : []),
+    ...(verdict.subject !== undefined ? [`Received: ${printExcerpt(verdict.subject, utils)}`] : []),
     ...(judgeLine(verdict) ? [judgeLine(verdict)!] : []),
   ]
 }
@@ -63,9 +73,9 @@ export function verdictLines(verdict: Verdict, title: string, isNot = false): st
  * @example
  * verdictMessage({ name: 'toBeFaithfulToImage', args: 'image', title: 'Faithfulness', isNot: false, verdict })
  */
-export function verdictMessage(options: { name: string; args?: string; title: string; isNot?: boolean; verdict: Verdict }): string {
-  const { name, args, title, isNot, verdict } = options
-  return [matcherHint(name, isNot, args), '', ...verdictLines(verdict, title, isNot)].join('\n')
+export function verdictMessage(options: { name: string; args?: string; title: string; isNot?: boolean; verdict: Verdict; utils?: MatcherUtils }): string {
+  const { name, args, title, isNot, verdict, utils } = options
+  return [matcherHint(name, isNot, args, utils), '', ...verdictLines(verdict, title, isNot, utils)].join('\n')
 }
 
 /**
@@ -74,8 +84,8 @@ export function verdictMessage(options: { name: string; args?: string; title: st
  * @example
  * usageMessage('toBeCorrect', false, '', 'received must be a string … — got number')
  */
-export function usageMessage(name: string, isNot: boolean | undefined, args: string, problem: string): string {
-  return [matcherHint(name, isNot, args), '', problem].join('\n')
+export function usageMessage(name: string, isNot: boolean | undefined, args: string, problem: string, utils?: MatcherUtils): string {
+  return [matcherHint(name, isNot, args, utils), '', problem].join('\n')
 }
 
 /**

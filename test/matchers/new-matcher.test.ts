@@ -3,6 +3,7 @@
 // through the real openai SDK against the fake judge.
 import '../../matchers/vitest'
 import { expect as jestExpect } from 'expect'
+import { stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, test, vi } from 'vitest'
 import { defineJudgeMatcher, type JudgeMatcherOptions } from '../../matchers/index'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
@@ -31,6 +32,8 @@ beforeEach(() => {
 async function failureOf(assertion: Promise<unknown>): Promise<Error> {
   const error = await assertion.then(() => undefined, (e: unknown) => e)
   if (!(error instanceof Error)) throw new Error('expected the assertion to fail, but it passed')
+  // The runner colours the hint and the received value (this.utils): compare the words.
+  error.message = stripVTControlCharacters(error.message)
   return error
 }
 
