@@ -73,7 +73,7 @@ export function runAgentMatcher(ctx: MatcherContext, received: unknown, spec: Ag
       const body = ordered.flatMap((v) => verdictLines(forDisplay(v), titleOf(v.metric), ctx.isNot === true))
       const notes = skipped.map((m) => `${titleOf(m)}: skipped — judged only, and { judge: false } was given`)
       const judged = verdicts.find((v) => v.judge)
-      return [matcherHint(spec.name, ctx.isNot, args), '', ...body, ...notes, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')
+      return [matcherHint(spec.name, ctx.isNot, args, ctx.utils), '', ...body, ...notes, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')
     }
     return { pass, message, meta: { verdicts } }
   })

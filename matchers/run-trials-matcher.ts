@@ -53,7 +53,7 @@ export async function runTrialsMatcher<I extends { output: string }, O extends {
   const t = verdict.trials!
   const message = () =>
     [
-      matcherHint(call.name, ctx.isNot, call.args ?? ''),
+      matcherHint(call.name, ctx.isNot, call.args ?? '', ctx.utils),
       '',
       `${call.metric.title} over ${t.k} trials: ${verdict.outcome}${ctx.isNot && verdict.pass ? ' — expected the rule not to be met' : ''}`,
       `Rule: ${describeRule(t.rule, t.k)}`,

@@ -65,7 +65,8 @@ export function toCallTool(this: MatcherContext, received: unknown, name: string
   }
   // The verdict says whether the call was made; the assertion whether that was expected (`.not`).
   attachVerdicts(this, [verdict], undefined, { matcher: hint.name, passed: pass !== isNot })
-  const message = () => [matcherHint(hint.name, isNot, hint.args), '', summary, ...listCalls(trace, calls, source, matching)].join('\n')
+  const utils = this.utils
+  const message = () => [matcherHint(hint.name, isNot, hint.args, utils), '', summary, ...listCalls(trace, calls, source, matching)].join('\n')
   return {
     pass,
     message,

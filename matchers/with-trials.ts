@@ -74,7 +74,7 @@ export function withTraceTrials<A extends unknown[], I extends number>(name: str
       const t = verdict.trials!
       const message = () =>
         [
-          matcherHint(name, ctx.isNot, 'options'),
+          matcherHint(name, ctx.isNot, 'options', ctx.utils),
           '',
           `${name} over ${t.k} trials: ${verdict.outcome}${ctx.isNot && verdict.pass ? ' — expected the rule not to be met' : ''}`,
           `Rule: ${describeRule(t.rule, t.k)}`,
