@@ -13,8 +13,20 @@ export interface MatcherContext {
   readonly currentConcurrentTestName?: () => string | undefined
   /** Jest 30: a stable object per running test. */
   readonly currentTestIdentity?: () => object | undefined
+  /** The runner's printing helpers; absent when a matcher is called as a plain function. */
+  readonly utils?: MatcherUtils
   /** Vitest 4: the running test, whose JSON-safe `meta` carries verdicts to reporters. */
   readonly task?: { readonly meta: object; readonly name: string }
+}
+
+/**
+ * The runner's printing helpers (`this.utils` in Vitest and Jest): its own hint line and value printing, so
+ * our messages look like the built-in matchers' (colours included when the runner uses them).
+ */
+export interface MatcherUtils {
+  matcherHint(matcherName: string, received?: string, expected?: string, options?: { isNot?: boolean }): string
+  printReceived(value: unknown): string
+  printExpected(value: unknown): string
 }
 
 /** What every matcher returns (Vitest's and Jest's shape). */

@@ -1,9 +1,6 @@
-import type { Diagnosis, FailingLeaf } from '../src/diagnosis/types'
-import { metricLabel } from '../src/diagnosis/format'
-import type { Trace } from '../src/trace/trace'
+import type { Diagnosis } from '../src/diagnosis/types'
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
-import { describeSpan, excerptLine } from './trace-messages'
 
 /**
  * The span tree of a diagnosis as the report artifact stores it: every span with its parent, whether
@@ -29,20 +26,6 @@ export function reportTraceOf(diagnosis: Diagnosis): ReportTrace {
 /** Every span verdict of a diagnosis, then its agent-level verdicts. */
 export function verdictsOfDiagnosis(diagnosis: Diagnosis): Verdict[] {
   return [...diagnosis.spans.flatMap((s) => s.verdicts), ...diagnosis.agent.verdicts]
-}
-
-/**
- * One failing leaf as the failure message lists it, in the reporter's format:
- * `tool:search (id 4a1f9c2e…, path agent.run › Step 4 › search) — Tool Output Misinterpretation (reasoning integrity 2/5): reason`.
- *
- * @example
- * leafLine(trace, leaf)
- */
-export function leafLine(trace: Trace, leaf: FailingLeaf): string {
-  const score = leaf.score === null ? '' : typeof leaf.raw === 'number' ? ` ${leaf.raw}/5` : ` ${leaf.score.toFixed(2)}`
-  const metric = `${metricLabel(leaf.metric)}${score}`
-  const what = leaf.category ? `${leaf.category} (${metric})` : metric
-  return `${describeSpan(trace, { id: leaf.spanId, kind: leaf.kind, name: leaf.name })} — ${what}: ${excerptLine(leaf.reason, 300)}`
 }
 
 /**

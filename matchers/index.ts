@@ -30,9 +30,27 @@ export type { ToCompleteTaskOptions } from './to-complete-task'
 export type { ToCallToolOptions } from './to-call-tool'
 export type { ToStayWithinBudgetOptions } from './to-stay-within-budget'
 export type { TrialsOption } from './with-trials'
-export { TRACE_RECEIVED_HELP } from './trace-received'
+export { defineJudgeMatcher, type JudgeMatcher, type JudgeMatcherDefinition, type JudgeMatcherOptions } from './define-judge-matcher'
 export type { MatcherContext, MatcherResult } from './context'
-export type { AgentVerdictMatchers } from './types'
+export type { AgentVerdictMatchers, MatchersOf } from './types'
+
+/**
+ * The modules that declare the matchers of the table below: their function declarations carry the JSDoc
+ * that editor hovers show on `expect(x).toBeCorrect(…)` (AgentVerdictMatchers maps over them).
+ */
+export type MatcherModules = typeof import('./to-follow-instructions') &
+  typeof import('./to-be-correct') &
+  typeof import('./to-be-faithful-to') &
+  typeof import('./to-be-faithful-to-image') &
+  typeof import('./to-be-correct-for-image') &
+  typeof import('./to-have-quality') &
+  typeof import('./to-satisfy-rubric') &
+  typeof import('./to-have-no-failing-spans') &
+  typeof import('./to-use-tools-efficiently') &
+  typeof import('./to-complete-task') &
+  typeof import('./to-follow-plan') &
+  typeof import('./to-call-tool') &
+  typeof import('./to-stay-within-budget')
 
 /**
  * Every matcher (output, multimodal and trace), keyed by name, for `expect.extend`.
@@ -42,7 +60,8 @@ export type { AgentVerdictMatchers } from './types'
  * import { matchers } from 'agent-verdict/vitest'
  * expect.extend(matchers)
  */
-// Each async matcher's errors end in the test line that called it (matchers/call-site.ts).
+// The one table of matchers: the runner entries register it and their types are computed from it
+// (matchers/types.ts). Each async matcher's errors end in the test line that called it (matchers/call-site.ts).
 export const matchers = {
   toFollowInstructions: atCallSite(toFollowInstructions),
   toBeCorrect: atCallSite(toBeCorrect),

@@ -5,7 +5,10 @@ import { matchers } from './index'
 import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from './jest-state'
 import { notAwaitedMessage } from './messages'
 import type { MatcherContext } from './context'
-import { configureRuntime, finishFile, settleUnawaited, takeBufferedVerdicts, takeFileBufferedVerdicts, testKeyOf, testNameOf } from './runtime'
+import { takeBufferedVerdicts, takeFileBufferedVerdicts } from './attach-verdicts'
+import { configureRuntime, testKeyOf, testNameOf } from './runtime'
+import { finishFile } from './test-judge'
+import { settleUnawaited } from './unawaited-guard'
 import type { AgentVerdictMatchers } from './types'
 import { useCoordinator } from '../src/judges/run-limit'
 
@@ -52,6 +55,43 @@ declare global {
   }
 }
 
+// The entry's API, by name: the matcher table and functions, a helper for matchers of your own, and the types.
 export { matchers }
-export { attachVerdicts } from './runtime'
-export type * from './index'
+export {
+  defineJudgeMatcher,
+  toBeCorrect,
+  toBeCorrectForImage,
+  toBeFaithfulTo,
+  toBeFaithfulToImage,
+  toFollowInstructions,
+  toHaveQuality,
+  toSatisfyRubric,
+  toHaveNoFailingSpans,
+  toUseToolsEfficiently,
+  toCompleteTask,
+  toFollowPlan,
+  toCallTool,
+  toStayWithinBudget,
+} from './index'
+export type {
+  AgentVerdictMatchers,
+  MatchersOf,
+  JudgeMatcher,
+  JudgeMatcherDefinition,
+  JudgeMatcherOptions,
+  MatcherContext,
+  MatcherResult,
+  JudgeCallOptions,
+  AgentMatcherOptions,
+  TrialsOption,
+  ToBeCorrectOptions,
+  ToBeCorrectForImageOptions,
+  ToBeFaithfulToOptions,
+  ToBeFaithfulToImageOptions,
+  ToHaveQualityOptions,
+  ToSatisfyRubricOptions,
+  ToHaveNoFailingSpansOptions,
+  ToCompleteTaskOptions,
+  ToCallToolOptions,
+  ToStayWithinBudgetOptions,
+} from './index'

@@ -1,6 +1,12 @@
+// Every failure message of the matchers is built here: the hint line, verdict lines, usage errors, the
+// un-awaited guard's message, and how trace messages name spans, tool arguments and failing leaves.
+import { metricLabel } from '../src/diagnosis/format'
+import type { FailingLeaf } from '../src/diagnosis/types'
+import type { Trace } from '../src/trace/trace'
 import { formatScoreVsMin } from '../src/verdict/score'
-import { oneLineExcerpt } from '../src/verdict/text'
+import { oneLineExcerpt, shortSpanId } from '../src/verdict/text'
 import type { Verdict } from '../src/verdict/verdict'
+import type { MatcherUtils } from './context'
 
 /** How many characters of the received output a failure message quotes. */
 const RECEIVED_EXCERPT = 240
@@ -11,13 +17,21 @@ const RECEIVED_EXCERPT = 240
  * @example
  * matcherHint('toBeFaithfulToImage', true, 'image') // 'expect(received).not.toBeFaithfulToImage(image)'
  */
-export function matcherHint(name: string, isNot = false, args = ''): string {
+export function matcherHint(name: string, isNot = false, args = '', utils?: MatcherUtils): string {
+  // The runner's own hint when there is one (its colours and layout); the same words without.
+  if (utils) return utils.matcherHint(name, 'received', args, { isNot })
   return `expect(received).${isNot ? 'not.' : ''}${name}(${args})`
 }
 
 /** `"text…"` cut to a readable length, on one line. */
 export function excerpt(text: string, max = RECEIVED_EXCERPT): string {
   return JSON.stringify(oneLineExcerpt(text, max))
+}
+
+/** The received output, cut to a readable length on one line, printed by the runner when it can. */
+function printExcerpt(text: string, utils: MatcherUtils | undefined): string {
+  if (!utils) return excerpt(text)
+  return utils.printReceived(oneLineExcerpt(text, RECEIVED_EXCERPT))
 }
 
 /** Judge, prompt version and whether the verdict was replayed, for the last line of a message. */
@@ -35,7 +49,7 @@ export function judgeLine(verdict: Verdict): string | undefined {
  * verdictLines(verdict, 'Faithfulness', false)
  * // ['Faithfulness: fail (0/1, min 1)', 'Reason: the chart shows North America at $14.10 …', …]
  */
-export function verdictLines(verdict: Verdict, title: string, isNot = false): string[] {
+export function verdictLines(verdict: Verdict, title: string, isNot = false, utils?: MatcherUtils): string[] {
   if (verdict.outcome === 'unjudgeable') {
     return [
       `${title}: unjudgeable — the judge gave no valid verdict, so this fails${isNot ? ' under .not too' : ''}`,
@@ -47,7 +61,7 @@ export function verdictLines(verdict: Verdict, title: string, isNot = false): st
     `${title}: ${verdict.outcome} (${formatScoreVsMin(verdict)})${expectation}`,
     `Reason: ${verdict.reason}`,
     ...(verdict.samples ? [`Samples: ${verdict.samples.join(', ')}`] : []),
-    ...(verdict.subject !== undefined ? [`Received: ${excerpt(verdict.subject)}`] : []),
+    ...(verdict.subject !== undefined ? [`Received: ${printExcerpt(verdict.subject, utils)}`] : []),
     ...(judgeLine(verdict) ? [judgeLine(verdict)!] : []),
   ]
 }
@@ -58,9 +72,9 @@ export function verdictLines(verdict: Verdict, title: string, isNot = false): st
  * @example
  * verdictMessage({ name: 'toBeFaithfulToImage', args: 'image', title: 'Faithfulness', isNot: false, verdict })
  */
-export function verdictMessage(options: { name: string; args?: string; title: string; isNot?: boolean; verdict: Verdict }): string {
-  const { name, args, title, isNot, verdict } = options
-  return [matcherHint(name, isNot, args), '', ...verdictLines(verdict, title, isNot)].join('\n')
+export function verdictMessage(options: { name: string; args?: string; title: string; isNot?: boolean; verdict: Verdict; utils?: MatcherUtils }): string {
+  const { name, args, title, isNot, verdict, utils } = options
+  return [matcherHint(name, isNot, args, utils), '', ...verdictLines(verdict, title, isNot, utils)].join('\n')
 }
 
 /**
@@ -69,8 +83,8 @@ export function verdictMessage(options: { name: string; args?: string; title: st
  * @example
  * usageMessage('toBeCorrect', false, '', 'received must be a string … — got number')
  */
-export function usageMessage(name: string, isNot: boolean | undefined, args: string, problem: string): string {
-  return [matcherHint(name, isNot, args), '', problem].join('\n')
+export function usageMessage(name: string, isNot: boolean | undefined, args: string, problem: string, utils?: MatcherUtils): string {
+  return [matcherHint(name, isNot, args, utils), '', problem].join('\n')
 }
 
 /**
@@ -84,4 +98,77 @@ export function notAwaitedMessage(calls: Array<{ name: string; failure?: string 
   const head = `${list} was not awaited — add \`await\`: the test finished before the judge answered, so the assertion could not fail it in place.`
   const failures = calls.flatMap((c) => (c.failure ? [`\n\nThe un-awaited assertion would have failed:\n${c.failure}`] : []))
   return head + failures.join('')
+}
+
+// --- trace messages: spans, tool arguments, failing leaves ---
+
+
+/** Long paths keep the root and the three innermost names, where a reader looks first. */
+export function formatSpanPath(names: readonly string[]): string {
+  const shown = names.length > 5 ? [names[0], '…', ...names.slice(-3)] : names
+  return shown.join(' › ')
+}
+
+/**
+ * Where a span is, the way every trace message names it: `tool:search (id 4a1f9c2e…, path agent.run › Step 4 › search)`.
+ *
+ * @example
+ * describeSpan(trace, span) // 'llm:LiteLLMModel.__call__ (id dc63c344…, path main › … › Step 1 › LiteLLMModel.__call__)'
+ */
+export function describeSpan(trace: Trace, span: { id: string; kind: string; name: string }): string {
+  return `${span.kind}:${span.name} (id ${shortSpanId(span.id)}, path ${formatSpanPath(trace.path(span.id))})`
+}
+
+/**
+ * A value as compact one-line JSON cut to `max` characters, for tool arguments in messages. RegExps
+ * and asymmetric matchers (in expected arguments) print as themselves, not as `{}`.
+ *
+ * @example
+ * compactJson({ query: 'capital of France' }) // '{"query":"capital of France"}'
+ * compactJson({ file: /\.mp3$/ })             // '{"file":/\.mp3$/}'
+ */
+export function compactJson(value: unknown, max = 120): string {
+  const text = value === undefined ? '(no arguments recorded)' : typeof value === 'string' ? value : show(value, new Set())
+  return oneLineExcerpt(text, max)
+}
+
+function show(value: unknown, seen: Set<object>): string {
+  if (value instanceof RegExp) return String(value)
+  if (typeof value === 'bigint') return String(value)
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? String(value)
+  const matcher = value as { asymmetricMatch?: unknown; toAsymmetricMatcher?: () => string; toString(): string }
+  if (typeof matcher.asymmetricMatch === 'function') return matcher.toAsymmetricMatcher?.() ?? matcher.toString()
+  if (seen.has(value)) return '[Circular]'
+  seen.add(value)
+  if (Array.isArray(value)) return `[${value.map((v) => show(v, seen)).join(',')}]`
+  return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${show(v, seen)}`).join(',')}}`
+}
+
+/** `1 span` / `3 spans`. */
+export function plural(n: number, word: string): string {
+  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`
+}
+
+/**
+ * Text on one line, cut to `max` characters with `…` (reasons and causes can be long and multi-line).
+ *
+ * @example
+ * excerptLine('first line\nsecond line', 12) // 'first line …'
+ */
+export function excerptLine(text: string, max = 200): string {
+  return oneLineExcerpt(text, max)
+}
+
+/**
+ * One failing leaf as the failure message lists it, in the reporter's format:
+ * `tool:search (id 4a1f9c2e…, path agent.run › Step 4 › search) — Tool Output Misinterpretation (reasoning integrity 2/5): reason`.
+ *
+ * @example
+ * leafLine(trace, leaf)
+ */
+export function leafLine(trace: Trace, leaf: FailingLeaf): string {
+  const score = leaf.score === null ? '' : typeof leaf.raw === 'number' ? ` ${leaf.raw}/5` : ` ${leaf.score.toFixed(2)}`
+  const metric = `${metricLabel(leaf.metric)}${score}`
+  const what = leaf.category ? `${leaf.category} (${metric})` : metric
+  return `${describeSpan(trace, { id: leaf.spanId, kind: leaf.kind, name: leaf.name })} — ${what}: ${excerptLine(leaf.reason, 300)}`
 }

@@ -5,7 +5,8 @@ import { DiagnoseOptionsSchema, type AgentMetric } from '../src/diagnosis/types'
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { judgeLine, matcherHint, usageMessage, verdictLines } from './messages'
-import { attachVerdicts, track } from './runtime'
+import { attachVerdicts } from './attach-verdicts'
+import { track } from './unawaited-guard'
 import { parseOptions } from './parse-options'
 import { traceJudge, TraceJudgeOptionSchema } from './trace-judge'
 import { resolveTrace } from './trace-received'
@@ -72,7 +73,7 @@ export function runAgentMatcher(ctx: MatcherContext, received: unknown, spec: Ag
       const body = ordered.flatMap((v) => verdictLines(forDisplay(v), titleOf(v.metric), ctx.isNot === true))
       const notes = skipped.map((m) => `${titleOf(m)}: skipped — judged only, and { judge: false } was given`)
       const judged = verdicts.find((v) => v.judge)
-      return [matcherHint(spec.name, ctx.isNot, args), '', ...body, ...notes, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')
+      return [matcherHint(spec.name, ctx.isNot, args, ctx.utils), '', ...body, ...notes, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')
     }
     return { pass, message, meta: { verdicts } }
   })

@@ -10,7 +10,9 @@ import type { TrialRuleOption } from '../src/trials/summarize'
 import type { MatcherContext, MatcherResult } from './context'
 import { usageMessage, verdictMessage } from './messages'
 import { parseReceived, type NormalizedReceived } from './received'
-import { attachVerdicts, judgeFor, track } from './runtime'
+import { attachVerdicts } from './attach-verdicts'
+import { judgeFor } from './test-judge'
+import { track } from './unawaited-guard'
 import { runTrialsMatcher } from './run-trials-matcher'
 
 /** Options every judge matcher takes per call. */
@@ -59,7 +61,7 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
     }
     if (options.trials !== undefined) throw new TypeError(usageMessage(spec.name, ctx.isNot, spec.args ?? '', 'the trials option needs received values from runTrials(k, agent): `await expect(await runTrials(5, agent)).toBeCorrect({ trials: "pass^k" })`'))
     const parsed = parseReceived(received)
-    if (!parsed.ok) throw new TypeError(usageMessage(spec.name, ctx.isNot, spec.args ?? '', parsed.error))
+    if (!parsed.ok) throw new TypeError(usageMessage(spec.name, ctx.isNot, spec.args ?? '', parsed.error, ctx.utils))
     const verdict = await runMetric(spec.metric, spec.input(parsed.value), {
       judge: judgeFor(ctx, options.judge),
       threshold: options.threshold ?? spec.threshold?.(),
@@ -67,7 +69,7 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
       onImage: keepForReport,
     })
     const isNot = ctx.isNot === true
-    const message = () => verdictMessage({ name: spec.name, args: spec.args, title: spec.metric.title, isNot, verdict })
+    const message = () => verdictMessage({ name: spec.name, args: spec.args, title: spec.metric.title, isNot, verdict, utils: ctx.utils })
     // `pass: isNot` makes the runner fail in both directions: no verdict is never a pass, nor a "not".
     const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
     attachVerdicts(ctx, [verdict], undefined, { matcher: spec.name, passed: verdict.outcome !== 'unjudgeable' && pass !== isNot })

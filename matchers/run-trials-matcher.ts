@@ -8,7 +8,8 @@ import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { matcherHint, usageMessage } from './messages'
 import { parseReceived, type NormalizedReceived } from './received'
-import { attachVerdicts, judgeFor } from './runtime'
+import { attachVerdicts } from './attach-verdicts'
+import { judgeFor } from './test-judge'
 
 /** What the trials path needs of an output matcher call. */
 export interface TrialsMatcherCall<I extends { output: string }, O extends { reasoning: string; score: number }> {
@@ -52,7 +53,7 @@ export async function runTrialsMatcher<I extends { output: string }, O extends {
   const t = verdict.trials!
   const message = () =>
     [
-      matcherHint(call.name, ctx.isNot, call.args ?? ''),
+      matcherHint(call.name, ctx.isNot, call.args ?? '', ctx.utils),
       '',
       `${call.metric.title} over ${t.k} trials: ${verdict.outcome}${ctx.isNot && verdict.pass ? ' — expected the rule not to be met' : ''}`,
       `Rule: ${describeRule(t.rule, t.k)}`,

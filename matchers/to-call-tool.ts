@@ -1,12 +1,11 @@
 import { z } from 'zod'
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
-import { matcherHint, usageMessage } from './messages'
+import { compactJson, describeSpan, matcherHint, plural, usageMessage } from './messages'
 import { parseOptions } from './parse-options'
 import { matchesPartially } from './partial-match'
-import { attachVerdicts } from './runtime'
+import { attachVerdicts } from './attach-verdicts'
 import { collectToolCalls, isTool, type FoundToolCall } from './tool-calls'
-import { compactJson, describeSpan, plural } from './trace-messages'
 import { resolveTrace } from './trace-received'
 
 /**
@@ -66,7 +65,8 @@ export function toCallTool(this: MatcherContext, received: unknown, name: string
   }
   // The verdict says whether the call was made; the assertion whether that was expected (`.not`).
   attachVerdicts(this, [verdict], undefined, { matcher: hint.name, passed: pass !== isNot })
-  const message = () => [matcherHint(hint.name, isNot, hint.args), '', summary, ...listCalls(trace, calls, source, matching)].join('\n')
+  const utils = this.utils
+  const message = () => [matcherHint(hint.name, isNot, hint.args, utils), '', summary, ...listCalls(trace, calls, source, matching)].join('\n')
   return {
     pass,
     message,

@@ -2,13 +2,13 @@ import { z } from 'zod'
 import { diagnose } from '../src/diagnosis/diagnose'
 import { DiagnoseOptionsSchema, type Diagnosis, type PropagationPolicy } from '../src/diagnosis/types'
 import type { Trace } from '../src/trace/trace'
-import type { MatcherContext, MatcherResult } from './context'
-import { matcherHint, usageMessage } from './messages'
-import { leafLine, reportTraceOf, unjudgeableSpans, verdictsOfDiagnosis } from './diagnosis-report'
-import { attachVerdicts, track } from './runtime'
+import type { MatcherContext, MatcherResult, MatcherUtils } from './context'
+import { describeSpan, excerptLine, leafLine, matcherHint, plural, usageMessage } from './messages'
+import { reportTraceOf, unjudgeableSpans, verdictsOfDiagnosis } from './diagnosis-report'
+import { attachVerdicts } from './attach-verdicts'
+import { track } from './unawaited-guard'
 import { parseOptions } from './parse-options'
 import { traceJudge, TraceJudgeOptionSchema } from './trace-judge'
-import { describeSpan, excerptLine, plural } from './trace-messages'
 import { resolveTrace } from './trace-received'
 import { restrictToMetrics, SpanMetricNameSchema } from './span-metrics'
 
@@ -65,14 +65,14 @@ export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, op
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeableFails ? ctx.isNot === true : outcome !== 'fail'
     attachVerdicts(ctx, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)], { matcher: NAME, passed: !unjudgeableFails && pass !== (ctx.isNot === true) })
-    const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true, metrics })
+    const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true, metrics, utils: ctx.utils })
     // No actual/expected: the runner would add `Expected: "pass" Received: "fail"`, which the message already says better.
     return { pass, message, meta: { diagnosis: summaryOf(diagnosis) } }
   })
 }
 
-function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args: string; unjudgeableFails: boolean; allowUnjudgeable: boolean; metrics?: string[] }): string {
-  const lines = [matcherHint(NAME, opts.isNot, opts.args), '']
+function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args: string; unjudgeableFails: boolean; allowUnjudgeable: boolean; metrics?: string[]; utils?: MatcherUtils }): string {
+  const lines = [matcherHint(NAME, opts.isNot, opts.args, opts.utils), '']
   const policy = `${policyLabel(d.policy)}${opts.metrics ? `; metrics ${opts.metrics.join(', ')}` : ''}`
   const judged = d.spans.filter((s) => s.own !== 'unjudged').length
   const scope = d.mode === 'judge' ? `${judged} judged ${judged === 1 ? 'span' : 'spans'}` : `${trace.size} spans checked by the deterministic detectors`

@@ -5,10 +5,9 @@ import { llmUsage, PriceTableSchema, type PriceTable } from '../src/metrics/dete
 import type { Trace } from '../src/trace/trace'
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
-import { matcherHint } from './messages'
+import { describeSpan, matcherHint } from './messages'
 import { parseOptions } from './parse-options'
-import { attachVerdicts } from './runtime'
-import { describeSpan } from './trace-messages'
+import { attachVerdicts } from './attach-verdicts'
 import { resolveTrace } from './trace-received'
 
 /**
@@ -48,6 +47,7 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
   // Vitest leaves `isNot` undefined on positive assertions: read it as `=== true`.
   const isNot = this.isNot === true
   const hint = { name: 'toStayWithinBudget', args: 'budget', isNot }
+  const utils = this.utils
   const allowed = '{ tokens?, llmCalls?, latencyMs?, costUsd?: positive numbers, prices? }'
   const { prices: override, ...limits } = parseOptions(ToStayWithinBudgetOptionsSchema, budget, { ...hint, allowed, what: 'budget' })
   const trace = resolveTrace(received, hint)
@@ -61,7 +61,7 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
     attachVerdicts(this, [verdictOf(false, `costUsd: ${cause}`, result.checks)], undefined, { matcher: hint.name, passed: false })
     // The other budgets are still worth seeing; the cost line would show a partial sum.
     const others = result.checks.filter((c) => c.budget !== 'costUsd').map((c) => `  ${checkLine(trace, c)}`)
-    const message = () => [matcherHint(hint.name, isNot, hint.args), '', `Budget costUsd: unknown — this fails${isNot ? ' under .not too' : ''}`, `Cause: ${cause}`, ...others].join('\n')
+    const message = () => [matcherHint(hint.name, isNot, hint.args, utils), '', `Budget costUsd: unknown — this fails${isNot ? ' under .not too' : ''}`, `Cause: ${cause}`, ...others].join('\n')
     return { pass: isNot, message, actual: actualOf(result.checks), expected: limits }
   }
 
@@ -79,7 +79,7 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
   const head = isNot ? `Expected the run to exceed a budget, but it ${summary}:` : `The run ${summary}:`
   // Exceeded budgets first: they are why the assertion failed.
   const ordered = [...exceeded, ...result.checks.filter((c) => !c.exceeded)].map((c) => `  ${checkLine(trace, c)}`)
-  const message = () => [matcherHint(hint.name, isNot, hint.args), '', head, ...ordered].join('\n')
+  const message = () => [matcherHint(hint.name, isNot, hint.args, utils), '', head, ...ordered].join('\n')
   return { pass, message, actual: actualOf(result.checks), expected: limits }
 }
 

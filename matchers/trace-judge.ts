@@ -3,7 +3,7 @@ import { JudgeConfigError } from '../src/judges/errors'
 import type { Judge } from '../src/judges/types'
 import type { MatcherContext } from './context'
 import { usageMessage } from './messages'
-import { judgeFor } from './runtime'
+import { judgeFor } from './test-judge'
 
 /**
  * The `judge` option of the judge-based trace matchers: a Judge, or `false` for the deterministic

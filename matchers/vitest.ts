@@ -7,7 +7,9 @@ import { COORDINATOR_PROVIDE_KEY } from '../src/judges/coordinator'
 import { useCoordinator } from '../src/judges/run-limit'
 import { matchers } from './index'
 import { notAwaitedMessage } from './messages'
-import { configureRuntime, finishFile, settleUnawaited } from './runtime'
+import { configureRuntime } from './runtime'
+import { finishFile } from './test-judge'
+import { settleUnawaited } from './unawaited-guard'
 import type { AgentVerdictMatchers } from './types'
 import { isVitestUpdateRun, suiteRanCompletely, vitestTimedOut, vitestTimeLimit, type SuiteLike, type TimedTaskLike } from './vitest-state'
 
@@ -64,6 +66,43 @@ declare module 'vitest' {
   interface Matchers<T = any> extends AgentVerdictMatchers<Promise<void>> {}
 }
 
+// The entry's API, by name: the matcher table and functions, a helper for matchers of your own, and the types.
 export { matchers }
-export { attachVerdicts } from './runtime'
-export type * from './index'
+export {
+  defineJudgeMatcher,
+  toBeCorrect,
+  toBeCorrectForImage,
+  toBeFaithfulTo,
+  toBeFaithfulToImage,
+  toFollowInstructions,
+  toHaveQuality,
+  toSatisfyRubric,
+  toHaveNoFailingSpans,
+  toUseToolsEfficiently,
+  toCompleteTask,
+  toFollowPlan,
+  toCallTool,
+  toStayWithinBudget,
+} from './index'
+export type {
+  AgentVerdictMatchers,
+  MatchersOf,
+  JudgeMatcher,
+  JudgeMatcherDefinition,
+  JudgeMatcherOptions,
+  MatcherContext,
+  MatcherResult,
+  JudgeCallOptions,
+  AgentMatcherOptions,
+  TrialsOption,
+  ToBeCorrectOptions,
+  ToBeCorrectForImageOptions,
+  ToBeFaithfulToOptions,
+  ToBeFaithfulToImageOptions,
+  ToHaveQualityOptions,
+  ToSatisfyRubricOptions,
+  ToHaveNoFailingSpansOptions,
+  ToCompleteTaskOptions,
+  ToCallToolOptions,
+  ToStayWithinBudgetOptions,
+} from './index'

@@ -4,7 +4,8 @@ import { describeRule, parseTrialRule, summarizeTrials, type TrialRuleOption } f
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { matcherHint, usageMessage } from './messages'
-import { attachVerdicts, track } from './runtime'
+import { attachVerdicts } from './attach-verdicts'
+import { track } from './unawaited-guard'
 
 /** The option a trace matcher takes when `received` comes from `runTrials`. */
 export interface TrialsOption {
@@ -12,7 +13,10 @@ export interface TrialsOption {
   trials?: TrialRuleOption
 }
 
-type Matcher = (this: MatcherContext, received: unknown, ...args: any[]) => Promise<MatcherResult>
+type Matcher<A extends unknown[]> = (this: MatcherContext, received: unknown, ...args: A) => Promise<MatcherResult>
+
+/** The matcher's arguments with {@link TrialsOption} added to the options argument at index `I`. */
+export type WithTrialsAt<A extends unknown[], I extends number> = { [K in keyof A]: K extends `${I}` ? A[K] & TrialsOption : A[K] }
 
 // What a trace matcher's result says about unjudgeable: agent matchers carry verdicts, toHaveNoFailingSpans the diagnosis verdict.
 function wasUnjudgeable(result: MatcherResult): boolean {
@@ -35,7 +39,8 @@ function gist(result: MatcherResult): string {
  * @example
  * const toHaveNoFailingSpansOrTrials = withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0)
  */
-export function withTraceTrials<M extends Matcher>(name: string, matcher: M, optionsAt: number): M {
+export function withTraceTrials<A extends unknown[], I extends number>(name: string, matcher: Matcher<A>, optionsAt: I): Matcher<WithTrialsAt<A, I>> {
+  const call = matcher as unknown as (this: MatcherContext, received: unknown, ...args: unknown[]) => Promise<MatcherResult>
   const wrapped = function (this: MatcherContext, received: unknown, ...args: unknown[]): Promise<MatcherResult> {
     const options = args[optionsAt] as (TrialsOption & Record<string, unknown>) | undefined
     const rest = options && 'trials' in options ? Object.fromEntries(Object.entries(options).filter(([k]) => k !== 'trials')) : options
@@ -45,7 +50,7 @@ export function withTraceTrials<M extends Matcher>(name: string, matcher: M, opt
       if (options?.trials !== undefined) {
         return Promise.reject(new TypeError(usageMessage(name, this.isNot, 'options', 'the trials option needs received values from runTrials(k, agent): `await expect(await runTrials(5, runAgent)).' + name + '({ trials: "pass^k" })`')))
       }
-      return matcher.call(this, received, ...args)
+      return call.call(this, received, ...args)
     }
     const ctx = this
     return track(ctx, name, async () => {
@@ -59,7 +64,7 @@ export function withTraceTrials<M extends Matcher>(name: string, matcher: M, opt
       const plain = Object.create(ctx, { isNot: { value: false } }) as MatcherContext
       const perTrial: Verdict[] = []
       for (const [i, result] of received.results.entries()) {
-        const r = await matcher.call(plain, result, ...innerArgs)
+        const r = await call.call(plain, result, ...innerArgs)
         const outcome = r.pass ? 'pass' : wasUnjudgeable(r) ? 'unjudgeable' : 'fail'
         perTrial.push({ metric: `trials.${name}`, level: 'agent', scale: 'binary', raw: r.pass ? 1 : 0, score: outcome === 'unjudgeable' ? null : r.pass ? 1 : 0, threshold: 1, pass: r.pass, outcome, reason: r.pass ? 'passed' : gist(r) || `trial ${i + 1} failed` })
       }
@@ -69,7 +74,7 @@ export function withTraceTrials<M extends Matcher>(name: string, matcher: M, opt
       const t = verdict.trials!
       const message = () =>
         [
-          matcherHint(name, ctx.isNot, 'options'),
+          matcherHint(name, ctx.isNot, 'options', ctx.utils),
           '',
           `${name} over ${t.k} trials: ${verdict.outcome}${ctx.isNot && verdict.pass ? ' — expected the rule not to be met' : ''}`,
           `Rule: ${describeRule(t.rule, t.k)}`,
@@ -81,5 +86,5 @@ export function withTraceTrials<M extends Matcher>(name: string, matcher: M, opt
       return { pass, message, meta: { verdict } }
     })
   }
-  return wrapped as M
+  return wrapped as unknown as Matcher<WithTrialsAt<A, I>>
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { attachVerdicts } from '../../matchers/runtime'
-import { VERDICT_META_KEY, type TestVerdictMeta, type Verdict } from '../../src'
+import { attachVerdicts } from '../../matchers/attach-verdicts'
+import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
+import type { Verdict } from '../../src/verdict/verdict'
 
 const verdict = (id: string, pass: boolean): Verdict => ({
   id, metric: 'span.error_category', level: 'span', spanId: id.split(':')[0], scale: 'binary', raw: pass ? 1 : 0,

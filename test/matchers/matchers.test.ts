@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import { ImageInputError } from '../../src/media/errors'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
@@ -39,6 +40,8 @@ beforeEach(() => {
 async function failureOf(assertion: Promise<unknown>): Promise<Error> {
   const error = await assertion.then(() => undefined, (e: unknown) => e)
   if (!(error instanceof Error)) throw new Error('expected the assertion to fail, but it passed')
+  // The runner colours the hint and the received value (this.utils): compare the words.
+  error.message = stripVTControlCharacters(error.message)
   return error
 }
 

@@ -1,5 +1,6 @@
 // Shared bits of the trace matcher tests: the real TRAIL fixtures, OTel SDK runs, and failure capture.
 import { join } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../../src/verdict/meta'
 import { agentRun, createRecorder, type HttpFailure } from '../../helpers/otel'
 import { FIXTURE_DIR } from '../../helpers/trail'
@@ -20,12 +21,18 @@ export function otelRun(failure?: HttpFailure) {
   return recorder
 }
 
+/** The runner colours its hint line (this.utils): the tests compare the words. */
+function uncoloured(error: Error): Error {
+  error.message = stripVTControlCharacters(error.message)
+  return error
+}
+
 /** The error a synchronous assertion throws (fails the test if it does not throw). */
 export function thrownBy(assertion: () => unknown): Error {
   try {
     assertion()
   } catch (error) {
-    if (error instanceof Error) return error
+    if (error instanceof Error) return uncoloured(error)
     throw new Error(`expected an Error, got ${String(error)}`)
   }
   throw new Error('expected the assertion to fail, but it passed')
@@ -35,7 +42,7 @@ export function thrownBy(assertion: () => unknown): Error {
 export async function rejectionOf(assertion: Promise<unknown>): Promise<Error> {
   const error = await assertion.then(() => undefined, (e: unknown) => e)
   if (!(error instanceof Error)) throw new Error('expected the assertion to fail, but it passed')
-  return error
+  return uncoloured(error)
 }
 
 /** The agent-verdict meta a test's matchers attached. */
