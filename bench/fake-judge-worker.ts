@@ -26,6 +26,7 @@ export async function startFakeJudgeInWorker(options: FakeJudgeOptions): Promise
   // A worker does not inherit the parent's tsx hooks: register them, then load this file as the worker body.
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}) })`
   const worker = new Worker(bootstrap, { eval: true, workerData: options })
+  // biome-ignore lint/suspicious/noExplicitAny: replies of every message kind go through one map
   const pending = new Map<number, (value: any) => void>()
   let nextId = 0
   const baseURL = await new Promise<string>((resolve, reject) => {

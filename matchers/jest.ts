@@ -50,7 +50,7 @@ declare global {
   // For `@types/jest` users, whose `expect` reads the global `jest.Matchers`.
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace jest {
-    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    // biome-ignore lint/complexity/noBannedTypes: the augmentation must repeat Jest's own `T = {}`
     interface Matchers<R, T = {}> extends AgentVerdictMatchers<Promise<void>, R> {}
   }
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import type { z } from 'zod'
 import { diagnose } from '../src/diagnosis/diagnose'
 import { metricLabel } from '../src/diagnosis/format'
 import { DiagnoseOptionsSchema, type AgentMetric } from '../src/diagnosis/types'

@@ -48,24 +48,23 @@ const MAX_LISTED = 25
  * await expect(trace).toHaveNoFailingSpans({ metrics: ['span.reasoning_integrity', 'detectors'] })
  */
 export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, options?: ToHaveNoFailingSpansOptions): Promise<MatcherResult> {
-  const ctx = this
   const args = options === undefined ? '' : 'options'
-  return track(ctx, NAME, async () => {
-    const { judge: judgeOption, allowUnjudgeable, metrics, ...rest } = parseOptions(ToHaveNoFailingSpansOptionsSchema, options, { name: NAME, args, isNot: ctx.isNot, allowed: ALLOWED })
+  return track(this, NAME, async () => {
+    const { judge: judgeOption, allowUnjudgeable, metrics, ...rest } = parseOptions(ToHaveNoFailingSpansOptionsSchema, options, { name: NAME, args, isNot: this.isNot, allowed: ALLOWED })
     if (judgeOption === false && metrics && !metrics.includes('detectors')) {
       // Judged metrics without a judge would pass a run nobody looked at.
-      throw new TypeError(usageMessage(NAME, ctx.isNot, args, `metrics ${metrics.join(', ')} are judged, and { judge: false } asks no judge — add 'detectors' to metrics, or pass { judge }`))
+      throw new TypeError(usageMessage(NAME, this.isNot, args, `metrics ${metrics.join(', ')} are judged, and { judge: false } asks no judge — add 'detectors' to metrics, or pass { judge }`))
     }
-    const trace = resolveTrace(received, { name: NAME, args, isNot: ctx.isNot })
-    const judge = traceJudge(ctx, judgeOption, { name: NAME, args, withoutJudge: 'To check the trace with the deterministic detectors only, pass { judge: false }.' })
+    const trace = resolveTrace(received, { name: NAME, args, isNot: this.isNot })
+    const judge = traceJudge(this, judgeOption, { name: NAME, args, withoutJudge: 'To check the trace with the deterministic detectors only, pass { judge: false }.' })
     const full = await diagnose(trace, { ...rest, judge, agent: false })
     const diagnosis = metrics ? restrictToMetrics(trace, full, metrics) : full
     const outcome = diagnosis.verdict.outcome
     const unjudgeableFails = outcome === 'unjudgeable' && allowUnjudgeable !== true
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
-    const pass = unjudgeableFails ? ctx.isNot === true : outcome !== 'fail'
-    attachVerdicts(ctx, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)], { matcher: NAME, passed: !unjudgeableFails && pass !== (ctx.isNot === true) })
-    const message = () => failureMessage(trace, diagnosis, { isNot: ctx.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true, metrics, utils: ctx.utils })
+    const pass = unjudgeableFails ? this.isNot === true : outcome !== 'fail'
+    attachVerdicts(this, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)], { matcher: NAME, passed: !unjudgeableFails && pass !== (this.isNot === true) })
+    const message = () => failureMessage(trace, diagnosis, { isNot: this.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true, metrics, utils: this.utils })
     // No actual/expected: the runner would add `Expected: "pass" Received: "fail"`, which the message already says better.
     return { pass, message, meta: { diagnosis: summaryOf(diagnosis) } }
   })

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import type { z } from 'zod'
 import { priceOf } from '../src/judges/cost'
 import { BudgetSchema, checkBudget, type BudgetCheck } from '../src/metrics/detectors/budget'
 import { llmUsage, PriceTableSchema, type PriceTable } from '../src/metrics/detectors/usage'

@@ -55,14 +55,14 @@ afterEach(async ({ task }) => {
 })
 
 // Vitest reads the first parameter as fixtures and requires a destructuring pattern there.
-// eslint-disable-next-line no-empty-pattern
+// biome-ignore lint/correctness/noEmptyPattern: Vitest requires a destructuring pattern for fixtures
 afterAll(async ({}, suite) => {
   const file = (suite as SuiteLike).filepath ?? expect.getState().testPath
   if (file) await finishFile(file, { complete: suiteRanCompletely(suite as SuiteLike) })
 })
 
 declare module 'vitest' {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  // biome-ignore lint/suspicious/noExplicitAny: the augmentation must repeat Vitest's own `T = any`
   interface Matchers<T = any> extends AgentVerdictMatchers<Promise<void>> {}
 }
 

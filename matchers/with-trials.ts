@@ -52,16 +52,15 @@ export function withTraceTrials<A extends unknown[], I extends number>(name: str
       }
       return call.call(this, received, ...args)
     }
-    const ctx = this
-    return track(ctx, name, async () => {
+    return track(this, name, async () => {
       let rule: ReturnType<typeof parseTrialRule>
       try {
         rule = parseTrialRule(options?.trials)
       } catch (error) {
-        throw new TypeError(usageMessage(name, ctx.isNot, 'options', `received ${received.k} trials, so ${(error as Error).message}`))
+        throw new TypeError(usageMessage(name, this.isNot, 'options', `received ${received.k} trials, so ${(error as Error).message}`))
       }
       // Each trial is judged as a plain assertion; the polarity belongs to the rule, not to each trial.
-      const plain = Object.create(ctx, { isNot: { value: false } }) as MatcherContext
+      const plain = Object.create(this, { isNot: { value: false } }) as MatcherContext
       const perTrial: Verdict[] = []
       for (const [i, result] of received.results.entries()) {
         const r = await call.call(plain, result, ...innerArgs)
@@ -70,19 +69,19 @@ export function withTraceTrials<A extends unknown[], I extends number>(name: str
       }
       // Judge tokens and cost are on the trials' own verdicts already; the summary adds none.
       const verdict = summarizeTrials(perTrial, rule)
-      attachVerdicts(ctx, [verdict])
+      attachVerdicts(this, [verdict])
       const t = verdict.trials!
       const message = () =>
         [
-          matcherHint(name, ctx.isNot, 'options', ctx.utils),
+          matcherHint(name, this.isNot, 'options', this.utils),
           '',
-          `${name} over ${t.k} trials: ${verdict.outcome}${ctx.isNot && verdict.pass ? ' — expected the rule not to be met' : ''}`,
+          `${name} over ${t.k} trials: ${verdict.outcome}${this.isNot && verdict.pass ? ' — expected the rule not to be met' : ''}`,
           `Rule: ${describeRule(t.rule, t.k)}`,
           `Passed: ${t.passes}/${t.k} (rate ${+t.rate.toFixed(4)}, ${Math.round(t.confidence * 100)}% Wilson interval ${t.lower.toFixed(4)}–${t.upper.toFixed(4)})`,
           `Trials: ${t.outcomes.map((o, i) => `${i + 1} ${o === 'pass' ? '✓' : o === 'fail' ? '✗' : '?'}`).join('  ')}`,
           ...perTrial.flatMap((v, i) => (v.outcome === 'pass' ? [] : [`Trial ${i + 1}: ${v.outcome} — ${v.reason}`])),
         ].join('\n')
-      const pass = verdict.outcome === 'unjudgeable' ? ctx.isNot === true : verdict.pass
+      const pass = verdict.outcome === 'unjudgeable' ? this.isNot === true : verdict.pass
       return { pass, message, meta: { verdict } }
     })
   }

@@ -33,7 +33,9 @@ export function renderCalibration(results: readonly MetricCalibration[]): string
     const cats = r.confusion.categories
     const width = Math.max(5, ...r.confusion.matrix.flat().map((n) => String(n).length + 1))
     out.push(`  confusion (rows: human, columns: judge)`, `  ${'human'.padEnd(7)}${cats.map((c) => String(c).padStart(width)).join('')}`)
-    r.confusion.matrix.forEach((row, i) => out.push(`  ${String(cats[i]).padEnd(7)}${row.map((n) => String(n).padStart(width)).join('')}`))
+    r.confusion.matrix.forEach((row, i) => {
+      out.push(`  ${String(cats[i]).padEnd(7)}${row.map((n) => String(n).padStart(width)).join('')}`)
+    })
     if (r.disagreements.length > 0) {
       out.push('  disagreements:')
       for (const d of r.disagreements) out.push(`    ${d.id}: human ${d.label}, judge ${d.judge} — ${line(d.reason)}`)

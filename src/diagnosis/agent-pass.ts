@@ -99,7 +99,9 @@ function mergedVerdicts(outputs: AgentJudgement[], wanted: Set<AgentMetric>, fac
   const parts = outputs.length
   return AGENT_ASPECTS.filter((a) => wanted.has(a.metric)).map(({ metric, key, merge }) => {
     let index = parts - 1
-    if (merge === 'min') outputs.forEach((o, i) => (o[key].score < outputs[index][key].score ? (index = i) : undefined))
+    if (merge === 'min') outputs.forEach((o, i) => {
+      if (o[key].score < outputs[index][key].score) index = i
+    })
     let raw = outputs[index][key].score
     let reason = `${parts > 1 ? `part ${index + 1}/${parts}: ` : ''}${outputs[index][key].reason.trim()}`
     if (metric === 'agent.tool_abuse') {

@@ -65,7 +65,7 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
     if (list) list.push(v)
     else verdictsBySpan.set(v.spanId!, [v])
   }
-  findings.forEach((f) => add(findingVerdict(f)))
+  for (const f of findings) add(findingVerdict(f))
 
   const steps = compactSteps(trace)
   const selected = selectionLeaves(trace, trace.find(opts.select ?? DEFAULT_SELECT))

@@ -62,6 +62,7 @@ const CONFIG_NAMES = new Set(['CredentialsProviderError'])
  */
 export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeError {
   if (err instanceof JudgeError) return err
+  // biome-ignore lint/suspicious/noExplicitAny: errors of two SDKs and of fetch, read field by field
   const e = (err ?? {}) as Record<string, any>
   const names = classNames(err)
   const codes = findCodes(err)
@@ -132,11 +133,13 @@ function classNames(err: unknown): Set<string> {
   return names
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a foreign error's fields, checked before use
 function httpStatus(e: Record<string, any>): number | undefined {
   const status = typeof e.status === 'number' ? e.status : e.$metadata?.httpStatusCode
   return typeof status === 'number' && status >= 100 ? status : undefined
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a foreign error's fields, checked before use
 function headersOf(e: Record<string, any>): HeaderSource {
   return e.headers ?? e.$response?.headers
 }

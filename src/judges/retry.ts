@@ -1,4 +1,4 @@
-import { JudgeAbortError, JudgeError, type JudgeErrorContext, JudgeOutputError, JudgeRateLimitError, JudgeTimeoutError } from './errors'
+import { JudgeAbortError, type JudgeError, type JudgeErrorContext, JudgeOutputError, JudgeRateLimitError, JudgeTimeoutError } from './errors'
 import { classifyJudgeError } from './classify-error'
 import type { PermitSource } from './run-limit'
 

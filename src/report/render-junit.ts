@@ -59,7 +59,7 @@ function verdictLine(test: ReportTest, v: Verdict): string {
   return `${OUTCOME_SYMBOL[assertionStatus(v)]} ${verdictName(v)} ${placeOf(test, v)} ${score}${note}: ${oneLineExcerpt(v.reason)}`
 }
 
-function property(test: ReportTest, v: Verdict): string {
+function property(_test: ReportTest, v: Verdict): string {
   const score = v.outcome === 'unjudgeable' ? 'n/a' : formatScoreVsThreshold(v)
   const where = v.level === 'span' && v.spanId !== undefined ? ` span ${v.spanId}` : ''
   const outcome = judgedNote(v) ? `${v.outcome} (expected not: assertion ${assertionStatus(v) === 'pass' ? 'passed' : 'failed'})` : v.outcome

@@ -215,7 +215,8 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
     }
     req.resume()
     if (req.method === 'GET' && path === '/v1/models') {
-      return reply(res, 200, { object: 'list', data: [{ id: model, object: 'model', created: Math.floor(startedAt / 1000), owned_by: 'agent-verdict' }] })
+      reply(res, 200, { object: 'list', data: [{ id: model, object: 'model', created: Math.floor(startedAt / 1000), owned_by: 'agent-verdict' }] })
+      return
     }
     reply(res, 404, errorBody(`Unknown route ${req.method} ${path || '/'}: the fake judge serves POST /v1/chat/completions and GET /v1/models.`, 'invalid_request_error', 'unknown_url'))
   }

@@ -89,7 +89,7 @@ describe('runTrailBench with a stub predictor', () => {
 
 test('a predictor that throws or returns a malformed prediction leaves the official failure text, which is skipped', async () => {
   const outDir = join(tmp, 'failing')
-  const flaky: TrailPredictor = async (trace, ctx) => {
+  const flaky: TrailPredictor = async (_trace, ctx) => {
     if (ctx.traceId === IDS[0]) throw new Error('judge unavailable')
     if (ctx.traceId === IDS[1]) return { errors: [{ category: 'x', location: 'y', evidence: '', description: '', impact: 'SEVERE' }], scores: [] } as never
     return { errors: [], scores: [] }

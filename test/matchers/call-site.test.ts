@@ -3,7 +3,6 @@
 import '../../matchers/vitest'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { atCallSite, withCallSite } from '../../matchers/call-site'
-import { toBeCorrect } from '../../matchers/to-be-correct'
 import { CassetteMissError } from '../../src/cassette/errors'
 import { countingJudge } from '../cassette/helpers'
 

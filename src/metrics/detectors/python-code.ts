@@ -160,7 +160,7 @@ function isBoundary(text: string, i: number): boolean {
  * hasWord('ask search_agent now', 'search_agent') // true; hasWord('my_search_agent', 'search_agent') // false
  */
 export function hasWord(text: string, word: string): boolean {
-  if (word === '') return new RegExp(String.raw`\b\b`).test(text)
+  if (word === '') return /\b\b/.test(text)
   for (let i = text.indexOf(word); i !== -1; i = text.indexOf(word, i + 1)) {
     if (isBoundary(text, i) && isBoundary(text, i + word.length)) return true
   }

@@ -1,4 +1,4 @@
-import type { Span } from '../../trace/span'
+
 import type { Trace } from '../../trace/trace'
 import { blankEchoedCode, classifyErrorText, OUTPUT_ERROR_MARKER, OUTPUT_HEAD_CHARS, ruleForHttpStatus } from './error-patterns'
 import { quoteEvidence, type Finding } from './finding'

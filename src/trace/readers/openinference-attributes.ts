@@ -58,13 +58,14 @@ export function applyOpenInference(span: Span, ctx: ReadContext): void {
       case 'tool.name': toolName = attrs[key]; break
       case 'tool_call.function.name': functionName = attrs[key]; break
       case 'tool_call.function.arguments': functionArgs = attrs[key]; break
-      default:
+      default: {
         // Only `llm.*` keys can be messages, so everything else is skipped by its first chars, and the
         // fifth char picks the one prefix worth testing (startsWith is the costly part, once per message key).
         if (key.charCodeAt(0) !== 108 || key.charCodeAt(3) !== 46) break
         const fifth = key.charCodeAt(4)
         if (fifth === 105 && key.startsWith(IN_PREFIX)) (inputs ??= new FlatMessages()).add(key, IN_PREFIX.length, attrs[key])
         else if (fifth === 111 && key.startsWith(OUT_PREFIX)) (outputs ??= new FlatMessages()).add(key, OUT_PREFIX.length, attrs[key])
+      }
     }
   }
   span.kind = openInferenceKind(kind)

@@ -67,7 +67,7 @@ function valueEnd(t: string, i: number): number {
       if (depth === 0) return i
       i++
       if (--depth === 0) return i
-    } else if (c !== c) {
+    } else if (Number.isNaN(c)) {
       return -1 // NaN: past the end
     } else if (depth === 0 && (c === COMMA || c === 32 || c === 10 || c === 13 || c === 9)) {
       return i

@@ -36,7 +36,7 @@ test('jest: deterministic and judged trace matchers, .not and .resolves, with ve
   expect(jestTest(run, 'resolves works with the synchronous matchers').status).toBe('passed')
   const spans = jestTest(run, 'a format failure fails the span check')
   expect(spans.status).toBe('failed')
-  expect(spans.failureMessages[0]).toMatch(/expect\(received\)\.toHaveNoFailingSpans\(\)\n\n\d+ of \d+ judged spans failed \(policy existential\):\n  ✗ llm:LiteLLMModel\.__call__ \(id dc63c344…/)
+  expect(spans.failureMessages[0]).toMatch(/expect\(received\)\.toHaveNoFailingSpans\(\)\n\n\d+ of \d+ judged spans failed \(policy existential\):\n {2}✗ llm:LiteLLMModel\.__call__ \(id dc63c344…/)
   expect(jestTest(run, 'the run completes its task').status).toBe('passed')
   expect(run.code).toBe(1)
 

@@ -98,7 +98,7 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     const { judged } = detectorView(trace)
     const plain = await rejectionOf(expect(trace).toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }))
     expect(plain.message).toMatch(/^expect\(received\)\.toHaveNoFailingSpans\(options\)\n\nUnjudgeable: the trace has no verdict for every span it wanted one for, so this fails — pass \{ allowUnjudgeable: true \} to accept that\.\n/)
-    expect(plain.message).toMatch(/\n1 span unjudgeable:\n  \? tool:FinalAnswerTool \(id ecc4e15a…, path main › answer_single_question › CodeAgent\.run › Step 1 › FinalAnswerTool\) — unjudgeable: .*not JSON/)
+    expect(plain.message).toMatch(/\n1 span unjudgeable:\n {2}\? tool:FinalAnswerTool \(id ecc4e15a…, path main › answer_single_question › CodeAgent\.run › Step 1 › FinalAnswerTool\) — unjudgeable: .*not JSON/)
     const negated = await rejectionOf(expect(trace).not.toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }))
     expect(negated.message).toContain('so this fails under .not too')
     await expect(trace).toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY, allowUnjudgeable: true })

@@ -14,7 +14,9 @@ function span(id: string, parentId: string | null, kind: Span['kind'], fields: P
 /** An agent run whose tool spans are the given ones, in that order, each under its own step. */
 function run(...tools: Array<Partial<Span>>): Trace {
   const spans = [span('agent', null, 'agent')]
-  tools.forEach((t, i) => spans.push(span(`step${i}`, 'agent', 'chain'), span(`tool${i}`, `step${i}`, 'tool', t)))
+  tools.forEach((t, i) => {
+    spans.push(span(`step${i}`, 'agent', 'chain'), span(`tool${i}`, `step${i}`, 'tool', t))
+  })
   return new Trace(spans)
 }
 
