@@ -14,7 +14,19 @@ const ALLOWED = {
   metrics: ['judges', 'trace', 'media', 'verdict', 'taxonomy', 'config'],
   diagnosis: ['metrics', 'judges', 'trace', 'verdict', 'taxonomy', 'media', 'config'],
   report: ['verdict', 'taxonomy', 'config', 'stats'],
-  bench: ['diagnosis', 'metrics', 'judges', 'trace', 'verdict', 'taxonomy', 'media', 'config', 'stats', 'cassette', 'testing'],
+  bench: [
+    'diagnosis',
+    'metrics',
+    'judges',
+    'trace',
+    'verdict',
+    'taxonomy',
+    'media',
+    'config',
+    'stats',
+    'cassette',
+    'testing',
+  ],
   // The fake judge counts usage with the budgets' own tokenizer.
   testing: ['config', 'judges'],
   // Repeated runs summarised as pass^k over verdicts: statistics, one level above the leaves.

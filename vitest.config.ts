@@ -8,16 +8,33 @@ const trailDir = process.env.TRAIL_DIR ?? resolve(root, '../shared/datasets/trai
 const hasTrail = existsSync(resolve(trailDir, 'conformance/expected_official_scores.json'))
 // These files are built on the shared TRAIL data (scorer conformance, the harness). In a plain clone
 // without it they are left out with a warning; under CI a missing copy must fail, so they stay in.
-const NEEDS_TRAIL = ['test/bench/trail-conformance.test.ts', 'test/bench/trail-harness.test.ts', 'test/bench/extract-json.test.ts', 'test/cli/bench.test.ts']
+const NEEDS_TRAIL = [
+  'test/bench/trail-conformance.test.ts',
+  'test/bench/trail-harness.test.ts',
+  'test/bench/extract-json.test.ts',
+  'test/cli/bench.test.ts',
+]
 const skipTrail = !hasTrail && !process.env.CI
-if (skipTrail) console.warn(`agent-verdict tests: no TRAIL data at ${trailDir} (set TRAIL_DIR); skipping ${NEEDS_TRAIL.join(', ')}`)
+if (skipTrail)
+  console.warn(`agent-verdict tests: no TRAIL data at ${trailDir} (set TRAIL_DIR); skipping ${NEEDS_TRAIL.join(', ')}`)
+
+// In CI the files and the tests in each file run in a random order, so no test can lean on another's
+// leftovers; the seed is printed so a failing order can be replayed. `--sequence.seed=N` picks one.
+const ci = !!process.env.CI && !['0', 'false', 'no', 'off'].includes(process.env.CI.toLowerCase())
+const seedArg = process.argv.find((a) => a.startsWith('--sequence.seed='))
+const seed = seedArg ? Number(seedArg.split('=')[1]) : Math.floor(Math.random() * 1_000_000)
+if (ci || process.argv.includes('--sequence.shuffle'))
+  console.log(
+    `agent-verdict tests: shuffled, seed ${seed} (replay: npx vitest run --sequence.shuffle --sequence.seed=${seed})`,
+  )
 
 export default defineConfig({
   test: {
+    sequence: { shuffle: ci ? { files: true, tests: true } : undefined, seed },
     include: ['test/**/*.test.ts'],
     exclude: ['**/node_modules/**', 'test/e2e/fixtures/**', ...(skipTrail ? NEEDS_TRAIL : [])],
     // The type tests (test/types/*.test-d.ts) are compiled by `npm run typecheck` (tsc over the whole
-    // tree, which CI runs first); running tsc a second time here cost a minute on 2 cores.
+    // tree, which CI runs first) rather than by a second tsc run inside Vitest.
     typecheck: { enabled: false, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 30_000,
     hookTimeout: 60_000,

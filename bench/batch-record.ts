@@ -20,7 +20,8 @@ import type { Emit } from './emit'
 
 const N = 200
 const API = 'https://api.openai.bench/v1'
-const requests = () => Array.from({ length: N }, (_, i) => verdictRequest(`assertion ${i}: the agent answered ${i * 3} for case ${i % 17}`))
+const requests = () =>
+  Array.from({ length: N }, (_, i) => verdictRequest(`assertion ${i}: the agent answered ${i * 3} for case ${i % 17}`))
 
 async function runSuite(judge: Judge, file: string, options: Partial<Parameters<typeof withCassette>[1]>) {
   const cassette = withCassette(judge, { file, ...options })
@@ -32,7 +33,11 @@ async function runSuite(judge: Judge, file: string, options: Partial<Parameters<
 export async function run(emit: Emit): Promise<void> {
   const api = fakeOpenAIBatchApi(API)
   const server = setupServer(...api.handlers)
-  server.listen({ onUnhandledRequest: (r, print) => { if (!r.url.startsWith('data:')) print.error() } })
+  server.listen({
+    onUnhandledRequest: (r, print) => {
+      if (!r.url.startsWith('data:')) print.error()
+    },
+  })
   const dir = await mkdtemp(join(tmpdir(), 'bench-batch-'))
   try {
     const client = new OpenAI({ apiKey: 'sk-bench-batch', baseURL: API, maxRetries: 0 })
@@ -51,14 +56,19 @@ export async function run(emit: Emit): Promise<void> {
       await runSuite(judge, file, { mode: 'auto', batch: collectingHook(batchDir) })
       const collectCalls = api.liveCalls
       const items = await readBatchQueue(batchDir)
-      if (failEvery) items.forEach((item, i) => { if (i % failEvery === 0) api.failIds.add(item.key) })
+      if (failEvery)
+        items.forEach((item, i) => {
+          if (i % failEvery === 0) api.failIds.add(item.key)
+        })
       await submitBatch(batchDir, providers)
       await waitBatch(batchDir, providers, { pollMs: 0 })
       const applied = await runSuite(judge, file, { mode: 'auto', batch: applyingHook(batchDir) })
       const fallbacks = (await readFallbacks(batchDir)).length
       const entries = (await readCassette(file)).entries
       const lost = applied.filter((s) => s.status !== 'fulfilled').length + N - Object.keys(entries).length
-      const identical = Object.keys(live).filter((k) => entries[k] && JSON.stringify(entries[k].output) === JSON.stringify(live[k].output)).length
+      const identical = Object.keys(live).filter(
+        (k) => entries[k] && JSON.stringify(entries[k].output) === JSON.stringify(live[k].output),
+      ).length
       const detail = `assertions=${N} queued=${items.length} collect_live_calls=${collectCalls} apply_live_calls=${api.liveCalls} fallbacks=${fallbacks} identical_to_live=${identical}/${N}`
       if (failEvery === 0) {
         emit('batch.record', collectCalls + api.liveCalls, `live calls in the batch path; lost=${lost} ${detail}`)

@@ -4,7 +4,11 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { startFakeJudge, type FakeJudge } from '../src/testing/fake-judge'
 import type { FakeJudgeFault, FakeJudgeOptions, FakeJudgeStats } from '../src/testing/schemas'
 
-type Command = { id: number; op: 'setFaults'; faults: FakeJudgeFault[] } | { id: number; op: 'reset' } | { id: number; op: 'stats' } | { id: number; op: 'close' }
+type Command =
+  | { id: number; op: 'setFaults'; faults: FakeJudgeFault[] }
+  | { id: number; op: 'reset' }
+  | { id: number; op: 'stats' }
+  | { id: number; op: 'close' }
 
 /** The parts of a FakeJudge a benchmark needs, across the thread boundary. */
 export interface RemoteFakeJudge {

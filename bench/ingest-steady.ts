@@ -110,10 +110,16 @@ async function main(spans: number, mode: Mode): Promise<SteadyResult> {
   await new Promise((done) => setTimeout(done, 50))
   observer.disconnect()
   const nsOf = (rs: Array<[number, number]>) => rs.map(([a, b]) => ((b - a) * 1e6) / SPANS_PER_ROUND)
-  const gcOf = (rs: Array<[number, number]>) => rs.map(([a, b]) => pauses.reduce((ms, [t, d]) => (t >= a && t < b ? ms + d : ms), 0) / (b - a))
+  const gcOf = (rs: Array<[number, number]>) =>
+    rs.map(([a, b]) => pauses.reduce((ms, [t, d]) => (t >= a && t < b ? ms + d : ms), 0) / (b - a))
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]
   const ns = nsOf(rounds)
-  const result: SteadyResult = { spans, nsPerSpan: median(ns), gcShare: median(gcOf(rounds)), rounds: ns.map(Math.round) }
+  const result: SteadyResult = {
+    spans,
+    nsPerSpan: median(ns),
+    gcShare: median(gcOf(rounds)),
+    rounds: ns.map(Math.round),
+  }
   if (mode === 'floor') {
     const floor = nsOf(floorRounds)
     result.floorNsPerSpan = median(floor)
@@ -126,10 +132,16 @@ async function main(spans: number, mode: Mode): Promise<SteadyResult> {
 const size = Number(process.argv[2])
 if (process.argv[1]?.endsWith('ingest-steady.ts')) {
   if (!Number.isInteger(size) || size < 1 || SPANS_PER_ROUND % size !== 0) {
-    process.stderr.write(`usage: node --import tsx bench/ingest-steady.ts <spans> [--retain | --floor], <spans> a divisor of ${SPANS_PER_ROUND}\n`)
+    process.stderr.write(
+      `usage: node --import tsx bench/ingest-steady.ts <spans> [--retain | --floor], <spans> a divisor of ${SPANS_PER_ROUND}\n`,
+    )
     process.exitCode = 2
   } else {
-    const mode: Mode = process.argv.includes('--retain') ? 'retain' : process.argv.includes('--floor') ? 'floor' : 'drop'
+    const mode: Mode = process.argv.includes('--retain')
+      ? 'retain'
+      : process.argv.includes('--floor')
+        ? 'floor'
+        : 'drop'
     process.stdout.write(`${JSON.stringify(await main(size, mode))}\n`)
   }
 }

@@ -82,11 +82,16 @@ function trailRatio(emit: Emit): void {
     })
   }
   const ratios = texts.map((_, i) => median(ingestNs[i]) / median(parseNs[i]))
-  emit('ingest.ratio_vs_json_parse', median(ratios), `p90=${quantile(ratios, 0.9).toFixed(2)} max=${Math.max(...ratios).toFixed(2)} traces=${texts.length} goal<=1.5`)
+  emit(
+    'ingest.ratio_vs_json_parse',
+    median(ratios),
+    `p90=${quantile(ratios, 0.9).toFixed(2)} max=${Math.max(...ratios).toFixed(2)} traces=${texts.length} goal<=1.5`,
+  )
 }
 
 /** A full GC between timed runs of the isolated protocol; `gc` is fetched once, not a new context per call. */
-const collectGarbage = (globalThis as { gc?: () => void }).gc ?? (v8.setFlagsFromString('--expose-gc'), runInNewContext('gc') as () => void)
+const collectGarbage =
+  (globalThis as { gc?: () => void }).gc ?? (v8.setFlagsFromString('--expose-gc'), runInNewContext('gc') as () => void)
 
 /** GC pauses V8 reports (main-thread time), collected to tell the collector's share of each timed run. */
 function watchGc(): { pausedMs: (from: number, to: number) => number; stop: () => void } {
@@ -96,7 +101,8 @@ function watchGc(): { pausedMs: (from: number, to: number) => number; stop: () =
   })
   observer.observe({ entryTypes: ['gc'] })
   return {
-    pausedMs: (from, to) => pauses.reduce((ms, [start, d]) => (start >= from && start < to ? ms + Math.min(d, to - start) : ms), 0),
+    pausedMs: (from, to) =>
+      pauses.reduce((ms, [start, d]) => (start >= from && start < to ? ms + Math.min(d, to - start) : ms), 0),
     stop: () => observer.disconnect(),
   }
 }
@@ -113,7 +119,10 @@ const spread = (xs: number[]) => Math.max(...xs) / Math.min(...xs)
 function steady(spans: number, flag?: '--retain' | '--floor'): SteadyResult {
   const args = [...process.execArgv, join(BENCH_DIR, 'ingest-steady.ts'), String(spans), ...(flag ? [flag] : [])]
   const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 })
-  if (child.status !== 0) throw new Error(`ingest-steady ${spans}${flag ? ` ${flag}` : ''} exited with ${child.status}: ${child.stderr.trim()}`)
+  if (child.status !== 0)
+    throw new Error(
+      `ingest-steady ${spans}${flag ? ` ${flag}` : ''} exited with ${child.status}: ${child.stderr.trim()}`,
+    )
   return JSON.parse(child.stdout.trim().split('\n').pop()!) as SteadyResult
 }
 
@@ -129,20 +138,44 @@ function steady(spans: number, flag?: '--retain' | '--floor'): SteadyResult {
 function perSpanSteady(emit: Emit): void {
   const results = SIZES.map((s) => {
     const r = steady(s.spans)
-    emit(`ingest.ns_per_span.${s.label}`, Math.round(r.nsPerSpan), `gc=${Math.round(100 * r.gcShare)}% rounds=${r.rounds.join(',')} (ns/span, ${SPANS_PER_ROUND} spans each, traces dropped after detect)`)
+    emit(
+      `ingest.ns_per_span.${s.label}`,
+      Math.round(r.nsPerSpan),
+      `gc=${Math.round(100 * r.gcShare)}% rounds=${r.rounds.join(',')} (ns/span, ${SPANS_PER_ROUND} spans each, traces dropped after detect)`,
+    )
     return r.nsPerSpan
   })
-  emit('ingest.ns_per_span.spread', spread(results), 'max/min over 1k..100k, steady state, one process per size (goal ≤ 1.2, i.e. within ±20%)')
+  emit(
+    'ingest.ns_per_span.spread',
+    spread(results),
+    'max/min over 1k..100k, steady state, one process per size (goal ≤ 1.2, i.e. within ±20%)',
+  )
   const retained = SIZES.map((s) => ({ label: s.label, r: steady(s.spans, '--retain') }))
-  const detail = retained.map(({ label, r }) => `${label}=${Math.round(r.nsPerSpan)} (gc=${Math.round(100 * r.gcShare)}%)`).join(' ')
-  emit('ingest.ns_per_span.retained_spread', spread(retained.map(({ r }) => r.nsPerSpan)), `${detail} (each round keeps its traces, as loadTraces() does)`)
+  const detail = retained
+    .map(({ label, r }) => `${label}=${Math.round(r.nsPerSpan)} (gc=${Math.round(100 * r.gcShare)}%)`)
+    .join(' ')
+  emit(
+    'ingest.ns_per_span.retained_spread',
+    spread(retained.map(({ r }) => r.nsPerSpan)),
+    `${detail} (each round keeps its traces, as loadTraces() does)`,
+  )
   // The control: per-span JSON.parse of the same texts, results kept for the trace's life, in rounds that
   // alternate with the ingest's in one process. Its spread is the runtime's own (allocation, collector, caches).
   const floored = SIZES.map((s) => ({ label: s.label, r: steady(s.spans, '--floor') }))
-  const floorDetail = floored.map(({ label, r }) => `${label}=${Math.round(r.floorNsPerSpan!)} (gc=${Math.round(100 * r.floorGcShare!)}%)`).join(' ')
-  emit('ingest.floor.ns_per_span.spread', spread(floored.map(({ r }) => r.floorNsPerSpan!)), `${floorDetail} (JSON.parse of each span's text, kept until the trace is dropped: the least any reader that builds one object per span does)`)
+  const floorDetail = floored
+    .map(({ label, r }) => `${label}=${Math.round(r.floorNsPerSpan!)} (gc=${Math.round(100 * r.floorGcShare!)}%)`)
+    .join(' ')
+  emit(
+    'ingest.floor.ns_per_span.spread',
+    spread(floored.map(({ r }) => r.floorNsPerSpan!)),
+    `${floorDetail} (JSON.parse of each span's text, kept until the trace is dropped: the least any reader that builds one object per span does)`,
+  )
   const aboveDetail = floored.map(({ label, r }) => `${label}=${Math.round(r.aboveFloorNsPerSpan!)}`).join(' ')
-  emit('ingest.ns_per_span.above_floor_spread', spread(floored.map(({ r }) => r.aboveFloorNsPerSpan!)), `${aboveDetail} (ingest minus floor per round, median; what normalizing, the tree and the detectors add)`)
+  emit(
+    'ingest.ns_per_span.above_floor_spread',
+    spread(floored.map(({ r }) => r.aboveFloorNsPerSpan!)),
+    `${aboveDetail} (ingest minus floor per round, median; what normalizing, the tree and the detectors add)`,
+  )
 }
 
 /**
@@ -177,7 +210,11 @@ async function perSpanIsolated(emit: Emit): Promise<void> {
     }
   })
   const detail = perSize.map((r) => `${r.label}=${Math.round(r.nsPerSpan)}`).join(' ')
-  emit('ingest.ns_per_span.isolated_spread', spread(perSize.map((r) => r.nsPerSpan)), `${detail} without_gc_spread=${spread(perSize.map((r) => r.withoutGc)).toFixed(2)} (full GC before each run)`)
+  emit(
+    'ingest.ns_per_span.isolated_spread',
+    spread(perSize.map((r) => r.nsPerSpan)),
+    `${detail} without_gc_spread=${spread(perSize.map((r) => r.withoutGc)).toFixed(2)} (full GC before each run)`,
+  )
 }
 
 /**

@@ -23,7 +23,9 @@ function spanRequest(i: number): JudgeRequest<z.infer<typeof SpanVerdictSchema>>
     metric: 'span-quality',
     promptVersion: 'bench',
     system: 'You judge one step of an agent run. Reason first, then score 1-5.',
-    content: [{ type: 'text', text: `Span ${i}: tool call search(query="revenue by region ${i}") returned 3 results.` }],
+    content: [
+      { type: 'text', text: `Span ${i}: tool call search(query="revenue by region ${i}") returned 3 results.` },
+    ],
     schema: SpanVerdictSchema,
     schemaName: 'span_verdict',
   }
@@ -66,25 +68,38 @@ const ROUNDS = 3
 async function clientFloor(fake: RemoteFakeJudge): Promise<number> {
   const client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'bench', maxRetries: 0 })
   const request = spanRequest(0)
-  const body = { model: 'fake-judge', messages: [{ role: 'user' as const, content: (request.content[0] as { text: string }).text }], response_format: { type: 'json_object' as const } }
+  const body = {
+    model: 'fake-judge',
+    messages: [{ role: 'user' as const, content: (request.content[0] as { text: string }).text }],
+    response_format: { type: 'json_object' as const },
+  }
   const walls: number[] = []
   for (let i = 0; i < ROUNDS; i++) {
     let next = 0
     const started = performance.now()
-    await Promise.all(Array.from({ length: C }, async () => {
-      while (next++ < N) await client.chat.completions.create(body)
-    }))
+    await Promise.all(
+      Array.from({ length: C }, async () => {
+        while (next++ < N) await client.chat.completions.create(body)
+      }),
+    )
     walls.push(performance.now() - started)
   }
   return walls.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]
 }
 
 /** Median-wall round of several, so one stall on a shared machine does not decide the figure. */
-async function medianRound(fake: RemoteFakeJudge, faults: FakeJudgeFault[]): Promise<{ median: Round; walls: number[]; lost: number }> {
+async function medianRound(
+  fake: RemoteFakeJudge,
+  faults: FakeJudgeFault[],
+): Promise<{ median: Round; walls: number[]; lost: number }> {
   const rounds: Round[] = []
   for (let i = 0; i < ROUNDS; i++) rounds.push(await round(fake, faults))
   const sorted = [...rounds].sort((a, b) => a.wallMs - b.wallMs)
-  return { median: sorted[Math.floor(ROUNDS / 2)], walls: rounds.map((r) => r.wallMs), lost: Math.max(...rounds.map((r) => r.lost)) }
+  return {
+    median: sorted[Math.floor(ROUNDS / 2)],
+    walls: rounds.map((r) => r.wallMs),
+    lost: Math.max(...rounds.map((r) => r.lost)),
+  }
 }
 
 const detail = (m: { median: Round; walls: number[] }, ideal: number, goal: string) => {
@@ -104,7 +119,11 @@ export async function run(emit: Emit): Promise<void> {
     emit('judge.scheduling.ratio', plain.median.wallMs / ideal, detail(plain, ideal, '<=1.10'))
     // The bare SDK at the same N, C, L (C workers, no judge): the floor this machine allows right now.
     const floor = await clientFloor(fake)
-    emit('judge.scheduling.sdk_floor_ratio', floor / ideal, `wall=${Math.round(floor)}ms bare openai client, ${C} workers`)
+    emit(
+      'judge.scheduling.sdk_floor_ratio',
+      floor / ideal,
+      `wall=${Math.round(floor)}ms bare openai client, ${C} workers`,
+    )
 
     const sporadic = await medianRound(fake, [{ type: 'rate-limit', rate: 0.1, seed: 42, retryAfter: '0.2' }])
     emit('judge.scheduling_429.ratio', sporadic.median.wallMs / ideal, detail(sporadic, ideal, '<=1.30'))
@@ -112,7 +131,11 @@ export async function run(emit: Emit): Promise<void> {
 
     // Every call is answered 429 (retry-after 0.2 s) for the first 2 s, then the server recovers.
     const outage = await medianRound(fake, [{ type: 'rate-limit', firstMs: OUTAGE_MS, retryAfter: '0.2' }])
-    emit('judge.outage_2s.ratio', outage.median.wallMs / (OUTAGE_MS + ideal), detail(outage, OUTAGE_MS + ideal, '<=1.2'))
+    emit(
+      'judge.outage_2s.ratio',
+      outage.median.wallMs / (OUTAGE_MS + ideal),
+      detail(outage, OUTAGE_MS + ideal, '<=1.2'),
+    )
     emit('judge.outage_2s.lost', outage.lost, `max over ${ROUNDS} runs, goal=0`)
   } finally {
     await fake.close()

@@ -13,7 +13,8 @@ import { parseTrace } from '../src/trace/parse'
 import type { Trace } from '../src/trace/trace'
 import type { Emit } from './emit'
 
-const TRAIL_DIR = process.env.TRAIL_DIR ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/datasets/trail')
+const TRAIL_DIR =
+  process.env.TRAIL_DIR ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/datasets/trail')
 const TRACES = [
   'GAIA/0ebe673d64647ec44c370638b82d3c78.json',
   'GAIA/1427b326e21963a1228647ad8dff2bf4.json',
@@ -35,7 +36,9 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 export async function run(emit: Emit): Promise<void> {
-  const traces: Trace[] = await Promise.all(TRACES.map(async (f) => parseTrace(await readFile(join(TRAIL_DIR, f), 'utf8'))))
+  const traces: Trace[] = await Promise.all(
+    TRACES.map(async (f) => parseTrace(await readFile(join(TRAIL_DIR, f), 'utf8'))),
+  )
   const dir = await mkdtemp(join(tmpdir(), 'bench-replay-'))
   const fake = await startFakeJudge({ latencyMs: 0 })
   try {
@@ -65,7 +68,11 @@ export async function run(emit: Emit): Promise<void> {
       )
     }
     const ratio = median(replayWalls) / median(deterministicWalls)
-    emit('replay.judge_calls', fake.calls.length, `recorded=${recorded} replayed=${cached / ROUNDS} traces=${traces.length} wall_ratio_vs_deterministic=${ratio.toFixed(2)} (median of ${ROUNDS})`)
+    emit(
+      'replay.judge_calls',
+      fake.calls.length,
+      `recorded=${recorded} replayed=${cached / ROUNDS} traces=${traces.length} wall_ratio_vs_deterministic=${ratio.toFixed(2)} (median of ${ROUNDS})`,
+    )
   } finally {
     await fake.close()
     await rm(dir, { recursive: true, force: true })

@@ -29,7 +29,9 @@ async function main(argv: string[]): Promise<number> {
   const wanted = argv.filter((a) => !a.startsWith('-'))
   const unknown = wanted.filter((w) => !MODULES.some((m) => m.name === w))
   if (unknown.length > 0) {
-    process.stderr.write(`bench: unknown module(s) ${unknown.join(', ')}; available: ${MODULES.map((m) => m.name).join(', ')}\n`)
+    process.stderr.write(
+      `bench: unknown module(s) ${unknown.join(', ')}; available: ${MODULES.map((m) => m.name).join(', ')}\n`,
+    )
     return 2
   }
   let failed = 0

@@ -32,7 +32,9 @@ export function project(packageDir: string, files: Record<string, string>): stri
   mkdirSync(installed, { recursive: true })
   cpSync(join(packageDir, 'package.json'), join(installed, 'package.json'))
   cpSync(join(packageDir, 'dist'), join(installed, 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') })
-  const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>
+  }
   for (const dep of [...Object.keys(pkg.dependencies), 'vitest']) {
     mkdirSync(dirname(join(dir, 'node_modules', dep)), { recursive: true })
     symlinkSync(join(repo, 'node_modules', dep), join(dir, 'node_modules', dep), 'dir')
@@ -41,19 +43,29 @@ export function project(packageDir: string, files: Record<string, string>): stri
 }
 
 function evalFile(): string {
-  const tests = Array.from({ length: N }, (_, i) => `test('answer ${i}', async () => {\n  await expect('The total is ${i} dollars.').toBeCorrect({ reference: 'Total: ${i} dollars', input: 'Total of order ${i}?' })\n})`)
+  const tests = Array.from(
+    { length: N },
+    (_, i) =>
+      `test('answer ${i}', async () => {\n  await expect('The total is ${i} dollars.').toBeCorrect({ reference: 'Total: ${i} dollars', input: 'Total of order ${i}?' })\n})`,
+  )
   return `import { expect, test } from 'vitest'\n\n${tests.join('\n\n')}\n`
 }
 
 function plainFile(): string {
-  const tests = Array.from({ length: N }, (_, i) => `test('trivial ${i}', async () => {\n  expect(await Promise.resolve(${i})).toBe(${i})\n})`)
+  const tests = Array.from(
+    { length: N },
+    (_, i) => `test('trivial ${i}', async () => {\n  expect(await Promise.resolve(${i})).toBe(${i})\n})`,
+  )
   return `import { expect, test } from 'vitest'\n\n${tests.join('\n\n')}\n`
 }
 
 /** The first setup the README shows: the plugin when the package has it, else setupFiles + reporters. */
 function evalConfig(packageDir: string): { config: string; setup: string } {
   if (existsSync(join(packageDir, 'dist', 'vitest-plugin.js'))) {
-    return { setup: 'plugin', config: `import { defineConfig } from 'vitest/config'\nimport { agentVerdict } from 'agent-verdict/vitest-plugin'\n\nexport default defineConfig({ plugins: [agentVerdict()] })\n` }
+    return {
+      setup: 'plugin',
+      config: `import { defineConfig } from 'vitest/config'\nimport { agentVerdict } from 'agent-verdict/vitest-plugin'\n\nexport default defineConfig({ plugins: [agentVerdict()] })\n`,
+    }
   }
   return {
     setup: 'setupFiles+reporters',
@@ -99,7 +111,15 @@ function importMs(packageDir: string): number {
   const script = `await import('vitest'); const t = performance.now(); let e; try { await import('agent-verdict/vitest') } catch (x) { e = x } ; const ms = performance.now() - t; if (!e || !/Vitest failed to find/.test(String(e.message))) console.error(e); console.log(ms)`
   const times: number[] = []
   try {
-    for (let i = 0; i < 5; i++) times.push(Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop()))
+    for (let i = 0; i < 5; i++)
+      times.push(
+        Number(
+          execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' })
+            .trim()
+            .split('\n')
+            .pop(),
+        ),
+      )
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -109,9 +129,20 @@ function importMs(packageDir: string): number {
 export async function run(emit: Emit): Promise<void> {
   const pkg = await packageUnderTest()
   const { config, setup } = evalConfig(pkg.dir)
-  const evalDir = project(pkg.dir, { 'package.json': '{"type":"module"}', 'vitest.config.ts': config, 'answers.eval.ts': evalFile() })
-  const plainDir = project(pkg.dir, { 'package.json': '{"type":"module"}', 'vitest.config.ts': `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['**/*.test.ts'] } })\n`, 'trivial.test.ts': plainFile() })
-  const fake = await startFakeJudge({ latencyMs: L, defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' } })
+  const evalDir = project(pkg.dir, {
+    'package.json': '{"type":"module"}',
+    'vitest.config.ts': config,
+    'answers.eval.ts': evalFile(),
+  })
+  const plainDir = project(pkg.dir, {
+    'package.json': '{"type":"module"}',
+    'vitest.config.ts': `import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { include: ['**/*.test.ts'] } })\n`,
+    'trivial.test.ts': plainFile(),
+  })
+  const fake = await startFakeJudge({
+    latencyMs: L,
+    defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' },
+  })
   const env = { AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AGENT_VERDICT_MODE: 'live' }
   try {
     // Warm-up runs (Vite's transform cache, the OS file cache), not measured.
@@ -126,9 +157,17 @@ export async function run(emit: Emit): Promise<void> {
     const span = judgeSpan(fake)
     const ideal = Math.ceil(N / C) * L
     const verdicts = reportVerdicts(evalDir)
-    emit('suite.default.ratio', span / ideal, `judge_span_ms=${span.toFixed(0)} ideal_ms=${ideal} peak_in_flight=${fake.stats.maxInFlight} calls=${fake.calls.length} verdicts=${verdicts}/${N} wall_ms=${judged.wallMs.toFixed(0)} setup=${setup} vitest:${durationOf(judged.output)}`)
+    emit(
+      'suite.default.ratio',
+      span / ideal,
+      `judge_span_ms=${span.toFixed(0)} ideal_ms=${ideal} peak_in_flight=${fake.stats.maxInFlight} calls=${fake.calls.length} verdicts=${verdicts}/${N} wall_ms=${judged.wallMs.toFixed(0)} setup=${setup} vitest:${durationOf(judged.output)}`,
+    )
     const overhead = judged.wallMs - span
-    emit('suite.overhead.ratio', overhead / plain.wallMs, `overhead_ms=${overhead.toFixed(0)} plain_wall_ms=${plain.wallMs.toFixed(0)} (${N} trivial async tests) plain_vitest:${durationOf(plain.output)}`)
+    emit(
+      'suite.overhead.ratio',
+      overhead / plain.wallMs,
+      `overhead_ms=${overhead.toFixed(0)} plain_wall_ms=${plain.wallMs.toFixed(0)} (${N} trivial async tests) plain_vitest:${durationOf(plain.output)}`,
+    )
 
     fake.reset()
     // The outage starts with the first request (setFaults restarts the `firstMs` window), not at Vitest's start.
@@ -142,9 +181,20 @@ export async function run(emit: Emit): Promise<void> {
       ])
     }, 5)
     const faulty = await vitest(evalDir, env).finally(() => clearInterval(poll))
-    if (faulty.code !== 0) process.stderr.write(`bench suite: the outage run failed:\n${faulty.output.split('\n').filter((l) => /FAIL|Error|×/.test(l)).slice(0, 20).join('\n')}\n`)
+    if (faulty.code !== 0)
+      process.stderr.write(
+        `bench suite: the outage run failed:\n${faulty.output
+          .split('\n')
+          .filter((l) => /FAIL|Error|×/.test(l))
+          .slice(0, 20)
+          .join('\n')}\n`,
+      )
     const kept = reportVerdicts(evalDir)
-    emit('suite.outage.lost', N - kept, `exit=${faulty.code} 429=${fake.stats.byStatus['429'] ?? 0} 503=${fake.stats.byStatus['503'] ?? 0} calls=${fake.calls.length} wall_ms=${faulty.wallMs.toFixed(0)}`)
+    emit(
+      'suite.outage.lost',
+      N - kept,
+      `exit=${faulty.code} 429=${fake.stats.byStatus['429'] ?? 0} 503=${fake.stats.byStatus['503'] ?? 0} calls=${fake.calls.length} wall_ms=${faulty.wallMs.toFixed(0)}`,
+    )
     emit('setup.import_ms', importMs(pkg.dir), 'agent-verdict/vitest in a fresh process, after vitest; median of 5')
   } finally {
     await fake.close()

@@ -14,7 +14,8 @@ import { startFakeJudge } from '../src/testing/fake-judge'
 import { parseTrace } from '../src/trace/parse'
 import type { Emit } from './emit'
 
-const TRAIL_DIR = process.env.TRAIL_DIR ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/datasets/trail')
+const TRAIL_DIR =
+  process.env.TRAIL_DIR ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/datasets/trail')
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -53,14 +54,26 @@ export async function run(emit: Emit): Promise<void> {
       if (traceMax > 0) ratios.push(whole / traceMax)
     }
     const traces = `traces=${files.length}`
-    emit('tokens.max_prompt_per_call', maxPrompt, `budget=${DEFAULT_BUDGET_TOKENS} calls=${calls} ${traces} (fake judge's o200k count; ours incl. schema and framing ${oursEstimatedMax})`)
+    emit(
+      'tokens.max_prompt_per_call',
+      maxPrompt,
+      `budget=${DEFAULT_BUDGET_TOKENS} calls=${calls} ${traces} (fake judge's o200k count; ours incl. schema and framing ${oursEstimatedMax})`,
+    )
     emit('tokens.monolithic_median', median(monolithic), traces)
     emit('tokens.monolithic_max', Math.max(...monolithic), traces)
-    for (const [key, limit] of [['128k', 128_000], ['200k', 200_000], ['1m', 1_000_000]] as const) {
+    for (const [key, limit] of [
+      ['128k', 128_000],
+      ['200k', 200_000],
+      ['1m', 1_000_000],
+    ] as const) {
       emit(`tokens.monolithic_over_${key}`, monolithic.filter((t) => t > limit).length, `of ${files.length} traces`)
     }
     emit('tokens.over_budget', overBudget, `calls over ${DEFAULT_BUDGET_TOKENS} o200k tokens, of ${calls}; goal=0`)
-    emit('tokens.whole_trace_per_largest_call_median', median(ratios), 'per trace: whole-trace tokens ÷ our largest prompt')
+    emit(
+      'tokens.whole_trace_per_largest_call_median',
+      median(ratios),
+      'per trace: whole-trace tokens ÷ our largest prompt',
+    )
   } finally {
     await fake.close()
   }

@@ -13,7 +13,8 @@ import { detect, type Finding } from '../src/metrics/detectors'
 import { parseTrace } from '../src/trace/parse'
 import type { Emit } from './emit'
 
-const TRAIL_DIR = process.env.TRAIL_DIR ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/datasets/trail')
+const TRAIL_DIR =
+  process.env.TRAIL_DIR ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/datasets/trail')
 
 interface Row {
   id: string
@@ -35,17 +36,28 @@ async function rowsOf(split: TrailSplit): Promise<Row[]> {
   for (const file of files) {
     const path = join(TRAIL_DIR, dirs.traces, file)
     const trace = parseTrace(await readFile(path, 'utf8'), path)
-    rows.push({ id: file.slice(0, -'.json'.length), gold: await readPythonText(join(TRAIL_DIR, dirs.gold, file)), findings: detect(trace), recallFindings: detect(trace, { profile: 'trail-recall' }) })
+    rows.push({
+      id: file.slice(0, -'.json'.length),
+      gold: await readPythonText(join(TRAIL_DIR, dirs.gold, file)),
+      findings: detect(trace),
+      recallFindings: detect(trace, { profile: 'trail-recall' }),
+    })
   }
   return rows
 }
 
-function score(rows: Row[], keep: (f: Finding) => boolean = () => true, profile: 'default' | 'trail-recall' = 'default'): TrailScores {
+function score(
+  rows: Row[],
+  keep: (f: Finding) => boolean = () => true,
+  profile: 'default' | 'trail-recall' = 'default',
+): TrailScores {
   return scoreTrailInputs(
     rows.map((r) => ({
       file: `${r.id}.json`,
       gold: r.gold,
-      prediction: JSON.stringify(findingsToPrediction((profile === 'default' ? r.findings : r.recallFindings).filter(keep))),
+      prediction: JSON.stringify(
+        findingsToPrediction((profile === 'default' ? r.findings : r.recallFindings).filter(keep)),
+      ),
     })),
   )
 }

@@ -10,13 +10,22 @@ import { runTrailBench } from '../src/bench/trail-harness'
 import type { TrailMode } from '../src/bench/predictors'
 import type { Emit } from './emit'
 
-const TRAIL_DIR = process.env.TRAIL_DIR ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/datasets/trail')
+const TRAIL_DIR =
+  process.env.TRAIL_DIR ?? resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/datasets/trail')
 
 /** Every LLM and TOOL span × every category a judge may name: the over-prediction the official metrics do not punish. */
 const everySpanEveryCategory: TrailPredictor = async (trace) => ({
   errors: trace.spans
     .filter((s) => s.kind === 'llm' || s.kind === 'tool')
-    .flatMap((s) => JUDGE_CATEGORIES.map((category) => ({ category, location: s.id, evidence: '', description: 'baseline', impact: 'LOW' as const }))),
+    .flatMap((s) =>
+      JUDGE_CATEGORIES.map((category) => ({
+        category,
+        location: s.id,
+        evidence: '',
+        description: 'baseline',
+        impact: 'LOW' as const,
+      })),
+    ),
   scores: [],
 })
 
@@ -37,7 +46,11 @@ export async function run(emit: Emit): Promise<void> {
         emit(`${key}.location_accuracy`, s.location_accuracy, files)
         emit(`${key}.joint_accuracy`, s.joint_accuracy, files)
         emit(`${key}.weighted_f1`, s.weighted_f1, files)
-        emit(`${key}.localization_precision`, s.localization_precision, `recall=${s.localization_recall.toFixed(3)} f1=${s.localization_f1.toFixed(3)}`)
+        emit(
+          `${key}.localization_precision`,
+          s.localization_precision,
+          `recall=${s.localization_recall.toFixed(3)} f1=${s.localization_f1.toFixed(3)}`,
+        )
         emit(`${key}.pair_precision`, s.pair_precision, `pair_recall=${s.pair_recall.toFixed(3)}`)
         emit(`${key}.top1_joint_accuracy`, s.top1_joint_accuracy, `official joint ${s.joint_accuracy.toFixed(3)}`)
         emit(`${key}.predictions_per_trace`, s.predictions_per_trace, `max ${s.predictions_max}`)

@@ -40,16 +40,26 @@ async function round(fake: RemoteFakeJudge, faults: FakeJudgeFault[]): Promise<R
     await Promise.all(children.map((c) => new Promise((resolve) => c.once('message', resolve))))
     await fake.reset() // the warm-up calls are not part of the figure
     const started = performance.now()
-    const done = children.map((c) => new Promise<{ lost: number }>((resolve, reject) => {
-      c.once('message', (m) => resolve(m as { lost: number }))
-      c.once('exit', (code) => code !== 0 && reject(new Error(`bench worker exited with ${code}`)))
-    }))
+    const done = children.map(
+      (c) =>
+        new Promise<{ lost: number }>((resolve, reject) => {
+          c.once('message', (m) => resolve(m as { lost: number }))
+          c.once('exit', (code) => code !== 0 && reject(new Error(`bench worker exited with ${code}`)))
+        }),
+    )
     for (const c of children) c.send('go')
     const results = await Promise.all(done)
     const wallMs = performance.now() - started
     const { stats } = await fake.stats()
     const [pool] = coordinator.stats()
-    return { wallMs, lost: results.reduce((n, r) => n + r.lost, 0), maxInFlight: stats.maxInFlight, throttled: stats.byStatus['429'] ?? 0, peak: pool?.peakInFlight ?? 0, waits: pool?.waits ?? 0 }
+    return {
+      wallMs,
+      lost: results.reduce((n, r) => n + r.lost, 0),
+      maxInFlight: stats.maxInFlight,
+      throttled: stats.byStatus['429'] ?? 0,
+      peak: pool?.peakInFlight ?? 0,
+      waits: pool?.waits ?? 0,
+    }
   } finally {
     await coordinator.close()
   }

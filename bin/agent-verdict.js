@@ -11,11 +11,16 @@ if (!existsSync(fileURLToPath(cli))) {
   const root = fileURLToPath(new URL('..', import.meta.url))
   const tsup = new URL('../node_modules/tsup/dist/cli-default.js', import.meta.url)
   if (!existsSync(fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))) || !existsSync(fileURLToPath(tsup))) {
-    process.stderr.write('agent-verdict: dist/ is missing and cannot be built here — reinstall the package, or in a clone run `npm ci && npm run build`.\n')
+    process.stderr.write(
+      'agent-verdict: dist/ is missing and cannot be built here — reinstall the package, or in a clone run `npm ci && npm run build`.\n',
+    )
     process.exit(2)
   }
   process.stderr.write('agent-verdict: first run in this clone — building dist/ (once, a few seconds)…\n')
-  const built = spawnSync(process.execPath, [fileURLToPath(tsup), '--silent'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  const built = spawnSync(process.execPath, [fileURLToPath(tsup), '--silent'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   if (built.status !== 0 || !existsSync(fileURLToPath(cli))) {
     process.stderr.write('agent-verdict: the build failed (output above); run `npm run build` to see why.\n')
     process.exit(2)

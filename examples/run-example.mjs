@@ -20,7 +20,9 @@ const EXAMPLES = {
 }
 
 function usage(message) {
-  console.error(`${message}\nusage: node examples/run-example.mjs <${Object.keys(EXAMPLES).join('|')}> [--package DIR] [-- runner args…]`)
+  console.error(
+    `${message}\nusage: node examples/run-example.mjs <${Object.keys(EXAMPLES).join('|')}> [--package DIR] [-- runner args…]`,
+  )
   process.exit(2)
 }
 
@@ -38,7 +40,9 @@ while (argv.length) {
 
 const exampleDir = join(here, name)
 if (!existsSync(join(packageDir, 'dist', 'testing.js'))) {
-  console.error(`agent-verdict is not built in ${packageDir}: run \`npm run build\` first (the example uses the package as a user would).`)
+  console.error(
+    `agent-verdict is not built in ${packageDir}: run \`npm run build\` first (the example uses the package as a user would).`,
+  )
   process.exit(2)
 }
 
@@ -46,20 +50,27 @@ if (!existsSync(join(packageDir, 'dist', 'testing.js'))) {
 const link = join(exampleDir, 'node_modules', 'agent-verdict')
 mkdirSync(dirname(link), { recursive: true })
 if (existsSync(link) || isDanglingLink(link)) {
-  if (!lstatSync(link).isSymbolicLink() || resolve(dirname(link), readlinkSync(link)) !== packageDir) rmSync(link, { recursive: true, force: true })
+  if (!lstatSync(link).isSymbolicLink() || resolve(dirname(link), readlinkSync(link)) !== packageDir)
+    rmSync(link, { recursive: true, force: true })
 }
 if (!existsSync(link)) symlinkSync(packageDir, link, 'dir')
 
 const env = { ...process.env }
 let fake
 if (env.AGENT_VERDICT_JUDGE) {
-  console.log(`agent-verdict example ${name}: real judge ${env.AGENT_VERDICT_JUDGE.split('#')[0].replace(/^openai-compatible:.*/, 'openai-compatible')}`)
+  console.log(
+    `agent-verdict example ${name}: real judge ${env.AGENT_VERDICT_JUDGE.split('#')[0].replace(/^openai-compatible:.*/, 'openai-compatible')}`,
+  )
 } else {
-  const { startFakeJudge, loadFakeJudgeRules } = await import(pathToFileURL(join(packageDir, 'dist', 'testing.js')).href)
+  const { startFakeJudge, loadFakeJudgeRules } = await import(
+    pathToFileURL(join(packageDir, 'dist', 'testing.js')).href
+  )
   fake = await startFakeJudge(await loadFakeJudgeRules(join(exampleDir, 'fake-judge-rules.json')))
   env.AGENT_VERDICT_JUDGE = `openai-compatible:${fake.baseURL}#fake-judge`
   env.AGENT_VERDICT_MODE ??= 'live'
-  console.log(`agent-verdict example ${name}: fake judge at ${fake.baseURL} (rules: examples/${name}/fake-judge-rules.json)`)
+  console.log(
+    `agent-verdict example ${name}: fake judge at ${fake.baseURL} (rules: examples/${name}/fake-judge-rules.json)`,
+  )
 }
 
 const child = spawn(process.execPath, [...EXAMPLES[name].args, ...extra], { cwd: exampleDir, env, stdio: 'inherit' })

@@ -20,7 +20,11 @@ export interface VerdictAnnotation {
 /** One annotation message stays readable in a PR view: the judge's reason is cut past this. */
 const MAX_REASON = 500
 
-const TYPE: Record<Verdict['outcome'], VerdictAnnotation['type']> = { pass: 'notice', fail: 'error', unjudgeable: 'warning' }
+const TYPE: Record<Verdict['outcome'], VerdictAnnotation['type']> = {
+  pass: 'notice',
+  fail: 'error',
+  unjudgeable: 'warning',
+}
 
 function spanLabel(spanId: string, traces: readonly ReportTrace[] | undefined): string {
   const span = traces?.flatMap((t) => t.spans).find((s) => s.id === spanId)
@@ -37,7 +41,10 @@ export function verdictAnnotation(verdict: Verdict, traces?: readonly ReportTrac
   const where = verdict.level === 'span' && verdict.spanId ? ` · ${spanLabel(verdict.spanId, traces)}` : ''
   const category = verdict.category ? ` · ${verdict.category}` : ''
   if (verdict.outcome === 'unjudgeable') {
-    return { type: 'warning', message: `agent-verdict ${verdict.metric}${where}: unjudgeable — ${oneLineExcerpt(verdict.reason, MAX_REASON)}` }
+    return {
+      type: 'warning',
+      message: `agent-verdict ${verdict.metric}${where}: unjudgeable — ${oneLineExcerpt(verdict.reason, MAX_REASON)}`,
+    }
   }
   // A binary verdict's outcome says it all (and some, like budget, keep a count in `raw`, not a score).
   const figures = verdict.scale === 'binary' ? '' : ` (${formatScoreVsMin(verdict)})`
@@ -62,7 +69,11 @@ export function verdictAnnotations(verdicts: readonly Verdict[], traces?: readon
     if (v.level === 'span' && v.outcome === 'pass') passingSpans++
     else out.push(verdictAnnotation(v, traces))
   }
-  if (passingSpans > 0) out.push({ type: 'notice', message: `agent-verdict: ${passingSpans} span verdict${passingSpans === 1 ? '' : 's'} passed` })
+  if (passingSpans > 0)
+    out.push({
+      type: 'notice',
+      message: `agent-verdict: ${passingSpans} span verdict${passingSpans === 1 ? '' : 's'} passed`,
+    })
   return out
 }
 
@@ -88,7 +99,12 @@ export function annotationsEnabled(env: NodeJS.ProcessEnv = process.env): boolea
  * @example
  * annotateVerdicts(task, [verdict])
  */
-export function annotateVerdicts(task: AnnotatableTask | undefined, verdicts: readonly Verdict[], traces?: readonly ReportTrace[], env: NodeJS.ProcessEnv = process.env): void {
+export function annotateVerdicts(
+  task: AnnotatableTask | undefined,
+  verdicts: readonly Verdict[],
+  traces?: readonly ReportTrace[],
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   if (!annotationsEnabled(env)) return
   const annotate = task?.context?.annotate
   if (typeof annotate !== 'function') return

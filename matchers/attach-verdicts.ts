@@ -22,7 +22,12 @@ const buffered = new Map<string, TestVerdictMeta>()
  * @example
  * attachVerdicts(this, [verdict], undefined, { matcher: 'toBeCorrect', passed })
  */
-export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?: ReportTrace[], assertion?: { matcher: string; passed: boolean }): void {
+export function attachVerdicts(
+  ctx: MatcherContext,
+  verdicts: Verdict[],
+  traces?: ReportTrace[],
+  assertion?: { matcher: string; passed: boolean },
+): void {
   // Scrubbed here, where secrets configured in code are known; the reporter process only knows env ones (0017).
   verdicts = scrubDeep(verdicts)
   traces = traces && scrubDeep(traces)
@@ -30,7 +35,14 @@ export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?
   const task = hooks?.runningTask?.() ?? ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
   const renamed = uniqueIds(target.verdicts, verdicts)
-  const asserted = assertion ? { id: nextAssertionId(target, assertion.matcher), matcher: assertion.matcher, negated: ctx.isNot === true, passed: assertion.passed } : undefined
+  const asserted = assertion
+    ? {
+        id: nextAssertionId(target, assertion.matcher),
+        matcher: assertion.matcher,
+        negated: ctx.isNot === true,
+        passed: assertion.passed,
+      }
+    : undefined
   // Kept apart too: an assertion may produce no verdict at all (a clean trace) and must still be counted.
   if (asserted) (target.assertions ??= []).push(asserted)
   target.verdicts.push(
@@ -40,7 +52,13 @@ export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?
     }),
   )
   if (traces?.length) {
-    const relinked = renamed.size === 0 ? traces : traces.map((t) => ({ ...t, spans: t.spans.map((sp) => ({ ...sp, verdictIds: sp.verdictIds.map((id) => renamed.get(id) ?? id) })) }))
+    const relinked =
+      renamed.size === 0
+        ? traces
+        : traces.map((t) => ({
+            ...t,
+            spans: t.spans.map((sp) => ({ ...sp, verdictIds: sp.verdictIds.map((id) => renamed.get(id) ?? id) })),
+          }))
     ;(target.traces ??= []).push(...relinked)
   }
   labelRecordedEntries(verdicts)
@@ -50,7 +68,10 @@ export function attachVerdicts(ctx: MatcherContext, verdicts: Verdict[], traces?
 
 /** `toBeCorrect#2` for the second `toBeCorrect` assertion of a test: groups one assertion's verdicts. */
 function nextAssertionId(target: TestVerdictMeta, matcher: string): string {
-  const ids = new Set([...(target.assertions ?? []).map((a) => a.id), ...target.verdicts.flatMap((v) => (v.assertion ? [v.assertion.id] : []))])
+  const ids = new Set([
+    ...(target.assertions ?? []).map((a) => a.id),
+    ...target.verdicts.flatMap((v) => (v.assertion ? [v.assertion.id] : [])),
+  ])
   let n = 1
   while (ids.has(`${matcher}#${n}`)) n++
   return `${matcher}#${n}`
@@ -91,7 +112,10 @@ function bufferFor(ctx: MatcherContext): TestVerdictMeta {
  * @example
  * const meta = takeBufferedVerdicts(state.testPath, state.currentTestName)
  */
-export function takeBufferedVerdicts(testPath: string | undefined, name: string | undefined): TestVerdictMeta | undefined {
+export function takeBufferedVerdicts(
+  testPath: string | undefined,
+  name: string | undefined,
+): TestVerdictMeta | undefined {
   const key = testBufferKey(testPath, name)
   const entry = buffered.get(key)
   buffered.delete(key)

@@ -45,7 +45,10 @@ export function atCallSite<F extends (...args: never[]) => unknown>(matcher: F):
     // Captured now, while the test's frame is still on the stack; frames above `wrapped` are left out.
     Error.captureStackTrace(site, wrapped)
     const result = call.apply(this, args)
-    if (result instanceof Promise) return result.catch((error: unknown) => { throw withCallSite(error, site.stack) })
+    if (result instanceof Promise)
+      return result.catch((error: unknown) => {
+        throw withCallSite(error, site.stack)
+      })
     return result
   }
   Object.defineProperty(wrapped, 'name', { value: matcher.name })

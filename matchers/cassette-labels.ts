@@ -48,12 +48,21 @@ export function labelRecordedEntries(verdicts: readonly Verdict[]): void {
   const scope = currentCassetteScope()
   if (!scope || scope.recorded.length === 0) return
   for (const call of scope.recorded.splice(0)) {
-    const own = verdicts.filter((v) => (call.spanId === undefined ? v.level !== 'span' : v.level === 'span' && v.spanId === call.spanId))
+    const own = verdicts.filter((v) =>
+      call.spanId === undefined ? v.level !== 'span' : v.level === 'span' && v.spanId === call.spanId,
+    )
     if (own.length === 0) continue
     const subject = own.find((v) => v.subject !== undefined)?.subject
     // Labels are for review only: a failed write must not fail the test, but must not pass unseen either.
-    call.annotate({ verdicts: own.map(cassetteVerdict), ...(subject !== undefined ? { judged: oneLineExcerpt(subject, EXCERPT_CHARS) } : {}) }).catch((error: unknown) => {
-      console.warn(`agent-verdict: could not label cassette entry ${call.key.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`)
-    })
+    call
+      .annotate({
+        verdicts: own.map(cassetteVerdict),
+        ...(subject !== undefined ? { judged: oneLineExcerpt(subject, EXCERPT_CHARS) } : {}),
+      })
+      .catch((error: unknown) => {
+        console.warn(
+          `agent-verdict: could not label cassette entry ${call.key.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`,
+        )
+      })
   }
 }

@@ -32,7 +32,11 @@ export interface JudgeMatcherOptions extends JudgeCallOptions {
 }
 
 /** A judge matcher as `expect.extend` takes it; async, so users `await` it. */
-export type JudgeMatcher = (this: MatcherContext, received: unknown, options?: JudgeMatcherOptions) => Promise<MatcherResult>
+export type JudgeMatcher = (
+  this: MatcherContext,
+  received: unknown,
+  options?: JudgeMatcherOptions,
+) => Promise<MatcherResult>
 
 const MATCHER_NAME = /^to[A-Z][A-Za-z0-9]*$/
 const METRIC_ID = /^[a-z][a-z0-9_.-]*$/
@@ -40,13 +44,19 @@ const METRIC_ID = /^[a-z][a-z0-9_.-]*$/
 function check(def: JudgeMatcherDefinition): void {
   const given = (v: unknown) => JSON.stringify(v) ?? String(v)
   if (typeof def?.name !== 'string' || !MATCHER_NAME.test(def.name)) {
-    throw new TypeError(`defineJudgeMatcher: name must be a matcher name like 'toBePolite' (to + a capital letter, letters and digits), got ${given(def?.name)}`)
+    throw new TypeError(
+      `defineJudgeMatcher: name must be a matcher name like 'toBePolite' (to + a capital letter, letters and digits), got ${given(def?.name)}`,
+    )
   }
   if (typeof def.metric !== 'string' || !METRIC_ID.test(def.metric)) {
-    throw new TypeError(`defineJudgeMatcher(${def.name}): metric must be a lower-case id like 'politeness' (a-z, 0-9, '_', '.', '-'), got ${given(def.metric)}`)
+    throw new TypeError(
+      `defineJudgeMatcher(${def.name}): metric must be a lower-case id like 'politeness' (a-z, 0-9, '_', '.', '-'), got ${given(def.metric)}`,
+    )
   }
   if (typeof def.rubric !== 'string' || def.rubric.trim() === '') {
-    throw new TypeError(`defineJudgeMatcher(${def.name}): rubric is empty: describe what a passing output must do, e.g. 'Thanks the customer and never blames them.'`)
+    throw new TypeError(
+      `defineJudgeMatcher(${def.name}): rubric is empty: describe what a passing output must do, e.g. 'Thanks the customer and never blames them.'`,
+    )
   }
   if (def.scale !== undefined && def.scale !== 'binary' && def.scale !== 'likert5') {
     throw new TypeError(`defineJudgeMatcher(${def.name}): scale is 'binary' or 'likert5', got ${given(def.scale)}`)
@@ -70,17 +80,30 @@ export function defineJudgeMatcher(def: JudgeMatcherDefinition): JudgeMatcher {
   const scale = def.scale ?? 'binary'
   const metric = { ...rubricMetric(scale), name: def.metric, title: def.title ?? def.metric }
   const { name, rubric } = def
-  const matcher = function (this: MatcherContext, received: unknown, options?: JudgeMatcherOptions): Promise<MatcherResult> {
+  const matcher = function (
+    this: MatcherContext,
+    received: unknown,
+    options?: JudgeMatcherOptions,
+  ): Promise<MatcherResult> {
     return runOutputMatcher(this, received, {
       name,
       metric,
       options,
       threshold: () => {
         if (options?.min === undefined) return undefined
-        if (scale !== 'likert5') throw new TypeError(`${name}: min is a 1–5 score, but this matcher is binary (it passes only on 1); use threshold instead`)
+        if (scale !== 'likert5')
+          throw new TypeError(
+            `${name}: min is a 1–5 score, but this matcher is binary (it passes only on 1); use threshold instead`,
+          )
         return likertMinToThreshold(options.min)
       },
-      input: (r) => ({ output: r.output, rubric, input: options?.input ?? r.input, image: options?.image ?? r.image, scale }),
+      input: (r) => ({
+        output: r.output,
+        rubric,
+        input: options?.input ?? r.input,
+        image: options?.image ?? r.image,
+        scale,
+      }),
     })
   }
   Object.defineProperty(matcher, 'name', { value: name })

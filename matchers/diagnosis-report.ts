@@ -35,7 +35,9 @@ export function verdictsOfDiagnosis(diagnosis: Diagnosis): Verdict[] {
  * @example
  * unjudgeableSpans(d).map((u) => u.cause)
  */
-export function unjudgeableSpans(diagnosis: Diagnosis): Array<{ spanId: string; kind: string; name: string; cause: string }> {
+export function unjudgeableSpans(
+  diagnosis: Diagnosis,
+): Array<{ spanId: string; kind: string; name: string; cause: string }> {
   return diagnosis.spans
     .filter((s) => s.own === 'unjudgeable')
     .map((s) => {

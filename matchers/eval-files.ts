@@ -51,15 +51,20 @@ export function globToRegExp(glob: string): RegExp {
     } else if (c === ',' && braces > 0) out += '|'
     else if (c === '[') {
       const end = glob.indexOf(']', i + 1)
-      if (end < 0) throw new Error(`agent-verdict: evalFiles glob "${glob}" has an unclosed "[": close it or escape it as "\\["`)
-      const body = glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')
+      if (end < 0)
+        throw new Error(`agent-verdict: evalFiles glob "${glob}" has an unclosed "[": close it or escape it as "\\["`)
+      const body = glob
+        .slice(i + 1, end)
+        .replace(/^!/, '^')
+        .replace(/\\/g, '\\\\')
       out += `[${body}]`
       i = end
     } else if (c === '\\' && i + 1 < glob.length) {
       out += escapeRegExp(glob[++i])
     } else out += escapeRegExp(c)
   }
-  if (braces > 0) throw new Error(`agent-verdict: evalFiles glob "${glob}" has an unclosed "{": close it or escape it as "\\{"`)
+  if (braces > 0)
+    throw new Error(`agent-verdict: evalFiles glob "${glob}" has an unclosed "{": close it or escape it as "\\{"`)
   return new RegExp(`^${out}$`)
 }
 

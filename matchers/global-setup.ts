@@ -1,7 +1,12 @@
 // `agent-verdict/global-setup` — one line in `globalSetup` (Vitest or Jest) starts the run-wide judge
 // coordinator: every worker's judge calls then share one concurrency limit, one 429 back-off and an
 // optional requests-per-minute cap. See docs/decisions/0023-run-wide-judge-limit.md.
-import { COORDINATOR_ENV, COORDINATOR_PROVIDE_KEY, formatCoordinatorStats, startCoordinator } from '../src/judges/coordinator'
+import {
+  COORDINATOR_ENV,
+  COORDINATOR_PROVIDE_KEY,
+  formatCoordinatorStats,
+  startCoordinator,
+} from '../src/judges/coordinator'
 
 /** Where the reporters find the run's limiter figures (same process, no import needed). */
 const SUMMARY_KEY = Symbol.for('agent-verdict.run-limit-summary')

@@ -15,7 +15,15 @@ import { toUseToolsEfficiently } from './to-use-tools-efficiently'
 import { withTraceTrials } from './with-trials'
 import { atCallSite } from './call-site'
 
-export { toBeCorrect, toBeCorrectForImage, toBeFaithfulTo, toBeFaithfulToImage, toFollowInstructions, toHaveQuality, toSatisfyRubric }
+export {
+  toBeCorrect,
+  toBeCorrectForImage,
+  toBeFaithfulTo,
+  toBeFaithfulToImage,
+  toFollowInstructions,
+  toHaveQuality,
+  toSatisfyRubric,
+}
 export { toHaveNoFailingSpans, toUseToolsEfficiently, toCompleteTask, toFollowPlan, toCallTool, toStayWithinBudget }
 export type { ToBeCorrectOptions } from './to-be-correct'
 export type { ToBeCorrectForImageOptions } from './to-be-correct-for-image'
@@ -30,7 +38,12 @@ export type { ToCompleteTaskOptions } from './to-complete-task'
 export type { ToCallToolOptions } from './to-call-tool'
 export type { ToStayWithinBudgetOptions } from './to-stay-within-budget'
 export type { TrialsOption } from './with-trials'
-export { defineJudgeMatcher, type JudgeMatcher, type JudgeMatcherDefinition, type JudgeMatcherOptions } from './define-judge-matcher'
+export {
+  defineJudgeMatcher,
+  type JudgeMatcher,
+  type JudgeMatcherDefinition,
+  type JudgeMatcherOptions,
+} from './define-judge-matcher'
 export type { MatcherContext, MatcherResult } from './context'
 export type { AgentVerdictMatchers, MatchersOf } from './types'
 

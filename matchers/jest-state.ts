@@ -17,8 +17,16 @@ export function appendVerdictLine(line: JestVerdictLine, env: Record<string, str
   appendFileSync(jestVerdictLogPath(dir), `${JSON.stringify(line)}\n`)
 }
 
-interface CircusTest { type: 'test'; mode?: string; errors: unknown[] }
-interface CircusBlock { type: 'describeBlock'; mode?: string; children: Array<CircusTest | CircusBlock> }
+interface CircusTest {
+  type: 'test'
+  mode?: string
+  errors: unknown[]
+}
+interface CircusBlock {
+  type: 'describeBlock'
+  mode?: string
+  children: Array<CircusTest | CircusBlock>
+}
 interface CircusState {
   hasFocusedTests?: boolean
   testNamePattern?: unknown
@@ -47,7 +55,11 @@ export function jestTimeLimit(now: () => number = Date.now): TestTimeLimit | und
   const timeoutMs = test.timeout ?? circus.testTimeout
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined
   const startedAt = typeof test.startedAt === 'number' ? test.startedAt : now()
-  return { startedAt, timeoutMs, setting: 'testTimeout in jest.config, jest.setTimeout(), or the timeout argument of test()' }
+  return {
+    startedAt,
+    timeoutMs,
+    setting: 'testTimeout in jest.config, jest.setTimeout(), or the timeout argument of test()',
+  }
 }
 
 /**
@@ -62,7 +74,9 @@ export function jestFileRanCompletely(): boolean {
   if (!circus?.rootDescribeBlock || circus.hasFocusedTests || circus.testNamePattern) return false
   const complete = (block: CircusBlock): boolean =>
     block.children.every((child) =>
-      child.type === 'test' ? child.mode === undefined && child.errors.length === 0 : child.mode === undefined && complete(child),
+      child.type === 'test'
+        ? child.mode === undefined && child.errors.length === 0
+        : child.mode === undefined && complete(child),
     )
   return complete(circus.rootDescribeBlock)
 }
@@ -76,5 +90,7 @@ export function jestFileRanCompletely(): boolean {
 export function jestTimedOut(): boolean {
   const errors = circusState()?.currentlyRunningTest?.errors ?? []
   // circus keeps [error, asyncError] pairs or plain errors.
-  return errors.flat().some((e) => /exceeded timeout of \d+ ?ms/i.test(String((e as { message?: unknown })?.message ?? e)))
+  return errors
+    .flat()
+    .some((e) => /exceeded timeout of \d+ ?ms/i.test(String((e as { message?: unknown })?.message ?? e)))
 }

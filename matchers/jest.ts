@@ -18,7 +18,11 @@ const state = () => expect.getState() as JestState
 expect.extend(matchers)
 // Workers learn the run-wide judge limit's address from AGENT_VERDICT_COORDINATOR (set by agent-verdict/global-setup).
 useCoordinator(undefined)
-configureRuntime({ runner: 'jest', isUpdate: () => state().snapshotState?._updateSnapshot === 'all', testTimeLimit: () => jestTimeLimit() })
+configureRuntime({
+  runner: 'jest',
+  isUpdate: () => state().snapshotState?._updateSnapshot === 'all',
+  testTimeLimit: () => jestTimeLimit(),
+})
 
 afterEach(async () => {
   const current = state()

@@ -72,7 +72,14 @@ export function verdictLines(verdict: Verdict, title: string, isNot = false, uti
  * @example
  * verdictMessage({ name: 'toBeFaithfulToImage', args: 'image', title: 'Faithfulness', isNot: false, verdict })
  */
-export function verdictMessage(options: { name: string; args?: string; title: string; isNot?: boolean; verdict: Verdict; utils?: MatcherUtils }): string {
+export function verdictMessage(options: {
+  name: string
+  args?: string
+  title: string
+  isNot?: boolean
+  verdict: Verdict
+  utils?: MatcherUtils
+}): string {
   const { name, args, title, isNot, verdict, utils } = options
   return [matcherHint(name, isNot, args, utils), '', ...verdictLines(verdict, title, isNot, utils)].join('\n')
 }
@@ -83,7 +90,13 @@ export function verdictMessage(options: { name: string; args?: string; title: st
  * @example
  * usageMessage('toBeCorrect', false, '', 'received must be a string … — got number')
  */
-export function usageMessage(name: string, isNot: boolean | undefined, args: string, problem: string, utils?: MatcherUtils): string {
+export function usageMessage(
+  name: string,
+  isNot: boolean | undefined,
+  args: string,
+  problem: string,
+  utils?: MatcherUtils,
+): string {
   return [matcherHint(name, isNot, args, utils), '', problem].join('\n')
 }
 
@@ -96,12 +109,13 @@ export function usageMessage(name: string, isNot: boolean | undefined, args: str
 export function notAwaitedMessage(calls: Array<{ name: string; failure?: string }>): string {
   const list = [...new Set(calls.map((c) => `expect(…).${c.name}()`))].join(', ')
   const head = `${list} was not awaited — add \`await\`: the test finished before the judge answered, so the assertion could not fail it in place.`
-  const failures = calls.flatMap((c) => (c.failure ? [`\n\nThe un-awaited assertion would have failed:\n${c.failure}`] : []))
+  const failures = calls.flatMap((c) =>
+    c.failure ? [`\n\nThe un-awaited assertion would have failed:\n${c.failure}`] : [],
+  )
   return head + failures.join('')
 }
 
 // --- trace messages: spans, tool arguments, failing leaves ---
-
 
 /** Long paths keep the root and the three innermost names, where a reader looks first. */
 export function formatSpanPath(names: readonly string[]): string {
@@ -128,7 +142,8 @@ export function describeSpan(trace: Trace, span: { id: string; kind: string; nam
  * compactJson({ file: /\.mp3$/ })             // '{"file":/\.mp3$/}'
  */
 export function compactJson(value: unknown, max = 120): string {
-  const text = value === undefined ? '(no arguments recorded)' : typeof value === 'string' ? value : show(value, new Set())
+  const text =
+    value === undefined ? '(no arguments recorded)' : typeof value === 'string' ? value : show(value, new Set())
   return oneLineExcerpt(text, max)
 }
 
@@ -141,7 +156,9 @@ function show(value: unknown, seen: Set<object>): string {
   if (seen.has(value)) return '[Circular]'
   seen.add(value)
   if (Array.isArray(value)) return `[${value.map((v) => show(v, seen)).join(',')}]`
-  return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${show(v, seen)}`).join(',')}}`
+  return `{${Object.entries(value)
+    .map(([k, v]) => `${JSON.stringify(k)}:${show(v, seen)}`)
+    .join(',')}}`
 }
 
 /** `1 span` / `3 spans`. */

@@ -17,5 +17,12 @@ export function parseOptions<S extends z.ZodType>(
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]
   const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''
-  throw new TypeError(usageMessage(hint.name, hint.isNot, hint.args ?? '', `invalid ${hint.what ?? 'options'}: ${where}${issue.message} (allowed: ${hint.allowed})`))
+  throw new TypeError(
+    usageMessage(
+      hint.name,
+      hint.isNot,
+      hint.args ?? '',
+      `invalid ${hint.what ?? 'options'}: ${where}${issue.message} (allowed: ${hint.allowed})`,
+    ),
+  )
 }

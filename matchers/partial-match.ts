@@ -7,7 +7,10 @@ const isAsymmetric = (v: unknown): v is AsymmetricLike =>
   v !== null && typeof v === 'object' && typeof (v as Partial<AsymmetricLike>).asymmetricMatch === 'function'
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)
+  v !== null &&
+  typeof v === 'object' &&
+  !Array.isArray(v) &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)
 
 /**
  * True when `actual` contains `expected`: objects match on the keys `expected` names (recursively),
@@ -27,12 +30,18 @@ export function matchesPartially(actual: unknown, expected: unknown): boolean {
     return parsed !== undefined && matchesPartially(parsed, expected)
   }
   if (Array.isArray(expected)) {
-    return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => matchesPartially(actual[i], e))
+    return (
+      Array.isArray(actual) &&
+      actual.length === expected.length &&
+      expected.every((e, i) => matchesPartially(actual[i], e))
+    )
   }
   if (isPlainObject(expected)) {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false
     const record = actual as Record<string, unknown>
-    return Object.keys(expected).every((k) => (expected[k] === undefined ? record[k] === undefined : k in record && matchesPartially(record[k], expected[k])))
+    return Object.keys(expected).every((k) =>
+      expected[k] === undefined ? record[k] === undefined : k in record && matchesPartially(record[k], expected[k]),
+    )
   }
   return Object.is(actual, expected)
 }

@@ -19,7 +19,8 @@ export type ReceivedOutput = z.infer<typeof ReceivedOutputSchema>
 export type NormalizedReceived = Exclude<ReceivedOutput, string>
 
 /** What the matchers accept, for error messages. */
-export const RECEIVED_HELP = 'a string (the output) or { output: string, input?: string, image?: path | Buffer | Uint8Array | URL | data URL }'
+export const RECEIVED_HELP =
+  'a string (the output) or { output: string, input?: string, image?: path | Buffer | Uint8Array | URL | data URL }'
 
 /**
  * Validates and normalizes `received`; returns an error text saying what is accepted when it is wrong.
@@ -28,9 +29,12 @@ export const RECEIVED_HELP = 'a string (the output) or { output: string, input?:
  * parseReceived('North America') // { ok: true, value: { output: 'North America' } }
  * parseReceived(42) // { ok: false, error: 'received must be a string (the output) or { output… } — got number' }
  */
-export function parseReceived(received: unknown): { ok: true; value: NormalizedReceived } | { ok: false; error: string } {
+export function parseReceived(
+  received: unknown,
+): { ok: true; value: NormalizedReceived } | { ok: false; error: string } {
   const parsed = ReceivedOutputSchema.safeParse(received)
-  if (parsed.success) return { ok: true, value: typeof parsed.data === 'string' ? { output: parsed.data } : parsed.data }
+  if (parsed.success)
+    return { ok: true, value: typeof parsed.data === 'string' ? { output: parsed.data } : parsed.data }
   return { ok: false, error: `received must be ${RECEIVED_HELP} — got ${describe(received)}` }
 }
 
@@ -41,6 +45,7 @@ function describe(value: unknown): string {
   const keys = Object.keys(value)
   if (!('output' in value)) return `an object without "output" (keys: ${keys.slice(0, 5).join(', ') || 'none'})`
   const output = (value as { output: unknown }).output
-  if (typeof output !== 'string') return `an object whose "output" is ${output === null ? 'null' : typeof output}, not a string`
+  if (typeof output !== 'string')
+    return `an object whose "output" is ${output === null ? 'null' : typeof output}, not a string`
   return `an object with an invalid field (${keys.join(', ')}): input must be a string, image a path, bytes or URL`
 }

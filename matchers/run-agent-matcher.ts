@@ -47,11 +47,19 @@ const DETERMINISTIC: readonly AgentMetric[] = ['agent.tool_abuse']
  * @example
  * return runAgentMatcher(this, received, { name: 'toFollowPlan', metrics: ['agent.plan_efficiency'], options })
  */
-export function runAgentMatcher(ctx: MatcherContext, received: unknown, spec: AgentMatcherSpec): Promise<MatcherResult> {
+export function runAgentMatcher(
+  ctx: MatcherContext,
+  received: unknown,
+  spec: AgentMatcherSpec,
+): Promise<MatcherResult> {
   const args = spec.args ?? (spec.options === undefined ? '' : 'options')
   return track(ctx, spec.name, async () => {
     const allowed = '{ judge?: Judge | false, threshold?: 0..1, budgetTokens? }'
-    const { judge: judgeOption, threshold, budgetTokens } = parseOptions(AgentMatcherOptionsSchema, spec.options, { name: spec.name, args, isNot: ctx.isNot, allowed })
+    const {
+      judge: judgeOption,
+      threshold,
+      budgetTokens,
+    } = parseOptions(AgentMatcherOptionsSchema, spec.options, { name: spec.name, args, isNot: ctx.isNot, allowed })
     const checked = judgeOption === false ? spec.metrics.filter((m) => DETERMINISTIC.includes(m)) : spec.metrics
     if (checked.length === 0) {
       const problem = `${spec.metrics.map((m) => metricLabel(m)).join(' and ')} ${spec.metrics.length === 1 ? 'is' : 'are'} judged and ${spec.metrics.length === 1 ? 'has' : 'have'} no deterministic check, so { judge: false } leaves nothing to check — pass { judge } or set AGENT_VERDICT_JUDGE`
@@ -59,21 +67,42 @@ export function runAgentMatcher(ctx: MatcherContext, received: unknown, spec: Ag
     }
     const skipped = spec.metrics.filter((m) => !checked.includes(m))
     const trace = resolveTrace(received, { name: spec.name, args, isNot: ctx.isNot })
-    const judge = traceJudge(ctx, judgeOption, { name: spec.name, args, withoutJudge: 'Agent-level metrics are judged: pass { judge } in code or configure one.' })
+    const judge = traceJudge(ctx, judgeOption, {
+      name: spec.name,
+      args,
+      withoutJudge: 'Agent-level metrics are judged: pass { judge } in code or configure one.',
+    })
     // An empty selection skips the span-level pass: these matchers only need the top-down view.
-    const diagnosis = await diagnose(trace, { judge, agent: checked, goal: spec.goal, budgetTokens, select: { kind: [] } })
-    const verdicts = checked.map((metric) => atThreshold(diagnosis.agent.verdicts.find((v) => v.metric === metric) ?? missing(metric), threshold))
+    const diagnosis = await diagnose(trace, {
+      judge,
+      agent: checked,
+      goal: spec.goal,
+      budgetTokens,
+      select: { kind: [] },
+    })
+    const verdicts = checked.map((metric) =>
+      atThreshold(diagnosis.agent.verdicts.find((v) => v.metric === metric) ?? missing(metric), threshold),
+    )
     const unjudgeable = verdicts.some((v) => v.outcome === 'unjudgeable')
     // No verdict is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeable ? ctx.isNot === true : verdicts.every((v) => v.pass)
-    attachVerdicts(ctx, verdicts, undefined, { matcher: spec.name, passed: !unjudgeable && pass !== (ctx.isNot === true) })
+    attachVerdicts(ctx, verdicts, undefined, {
+      matcher: spec.name,
+      passed: !unjudgeable && pass !== (ctx.isNot === true),
+    })
     const message = () => {
       // What failed leads; under .not every metric passed, so the order stays.
       const ordered = [...verdicts.filter((v) => !v.pass), ...verdicts.filter((v) => v.pass)]
       const body = ordered.flatMap((v) => verdictLines(forDisplay(v), titleOf(v.metric), ctx.isNot === true))
       const notes = skipped.map((m) => `${titleOf(m)}: skipped — judged only, and { judge: false } was given`)
       const judged = verdicts.find((v) => v.judge)
-      return [matcherHint(spec.name, ctx.isNot, args, ctx.utils), '', ...body, ...notes, ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : [])].join('\n')
+      return [
+        matcherHint(spec.name, ctx.isNot, args, ctx.utils),
+        '',
+        ...body,
+        ...notes,
+        ...(judged && judgeLine(judged) ? [judgeLine(judged)!] : []),
+      ].join('\n')
     }
     return { pass, message, meta: { verdicts } }
   })
@@ -99,5 +128,15 @@ function forDisplay(v: Verdict): Verdict {
 }
 
 function missing(metric: AgentMetric): Verdict {
-  return { metric, level: 'agent', scale: 'likert5', raw: null, score: null, threshold: 0.5, pass: false, outcome: 'unjudgeable', reason: `the diagnosis returned no ${metric} verdict` }
+  return {
+    metric,
+    level: 'agent',
+    scale: 'likert5',
+    raw: null,
+    score: null,
+    threshold: 0.5,
+    pass: false,
+    outcome: 'unjudgeable',
+    reason: `the diagnosis returned no ${metric} verdict`,
+  }
 }

@@ -57,9 +57,23 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
     const options = spec.options ?? {}
     if (isTrials(received)) {
       const threshold = options.threshold ?? spec.threshold?.()
-      return runTrialsMatcher(ctx, received, { ...spec, judge: options.judge, threshold, samples: options.samples, trials: options.trials })
+      return runTrialsMatcher(ctx, received, {
+        ...spec,
+        judge: options.judge,
+        threshold,
+        samples: options.samples,
+        trials: options.trials,
+      })
     }
-    if (options.trials !== undefined) throw new TypeError(usageMessage(spec.name, ctx.isNot, spec.args ?? '', 'the trials option needs received values from runTrials(k, agent): `await expect(await runTrials(5, agent)).toBeCorrect({ trials: "pass^k" })`'))
+    if (options.trials !== undefined)
+      throw new TypeError(
+        usageMessage(
+          spec.name,
+          ctx.isNot,
+          spec.args ?? '',
+          'the trials option needs received values from runTrials(k, agent): `await expect(await runTrials(5, agent)).toBeCorrect({ trials: "pass^k" })`',
+        ),
+      )
     const parsed = parseReceived(received)
     if (!parsed.ok) throw new TypeError(usageMessage(spec.name, ctx.isNot, spec.args ?? '', parsed.error, ctx.utils))
     const verdict = await runMetric(spec.metric, spec.input(parsed.value), {
@@ -69,10 +83,14 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
       onImage: keepForReport,
     })
     const isNot = ctx.isNot === true
-    const message = () => verdictMessage({ name: spec.name, args: spec.args, title: spec.metric.title, isNot, verdict, utils: ctx.utils })
+    const message = () =>
+      verdictMessage({ name: spec.name, args: spec.args, title: spec.metric.title, isNot, verdict, utils: ctx.utils })
     // `pass: isNot` makes the runner fail in both directions: no verdict is never a pass, nor a "not".
     const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
-    attachVerdicts(ctx, [verdict], undefined, { matcher: spec.name, passed: verdict.outcome !== 'unjudgeable' && pass !== isNot })
+    attachVerdicts(ctx, [verdict], undefined, {
+      matcher: spec.name,
+      passed: verdict.outcome !== 'unjudgeable' && pass !== isNot,
+    })
     return { pass, message, meta: { verdict } }
   }
   return track(ctx, spec.name, run)
@@ -86,7 +104,13 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
 async function keepForReport(image: LoadedImage): Promise<void> {
   try {
     const path = imageCachePath(image.digest, image.format)
-    if (await stat(path).then(() => true, () => false)) return
+    if (
+      await stat(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      return
     // Private to the user: judged images may be confidential, and the default directory is in the temp dir.
     await mkdir(dirname(path), { recursive: true, mode: 0o700 })
     // Several workers may keep the same image at once: write aside, then rename into place.

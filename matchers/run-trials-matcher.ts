@@ -39,15 +39,25 @@ export async function runTrialsMatcher<I extends { output: string }, O extends {
   try {
     rule = parseTrialRule(call.trials)
   } catch (error) {
-    throw new TypeError(usageMessage(call.name, ctx.isNot, call.args ?? '', `received ${received.k} trials, so ${(error as Error).message}`))
+    throw new TypeError(
+      usageMessage(
+        call.name,
+        ctx.isNot,
+        call.args ?? '',
+        `received ${received.k} trials, so ${(error as Error).message}`,
+      ),
+    )
   }
   const inputs = received.results.map((r, i) => {
     const parsed = parseReceived(r)
-    if (!parsed.ok) throw new TypeError(usageMessage(call.name, ctx.isNot, call.args ?? '', `trial ${i + 1}: ${parsed.error}`))
+    if (!parsed.ok)
+      throw new TypeError(usageMessage(call.name, ctx.isNot, call.args ?? '', `trial ${i + 1}: ${parsed.error}`))
     return call.input(parsed.value)
   })
   const judge = judgeFor(ctx, call.judge)
-  const perTrial: Verdict[] = await Promise.all(inputs.map((input) => runMetric(call.metric, input, { judge, threshold: call.threshold, samples: call.samples })))
+  const perTrial: Verdict[] = await Promise.all(
+    inputs.map((input) => runMetric(call.metric, input, { judge, threshold: call.threshold, samples: call.samples })),
+  )
   const verdict = summarizeTrials(perTrial, rule)
   attachVerdicts(ctx, [verdict])
   const t = verdict.trials!

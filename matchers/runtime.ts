@@ -40,9 +40,13 @@ export function configureRuntime(next: RunnerHooks): void {
 // --- which test a matcher call belongs to ---
 
 /** A per-test key from the file and the test's full name (Jest, whose matcher context has no task). */
-export const testBufferKey = (testPath: string | undefined, name: string | undefined) => `${testPath ?? ''}\u0000${name ?? ''}`
+export const testBufferKey = (testPath: string | undefined, name: string | undefined) =>
+  `${testPath ?? ''}\u0000${name ?? ''}`
 
-export type TestIdentity = Pick<MatcherContext, 'task' | 'testPath' | 'currentTestName' | 'currentConcurrentTestName' | 'currentTestIdentity'>
+export type TestIdentity = Pick<
+  MatcherContext,
+  'task' | 'testPath' | 'currentTestName' | 'currentConcurrentTestName' | 'currentTestIdentity'
+>
 
 /** The running test's full name; Jest's concurrent tests only know it through `currentConcurrentTestName`. */
 export function testNameOf(ctx: TestIdentity): string | undefined {
@@ -51,5 +55,11 @@ export function testNameOf(ctx: TestIdentity): string | undefined {
 
 /** Which test a matcher call belongs to: the task object in Vitest, the test identity (or path + name) in Jest. */
 export function testKeyOf(ctx: TestIdentity): unknown {
-  return hooks?.runningTask?.() ?? ctx.task ?? hooks?.currentTask?.() ?? ctx.currentTestIdentity?.() ?? testBufferKey(ctx.testPath, testNameOf(ctx))
+  return (
+    hooks?.runningTask?.() ??
+    ctx.task ??
+    hooks?.currentTask?.() ??
+    ctx.currentTestIdentity?.() ??
+    testBufferKey(ctx.testPath, testNameOf(ctx))
+  )
 }

@@ -34,5 +34,10 @@ export function restrictToMetrics(trace: Trace, diagnosis: Diagnosis, metrics: r
   }
   const spans = propagate(trace, kept, diagnosis.policy)
   const leaves = failingLeaves(trace, spans, diagnosis.policy)
-  return { ...diagnosis, spans, failingLeaves: leaves, verdict: traceVerdict(trace, spans, leaves, diagnosis.policy, diagnosis.mode) }
+  return {
+    ...diagnosis,
+    spans,
+    failingLeaves: leaves,
+    verdict: traceVerdict(trace, spans, leaves, diagnosis.policy, diagnosis.mode),
+  }
 }

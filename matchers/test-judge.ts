@@ -58,7 +58,9 @@ export async function finishFile(testPath: string, options: { complete: boolean 
   if (live.length === 0 || !live.some((c) => c.update)) return []
   const file = live[0].file
   const used = new Set(live.flatMap((c) => [...c.usedKeys]))
-  const obsolete = Object.keys((await readCassette(file)).entries).filter((k) => !used.has(k)).sort()
+  const obsolete = Object.keys((await readCassette(file)).entries)
+    .filter((k) => !used.has(k))
+    .sort()
   if (obsolete.length === 0) return []
   await updateCassette(file, (c) => {
     for (const key of obsolete) delete c.entries[key]

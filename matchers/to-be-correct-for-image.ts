@@ -18,7 +18,12 @@ export interface ToBeCorrectForImageOptions extends JudgeCallOptions {
  * @example
  * await expect(answer).toBeCorrectForImage(invoicePng, { instruction: 'What is the total due?', reference: '$1,296.00' })
  */
-export function toBeCorrectForImage(this: MatcherContext, received: unknown, image: MetricImage, options: ToBeCorrectForImageOptions): Promise<MatcherResult> {
+export function toBeCorrectForImage(
+  this: MatcherContext,
+  received: unknown,
+  image: MetricImage,
+  options: ToBeCorrectForImageOptions,
+): Promise<MatcherResult> {
   return runOutputMatcher(this, received, {
     name: 'toBeCorrectForImage',
     args: 'image, { instruction }',
@@ -26,7 +31,10 @@ export function toBeCorrectForImage(this: MatcherContext, received: unknown, ima
     options,
     input: (r) => {
       const instruction = options?.instruction ?? r.input
-      if (!instruction) throw new TypeError('toBeCorrectForImage needs { instruction }: the question the output answers about the image')
+      if (!instruction)
+        throw new TypeError(
+          'toBeCorrectForImage needs { instruction }: the question the output answers about the image',
+        )
       return { output: r.output, input: instruction, reference: options?.reference, image }
     },
   })

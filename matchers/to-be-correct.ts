@@ -17,11 +17,20 @@ export interface ToBeCorrectOptions extends JudgeCallOptions {
  * @example
  * await expect(answer).toBeCorrect({ reference: 'North America, at $14.10.', input: question })
  */
-export function toBeCorrect(this: MatcherContext, received: unknown, options?: ToBeCorrectOptions): Promise<MatcherResult> {
+export function toBeCorrect(
+  this: MatcherContext,
+  received: unknown,
+  options?: ToBeCorrectOptions,
+): Promise<MatcherResult> {
   return runOutputMatcher(this, received, {
     name: 'toBeCorrect',
     metric: correctnessMetric,
     options,
-    input: (r) => ({ output: r.output, input: options?.input ?? r.input, reference: options?.reference, image: r.image }),
+    input: (r) => ({
+      output: r.output,
+      input: options?.input ?? r.input,
+      reference: options?.reference,
+      image: r.image,
+    }),
   })
 }

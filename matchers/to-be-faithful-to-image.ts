@@ -16,7 +16,12 @@ export interface ToBeFaithfulToImageOptions extends JudgeCallOptions {
  * @example
  * await expect(answer).toBeFaithfulToImage('fixtures/revenue-by-region.png', { instruction: 'Which region leads?' })
  */
-export function toBeFaithfulToImage(this: MatcherContext, received: unknown, image: MetricImage, options?: ToBeFaithfulToImageOptions): Promise<MatcherResult> {
+export function toBeFaithfulToImage(
+  this: MatcherContext,
+  received: unknown,
+  image: MetricImage,
+  options?: ToBeFaithfulToImageOptions,
+): Promise<MatcherResult> {
   return runOutputMatcher(this, received, {
     name: 'toBeFaithfulToImage',
     args: 'image',

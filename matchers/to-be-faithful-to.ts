@@ -15,7 +15,12 @@ export interface ToBeFaithfulToOptions extends JudgeCallOptions {
  * @example
  * await expect(reply).toBeFaithfulTo(retrievedPolicyText)
  */
-export function toBeFaithfulTo(this: MatcherContext, received: unknown, context: string, options?: ToBeFaithfulToOptions): Promise<MatcherResult> {
+export function toBeFaithfulTo(
+  this: MatcherContext,
+  received: unknown,
+  context: string,
+  options?: ToBeFaithfulToOptions,
+): Promise<MatcherResult> {
   return runOutputMatcher(this, received, {
     name: 'toBeFaithfulTo',
     args: 'context',

@@ -9,7 +9,12 @@ import { runOutputMatcher, type JudgeCallOptions } from './run-output-matcher'
  * @example
  * await expect('W7').toFollowInstructions('Answer with the week label only.')
  */
-export function toFollowInstructions(this: MatcherContext, received: unknown, instruction: string, options?: JudgeCallOptions): Promise<MatcherResult> {
+export function toFollowInstructions(
+  this: MatcherContext,
+  received: unknown,
+  instruction: string,
+  options?: JudgeCallOptions,
+): Promise<MatcherResult> {
   return runOutputMatcher(this, received, {
     name: 'toFollowInstructions',
     args: 'instruction',

@@ -8,6 +8,10 @@ import { runAgentMatcher, type AgentMatcherOptions } from './run-agent-matcher'
  * @example
  * await expect(trace).toFollowPlan()
  */
-export function toFollowPlan(this: MatcherContext, received: unknown, options?: AgentMatcherOptions): Promise<MatcherResult> {
+export function toFollowPlan(
+  this: MatcherContext,
+  received: unknown,
+  options?: AgentMatcherOptions,
+): Promise<MatcherResult> {
   return runAgentMatcher(this, received, { name: 'toFollowPlan', metrics: ['agent.plan_efficiency'], options })
 }

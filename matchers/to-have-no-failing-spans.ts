@@ -22,7 +22,13 @@ import { restrictToMetrics, SpanMetricNameSchema } from './span-metrics'
  * @example
  * ToHaveNoFailingSpansOptionsSchema.parse({ select: { kind: ['llm', 'tool'] }, policy: { type: 'threshold', threshold: 0.3 } })
  */
-export const ToHaveNoFailingSpansOptionsSchema = DiagnoseOptionsSchema.pick({ select: true, policy: true, threshold: true, budgetTokens: true, judgeDetectorSpans: true }).extend({
+export const ToHaveNoFailingSpansOptionsSchema = DiagnoseOptionsSchema.pick({
+  select: true,
+  policy: true,
+  threshold: true,
+  budgetTokens: true,
+  judgeDetectorSpans: true,
+}).extend({
   judge: TraceJudgeOptionSchema.optional(),
   metrics: z.array(SpanMetricNameSchema).min(1).optional(),
   allowUnjudgeable: z.boolean().optional(),
@@ -30,7 +36,8 @@ export const ToHaveNoFailingSpansOptionsSchema = DiagnoseOptionsSchema.pick({ se
 export type ToHaveNoFailingSpansOptions = z.input<typeof ToHaveNoFailingSpansOptionsSchema>
 
 const NAME = 'toHaveNoFailingSpans'
-const ALLOWED = '{ judge?: Judge | false, select?, policy?, metrics?, threshold?, budgetTokens?, judgeDetectorSpans?, allowUnjudgeable? }'
+const ALLOWED =
+  '{ judge?: Judge | false, select?, policy?, metrics?, threshold?, budgetTokens?, judgeDetectorSpans?, allowUnjudgeable? }'
 /** Failing leaves and unjudgeable spans listed before "… and N more". */
 const MAX_LISTED = 25
 
@@ -47,39 +54,91 @@ const MAX_LISTED = 25
  * await expect('traces/run.json').toHaveNoFailingSpans({ judge: false })
  * await expect(trace).toHaveNoFailingSpans({ metrics: ['span.reasoning_integrity', 'detectors'] })
  */
-export function toHaveNoFailingSpans(this: MatcherContext, received: unknown, options?: ToHaveNoFailingSpansOptions): Promise<MatcherResult> {
+export function toHaveNoFailingSpans(
+  this: MatcherContext,
+  received: unknown,
+  options?: ToHaveNoFailingSpansOptions,
+): Promise<MatcherResult> {
   const args = options === undefined ? '' : 'options'
   return track(this, NAME, async () => {
-    const { judge: judgeOption, allowUnjudgeable, metrics, ...rest } = parseOptions(ToHaveNoFailingSpansOptionsSchema, options, { name: NAME, args, isNot: this.isNot, allowed: ALLOWED })
+    const {
+      judge: judgeOption,
+      allowUnjudgeable,
+      metrics,
+      ...rest
+    } = parseOptions(ToHaveNoFailingSpansOptionsSchema, options, {
+      name: NAME,
+      args,
+      isNot: this.isNot,
+      allowed: ALLOWED,
+    })
     if (judgeOption === false && metrics && !metrics.includes('detectors')) {
       // Judged metrics without a judge would pass a run nobody looked at.
-      throw new TypeError(usageMessage(NAME, this.isNot, args, `metrics ${metrics.join(', ')} are judged, and { judge: false } asks no judge — add 'detectors' to metrics, or pass { judge }`))
+      throw new TypeError(
+        usageMessage(
+          NAME,
+          this.isNot,
+          args,
+          `metrics ${metrics.join(', ')} are judged, and { judge: false } asks no judge — add 'detectors' to metrics, or pass { judge }`,
+        ),
+      )
     }
     const trace = resolveTrace(received, { name: NAME, args, isNot: this.isNot })
-    const judge = traceJudge(this, judgeOption, { name: NAME, args, withoutJudge: 'To check the trace with the deterministic detectors only, pass { judge: false }.' })
+    const judge = traceJudge(this, judgeOption, {
+      name: NAME,
+      args,
+      withoutJudge: 'To check the trace with the deterministic detectors only, pass { judge: false }.',
+    })
     const full = await diagnose(trace, { ...rest, judge, agent: false })
     const diagnosis = metrics ? restrictToMetrics(trace, full, metrics) : full
     const outcome = diagnosis.verdict.outcome
     const unjudgeableFails = outcome === 'unjudgeable' && allowUnjudgeable !== true
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeableFails ? this.isNot === true : outcome !== 'fail'
-    attachVerdicts(this, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)], { matcher: NAME, passed: !unjudgeableFails && pass !== (this.isNot === true) })
-    const message = () => failureMessage(trace, diagnosis, { isNot: this.isNot === true, args, unjudgeableFails, allowUnjudgeable: allowUnjudgeable === true, metrics, utils: this.utils })
+    attachVerdicts(this, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)], {
+      matcher: NAME,
+      passed: !unjudgeableFails && pass !== (this.isNot === true),
+    })
+    const message = () =>
+      failureMessage(trace, diagnosis, {
+        isNot: this.isNot === true,
+        args,
+        unjudgeableFails,
+        allowUnjudgeable: allowUnjudgeable === true,
+        metrics,
+        utils: this.utils,
+      })
     // No actual/expected: the runner would add `Expected: "pass" Received: "fail"`, which the message already says better.
     return { pass, message, meta: { diagnosis: summaryOf(diagnosis) } }
   })
 }
 
-function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args: string; unjudgeableFails: boolean; allowUnjudgeable: boolean; metrics?: string[]; utils?: MatcherUtils }): string {
+function failureMessage(
+  trace: Trace,
+  d: Diagnosis,
+  opts: {
+    isNot: boolean
+    args: string
+    unjudgeableFails: boolean
+    allowUnjudgeable: boolean
+    metrics?: string[]
+    utils?: MatcherUtils
+  },
+): string {
   const lines = [matcherHint(NAME, opts.isNot, opts.args, opts.utils), '']
   const policy = `${policyLabel(d.policy)}${opts.metrics ? `; metrics ${opts.metrics.join(', ')}` : ''}`
   const judged = d.spans.filter((s) => s.own !== 'unjudged').length
-  const scope = d.mode === 'judge' ? `${judged} judged ${judged === 1 ? 'span' : 'spans'}` : `${trace.size} spans checked by the deterministic detectors`
+  const scope =
+    d.mode === 'judge'
+      ? `${judged} judged ${judged === 1 ? 'span' : 'spans'}`
+      : `${trace.size} spans checked by the deterministic detectors`
   const propagated = d.failingLeaves.filter((l) => l.propagates)
   const contained = d.failingLeaves.filter((l) => !l.propagates)
 
   if (opts.unjudgeableFails) {
-    lines.push(`Unjudgeable: the trace has no verdict for every span it wanted one for, so this fails${opts.isNot ? ' under .not too' : ''} — pass { allowUnjudgeable: true } to accept that.`)
+    lines.push(
+      `Unjudgeable: the trace has no verdict for every span it wanted one for, so this fails${opts.isNot ? ' under .not too' : ''} — pass { allowUnjudgeable: true } to accept that.`,
+    )
   } else if (opts.isNot) {
     lines.push(`Expected some span to fail, but no span failed the trace (${scope}, policy ${policy}).`)
   } else {
@@ -87,20 +146,33 @@ function failureMessage(trace: Trace, d: Diagnosis, opts: { isNot: boolean; args
   }
   lines.push(...listed(propagated.map((l) => `  ✗ ${leafLine(trace, l)}`)))
   if (contained.length > 0) {
-    lines.push(`${contained.length} failing ${contained.length === 1 ? 'leaf' : 'leaves'} did not fail the trace under policy ${policy}:`)
+    lines.push(
+      `${contained.length} failing ${contained.length === 1 ? 'leaf' : 'leaves'} did not fail the trace under policy ${policy}:`,
+    )
     lines.push(...listed(contained.map((l) => `  · ${leafLine(trace, l)}`)))
   }
   const unjudgeable = unjudgeableSpans(d)
   if (unjudgeable.length > 0) {
-    lines.push(`${plural(unjudgeable.length, 'span')} unjudgeable${opts.allowUnjudgeable ? ' (allowed by allowUnjudgeable)' : ''}:`)
-    lines.push(...listed(unjudgeable.map((u) => `  ? ${describeSpan(trace, { id: u.spanId, kind: u.kind, name: u.name })} — ${excerptLine(u.cause, 300)}`)))
+    lines.push(
+      `${plural(unjudgeable.length, 'span')} unjudgeable${opts.allowUnjudgeable ? ' (allowed by allowUnjudgeable)' : ''}:`,
+    )
+    lines.push(
+      ...listed(
+        unjudgeable.map(
+          (u) =>
+            `  ? ${describeSpan(trace, { id: u.spanId, kind: u.kind, name: u.name })} — ${excerptLine(u.cause, 300)}`,
+        ),
+      ),
+    )
   }
   lines.push(statsLine(d))
   return lines.join('\n')
 }
 
 function listed(lines: string[]): string[] {
-  return lines.length <= MAX_LISTED ? lines : [...lines.slice(0, MAX_LISTED), `    … and ${lines.length - MAX_LISTED} more (all are in the report)`]
+  return lines.length <= MAX_LISTED
+    ? lines
+    : [...lines.slice(0, MAX_LISTED), `    … and ${lines.length - MAX_LISTED} more (all are in the report)`]
 }
 
 function policyLabel(policy: PropagationPolicy): string {

@@ -21,7 +21,11 @@ export interface ToHaveQualityOptions extends JudgeCallOptions {
  * @example
  * await expect({ output: caption, image: 'photo.png' }).toHaveQuality({ min: 4, instruction: 'Write alt text.' })
  */
-export function toHaveQuality(this: MatcherContext, received: unknown, options?: ToHaveQualityOptions): Promise<MatcherResult> {
+export function toHaveQuality(
+  this: MatcherContext,
+  received: unknown,
+  options?: ToHaveQualityOptions,
+): Promise<MatcherResult> {
   return runOutputMatcher(this, received, {
     name: 'toHaveQuality',
     metric: qualityMetric,

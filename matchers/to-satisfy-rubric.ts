@@ -22,7 +22,12 @@ export interface ToSatisfyRubricOptions extends JudgeCallOptions {
  * await expect(reply).toSatisfyRubric('Apologises, names the order number and gives a refund date.')
  * await expect(caption).toSatisfyRubric('Describes the chart type and its trend.', { image: chartPng, scale: 'likert5', min: 3 })
  */
-export function toSatisfyRubric(this: MatcherContext, received: unknown, rubric: string, options?: ToSatisfyRubricOptions): Promise<MatcherResult> {
+export function toSatisfyRubric(
+  this: MatcherContext,
+  received: unknown,
+  rubric: string,
+  options?: ToSatisfyRubricOptions,
+): Promise<MatcherResult> {
   const scale = options?.scale ?? 'binary'
   return runOutputMatcher(this, received, {
     name: 'toSatisfyRubric',
@@ -31,7 +36,10 @@ export function toSatisfyRubric(this: MatcherContext, received: unknown, rubric:
     options,
     threshold: () => {
       if (options?.min === undefined) return undefined
-      if (scale !== 'likert5') throw new TypeError("toSatisfyRubric: min is a 1–5 score; add scale: 'likert5' (a binary rubric passes only on 1)")
+      if (scale !== 'likert5')
+        throw new TypeError(
+          "toSatisfyRubric: min is a 1–5 score; add scale: 'likert5' (a binary rubric passes only on 1)",
+        )
       return likertMinToThreshold(options.min)
     },
     input: (r) => ({ output: r.output, rubric, input: r.input, image: options?.image ?? r.image, scale }),

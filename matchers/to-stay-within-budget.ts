@@ -20,9 +20,12 @@ import { resolveTrace } from './trace-received'
  */
 export const ToStayWithinBudgetOptionsSchema = BudgetSchema.extend({ prices: PriceTableSchema.optional() })
   .strict()
-  .refine((o) => o.tokens !== undefined || o.llmCalls !== undefined || o.latencyMs !== undefined || o.costUsd !== undefined, {
-    error: 'give at least one budget: tokens, llmCalls, latencyMs or costUsd',
-  })
+  .refine(
+    (o) => o.tokens !== undefined || o.llmCalls !== undefined || o.latencyMs !== undefined || o.costUsd !== undefined,
+    {
+      error: 'give at least one budget: tokens, llmCalls, latencyMs or costUsd',
+    },
+  )
 export type ToStayWithinBudgetOptions = z.infer<typeof ToStayWithinBudgetOptionsSchema>
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits })
@@ -43,13 +46,21 @@ const VALUE: Record<BudgetCheck['budget'], (n: number) => string> = {
  * @example
  * expect(trace).toStayWithinBudget({ tokens: 200_000, llmCalls: 40, latencyMs: 120_000 })
  */
-export function toStayWithinBudget(this: MatcherContext, received: unknown, budget: ToStayWithinBudgetOptions): MatcherResult {
+export function toStayWithinBudget(
+  this: MatcherContext,
+  received: unknown,
+  budget: ToStayWithinBudgetOptions,
+): MatcherResult {
   // Vitest leaves `isNot` undefined on positive assertions: read it as `=== true`.
   const isNot = this.isNot === true
   const hint = { name: 'toStayWithinBudget', args: 'budget', isNot }
   const utils = this.utils
   const allowed = '{ tokens?, llmCalls?, latencyMs?, costUsd?: positive numbers, prices? }'
-  const { prices: override, ...limits } = parseOptions(ToStayWithinBudgetOptionsSchema, budget, { ...hint, allowed, what: 'budget' })
+  const { prices: override, ...limits } = parseOptions(ToStayWithinBudgetOptionsSchema, budget, {
+    ...hint,
+    allowed,
+    what: 'budget',
+  })
   const trace = resolveTrace(received, hint)
   const prices = priceTable(trace, override)
   const unpriced = limits.costUsd === undefined ? [] : llmUsage(trace, prices).filter((u) => u.costUsd === undefined)
@@ -58,10 +69,20 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
   if (unpriced.length > 0) {
     const models = [...new Set(unpriced.map((u) => u.span.model ?? '(no model name)'))]
     const cause = `cannot compute the cost: ${unpriced.length} of ${llmUsage(trace).length} LLM calls have no recorded cost and no known price (${models.join(', ')}) — pass prices: { ${JSON.stringify(models[0])}: { input, output } } (USD per 1M tokens), or drop costUsd`
-    attachVerdicts(this, [verdictOf(false, `costUsd: ${cause}`, result.checks)], undefined, { matcher: hint.name, passed: false })
+    attachVerdicts(this, [verdictOf(false, `costUsd: ${cause}`, result.checks)], undefined, {
+      matcher: hint.name,
+      passed: false,
+    })
     // The other budgets are still worth seeing; the cost line would show a partial sum.
     const others = result.checks.filter((c) => c.budget !== 'costUsd').map((c) => `  ${checkLine(trace, c)}`)
-    const message = () => [matcherHint(hint.name, isNot, hint.args, utils), '', `Budget costUsd: unknown — this fails${isNot ? ' under .not too' : ''}`, `Cause: ${cause}`, ...others].join('\n')
+    const message = () =>
+      [
+        matcherHint(hint.name, isNot, hint.args, utils),
+        '',
+        `Budget costUsd: unknown — this fails${isNot ? ' under .not too' : ''}`,
+        `Cause: ${cause}`,
+        ...others,
+      ].join('\n')
     return { pass: isNot, message, actual: actualOf(result.checks), expected: limits }
   }
 
@@ -72,10 +93,21 @@ export function toStayWithinBudget(this: MatcherContext, received: unknown, budg
     : `exceeded ${exceeded.length} of ${result.checks.length} ${result.checks.length === 1 ? 'budget' : 'budgets'} (${exceeded.map((c) => c.budget).join(', ')})`
   const assertionPassed = pass !== isNot
   // The verdict says what the run did (within budget or not); the assertion says whether that was expected.
-  attachVerdicts(this, [verdictOf(pass, `${isNot ? 'expected a budget to be exceeded; the run ' : 'the run '}${summary}: ${result.checks.map((c) => c.summary).join('; ')}`, result.checks)], undefined, {
-    matcher: hint.name,
-    passed: assertionPassed,
-  })
+  attachVerdicts(
+    this,
+    [
+      verdictOf(
+        pass,
+        `${isNot ? 'expected a budget to be exceeded; the run ' : 'the run '}${summary}: ${result.checks.map((c) => c.summary).join('; ')}`,
+        result.checks,
+      ),
+    ],
+    undefined,
+    {
+      matcher: hint.name,
+      passed: assertionPassed,
+    },
+  )
   const head = isNot ? `Expected the run to exceed a budget, but it ${summary}:` : `The run ${summary}:`
   // Exceeded budgets first: they are why the assertion failed.
   const ordered = [...exceeded, ...result.checks.filter((c) => !c.exceeded)].map((c) => `  ${checkLine(trace, c)}`)
@@ -108,5 +140,15 @@ function actualOf(checks: BudgetCheck[]): Record<string, number> {
 }
 
 function verdictOf(pass: boolean, reason: string, checks: BudgetCheck[]): Verdict {
-  return { metric: 'budget', level: 'agent', scale: 'binary', raw: checks.filter((c) => c.exceeded).length, score: pass ? 1 : 0, threshold: 1, pass, outcome: pass ? 'pass' : 'fail', reason }
+  return {
+    metric: 'budget',
+    level: 'agent',
+    scale: 'binary',
+    raw: checks.filter((c) => c.exceeded).length,
+    score: pass ? 1 : 0,
+    threshold: 1,
+    pass,
+    outcome: pass ? 'pass' : 'fail',
+    reason,
+  }
 }

@@ -9,6 +9,14 @@ import { runAgentMatcher, type AgentMatcherOptions } from './run-agent-matcher'
  * @example
  * await expect(trace).toUseToolsEfficiently({ threshold: 0.75 })
  */
-export function toUseToolsEfficiently(this: MatcherContext, received: unknown, options?: AgentMatcherOptions): Promise<MatcherResult> {
-  return runAgentMatcher(this, received, { name: 'toUseToolsEfficiently', metrics: ['agent.tool_abuse', 'agent.tool_coverage'], options })
+export function toUseToolsEfficiently(
+  this: MatcherContext,
+  received: unknown,
+  options?: AgentMatcherOptions,
+): Promise<MatcherResult> {
+  return runAgentMatcher(this, received, {
+    name: 'toUseToolsEfficiently',
+    metrics: ['agent.tool_abuse', 'agent.tool_coverage'],
+    options,
+  })
 }

@@ -25,14 +25,25 @@ export type ToolCallSource = 'tool-spans' | 'llm-requests'
  */
 export function collectToolCalls(trace: Trace): { calls: FoundToolCall[]; source: ToolCallSource } {
   const tools = trace.spans.filter((s) => s.kind === 'tool')
-  if (tools.length > 0) return { calls: tools.map((span) => ({ name: span.toolName ?? span.name, args: span.toolArgs ?? span.input, span })), source: 'tool-spans' }
+  if (tools.length > 0)
+    return {
+      calls: tools.map((span) => ({ name: span.toolName ?? span.name, args: span.toolArgs ?? span.input, span })),
+      source: 'tool-spans',
+    }
   return { calls: requestedCalls(trace), source: 'llm-requests' }
 }
 
 function requestedCalls(trace: Trace): FoundToolCall[] {
   const llms = trace.spans.filter((s) => s.kind === 'llm')
   // A framework LLM span around the provider's LLM span repeats its output: read the innermost only.
-  const wrappers = new Set(llms.flatMap((s) => trace.ancestors(s.id).filter((a) => a.kind === 'llm').map((a) => a.id)))
+  const wrappers = new Set(
+    llms.flatMap((s) =>
+      trace
+        .ancestors(s.id)
+        .filter((a) => a.kind === 'llm')
+        .map((a) => a.id),
+    ),
+  )
   const calls: FoundToolCall[] = []
   for (const span of llms) {
     if (wrappers.has(span.id) || !Array.isArray(span.output)) continue

@@ -14,7 +14,9 @@ import { judgeFor } from './test-judge'
  */
 export const TraceJudgeOptionSchema = z.union([
   z.literal(false),
-  z.custom<Judge>((v) => typeof (v as Judge | null)?.evaluate === 'function', { error: 'judge must be a Judge (openaiJudge(), bedrockJudge(), judgeFromEnv() …) or false' }),
+  z.custom<Judge>((v) => typeof (v as Judge | null)?.evaluate === 'function', {
+    error: 'judge must be a Judge (openaiJudge(), bedrockJudge(), judgeFromEnv() …) or false',
+  }),
 ])
 export type TraceJudgeOption = z.infer<typeof TraceJudgeOptionSchema>
 
@@ -26,7 +28,11 @@ export type TraceJudgeOption = z.infer<typeof TraceJudgeOptionSchema>
  * @example
  * const judge = traceJudge(this, options.judge, { name: 'toHaveNoFailingSpans' })
  */
-export function traceJudge(ctx: MatcherContext, option: TraceJudgeOption | undefined, hint: { name: string; args?: string; withoutJudge: string }): Judge | undefined {
+export function traceJudge(
+  ctx: MatcherContext,
+  option: TraceJudgeOption | undefined,
+  hint: { name: string; args?: string; withoutJudge: string },
+): Judge | undefined {
   if (option === false) return undefined
   try {
     return judgeFor(ctx, option)

@@ -33,7 +33,9 @@ export function resolveTrace(received: unknown, hint: { name: string; args?: str
   } catch (error) {
     if (error instanceof TraceFormatError) {
       // A matcher takes no traceId: say how to pick one before the assertion.
-      const pick = /^holds \d+ traces/.test(error.problem) ? '\nA matcher checks one run: pick it first, e.g. expect(await loadTrace(received, { traceId }))' : ''
+      const pick = /^holds \d+ traces/.test(error.problem)
+        ? '\nA matcher checks one run: pick it first, e.g. expect(await loadTrace(received, { traceId }))'
+        : ''
       error.message = fail(`received is not a readable trace: ${error.message}${pick}`)
     }
     throw error
@@ -44,7 +46,10 @@ export function resolveTrace(received: unknown, hint: { name: string; args?: str
 function toTrace(received: unknown): Trace | undefined {
   if (received instanceof Trace) return received
   if (typeof received === 'string') return parseTrace(readTraceFile(received), received)
-  if (received instanceof URL) return received.protocol === 'file:' ? parseTrace(readTraceFile(fileURLToPath(received)), fileURLToPath(received)) : undefined
+  if (received instanceof URL)
+    return received.protocol === 'file:'
+      ? parseTrace(readTraceFile(fileURLToPath(received)), fileURLToPath(received))
+      : undefined
   if (isExporter(received)) return fromArray(received.getFinishedSpans())
   if (Array.isArray(received)) return fromArray(received)
   if (received !== null && typeof received === 'object' && !(received instanceof Uint8Array)) {
@@ -56,7 +61,9 @@ function toTrace(received: unknown): Trace | undefined {
 
 function fromArray(items: readonly unknown[]): Trace | undefined {
   if (items.length === 0) {
-    throw new TraceFormatError('the array of spans is empty: nothing was recorded — check that the exporter was attached and the spans ended before the assertion')
+    throw new TraceFormatError(
+      'the array of spans is empty: nothing was recorded — check that the exporter was attached and the spans ended before the assertion',
+    )
   }
   if (isReadableSpanLike(items[0])) return pickTrace(tracesFromValue(items), {}, undefined, true)
   if (SpanSchema.safeParse(items[0]).success) return new Trace(items.map((s, i) => parseSpan(s, i)))
@@ -67,9 +74,12 @@ function parseSpan(value: unknown, index: number): Span {
   const parsed = SpanSchema.safeParse(value)
   if (parsed.success) return parsed.data
   const issue = parsed.error.issues[0]
-  throw new TraceFormatError(`span ${index} is not a normalized span: ${issue.path.join('.') || '(root)'} ${issue.message}; pass spans from a Trace (trace.spans)`, {
-    jsonPath: `$[${index}]`,
-  })
+  throw new TraceFormatError(
+    `span ${index} is not a normalized span: ${issue.path.join('.') || '(root)'} ${issue.message}; pass spans from a Trace (trace.spans)`,
+    {
+      jsonPath: `$[${index}]`,
+    },
+  )
 }
 
 // O_NONBLOCK: opening a FIFO must not block the test process waiting for a writer; regular files ignore it.
@@ -102,14 +112,19 @@ function readTraceFile(path: string): string {
 }
 
 function isExporter(value: unknown): value is { getFinishedSpans(): unknown[] } {
-  return value !== null && typeof value === 'object' && typeof (value as { getFinishedSpans?: unknown }).getFinishedSpans === 'function'
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { getFinishedSpans?: unknown }).getFinishedSpans === 'function'
+  )
 }
 
 function describeReceived(value: unknown): string {
   if (value === null) return 'null'
   if (value === undefined) return 'undefined'
   // Nested arrays are described one level deep: received values can nest without bound.
-  if (Array.isArray(value)) return `an array whose first item is ${Array.isArray(value[0]) ? 'an array' : describeReceived(value[0]).replace(/^an? /, 'a ')}`
+  if (Array.isArray(value))
+    return `an array whose first item is ${Array.isArray(value[0]) ? 'an array' : describeReceived(value[0]).replace(/^an? /, 'a ')}`
   if (value instanceof Uint8Array) return 'bytes (decode them and parse with parseTrace(text), or pass the file path)'
   if (value instanceof Promise) return 'a Promise — await it first: expect(await loadTrace(path))'
   if (value instanceof URL) return `a non-file URL (${value.protocol})`

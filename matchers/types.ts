@@ -29,7 +29,8 @@ export type MatchersOf<T, R = Promise<void>, S = void, D = T> = {
  * @example
  * declare module 'vitest' { interface Matchers<T = any> extends AgentVerdictMatchers<Promise<void>> {} }
  */
-export interface AgentVerdictMatchers<R = Promise<void>, S = void> extends MatchersOf<typeof matchers, R, S, MatcherModules> {}
+export interface AgentVerdictMatchers<R = Promise<void>, S = void>
+  extends MatchersOf<typeof matchers, R, S, MatcherModules> {}
 
 // A matcher in the table whose module is missing from MatcherModules would have no type: fail here instead.
 type MustBeNever<T extends never> = T

@@ -32,7 +32,11 @@ const pending = new Map<unknown, Map<Promise<unknown>, TrackedCall>>()
 export function track<T extends MatcherResult>(ctx: MatcherContext, name: string, start: () => Promise<T>): Promise<T> {
   const key = testKeyOf(ctx)
   const call: TrackedCall = { name, abandoned: false }
-  const neutral = (result: T | undefined): T => ({ ...(result as T), pass: ctx.isNot !== true, message: result?.message ?? (() => '') })
+  const neutral = (result: T | undefined): T => ({
+    ...(result as T),
+    pass: ctx.isNot !== true,
+    message: result?.message ?? (() => ''),
+  })
   let calls = pending.get(key)
   if (!calls) pending.set(key, (calls = new Map()))
   const entry = calls

@@ -42,7 +42,8 @@ function positiveInt(value: unknown, name: string): number {
   return value
 }
 
-const toArray = <T>(value: T | readonly T[] | undefined | null): T[] => (value == null ? [] : Array.isArray(value) ? [...value] : [value as T])
+const toArray = <T>(value: T | readonly T[] | undefined | null): T[] =>
+  value == null ? [] : Array.isArray(value) ? [...value] : [value as T]
 
 /**
  * The Vitest plugin: adds `agent-verdict/vitest` to `setupFiles` and `agent-verdict/reporter` to the
@@ -59,7 +60,9 @@ const toArray = <T>(value: T | readonly T[] | undefined | null): T[] => (value =
 export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plugin {
   const evalFiles = options.evalFiles === undefined ? DEFAULT_EVAL_FILES : toArray(options.evalFiles)
   if (evalFiles.length === 0 || evalFiles.some((g) => typeof g !== 'string' || g.trim() === '')) {
-    throw new TypeError(`agentVerdict({ evalFiles }) must be a glob or a non-empty list of globs, e.g. '**/*.eval.ts'; got ${JSON.stringify(options.evalFiles)}`)
+    throw new TypeError(
+      `agentVerdict({ evalFiles }) must be a glob or a non-empty list of globs, e.g. '**/*.eval.ts'; got ${JSON.stringify(options.evalFiles)}`,
+    )
   }
   for (const glob of evalFiles) globToRegExp(glob) // a malformed glob fails here, once, not in every worker
   const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, 'concurrency')
@@ -89,7 +92,12 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
       if (options.reporter === false) return
       // Resolved reporters are [name, options] pairs; `--reporter` on the command line replaced the config's.
       const reporters = vitest.config.reporters as unknown as Array<[string, unknown]>
-      if (!reporters.some(([name]) => typeof name === 'string' && /agent-verdict[\\/](reporter|dist[\\/]reporter)/.test(name))) reporters.push([REPORTER, options.reporter ?? {}])
+      if (
+        !reporters.some(
+          ([name]) => typeof name === 'string' && /agent-verdict[\\/](reporter|dist[\\/]reporter)/.test(name),
+        )
+      )
+        reporters.push([REPORTER, options.reporter ?? {}])
     },
   }
 }

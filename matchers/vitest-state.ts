@@ -18,7 +18,8 @@ export interface SuiteLike {
 export function isVitestUpdateRun(state: { snapshotState?: unknown }): boolean {
   const snapshot = state.snapshotState as { _updateSnapshot?: string } | undefined
   if (snapshot?._updateSnapshot !== undefined) return snapshot._updateSnapshot === 'all'
-  const worker = (globalThis as { __vitest_worker__?: { config?: { snapshotOptions?: { updateSnapshot?: string } } } }).__vitest_worker__
+  const worker = (globalThis as { __vitest_worker__?: { config?: { snapshotOptions?: { updateSnapshot?: string } } } })
+    .__vitest_worker__
   return worker?.config?.snapshotOptions?.updateSnapshot === 'all'
 }
 
@@ -50,7 +51,10 @@ export interface TimedTaskLike {
  * @example
  * vitestTimeLimit(TestRunner.getCurrentTest()) // { startedAt, timeoutMs: 5000, setting: … }
  */
-export function vitestTimeLimit(task: TimedTaskLike | undefined, now: () => number = Date.now): TestTimeLimit | undefined {
+export function vitestTimeLimit(
+  task: TimedTaskLike | undefined,
+  now: () => number = Date.now,
+): TestTimeLimit | undefined {
   const timeoutMs = task?.timeout
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return undefined
   const startedAt = typeof task?.result?.startTime === 'number' ? task.result.startTime : now()

@@ -11,7 +11,14 @@ import { configureRuntime } from './runtime'
 import { finishFile } from './test-judge'
 import { settleUnawaited } from './unawaited-guard'
 import type { AgentVerdictMatchers } from './types'
-import { isVitestUpdateRun, suiteRanCompletely, vitestTimedOut, vitestTimeLimit, type SuiteLike, type TimedTaskLike } from './vitest-state'
+import {
+  isVitestUpdateRun,
+  suiteRanCompletely,
+  vitestTimedOut,
+  vitestTimeLimit,
+  type SuiteLike,
+  type TimedTaskLike,
+} from './vitest-state'
 
 type Task = NonNullable<ReturnType<typeof TestRunner.getCurrentTest>>
 
@@ -31,7 +38,8 @@ configureRuntime({
   runningTask: () => running.getStore(),
   // An expect called outside any test's async context (a detached callback): the last test started.
   currentTask: () => TestRunner.getCurrentTest(),
-  testTimeLimit: (ctx) => vitestTimeLimit((running.getStore() ?? ctx.task ?? TestRunner.getCurrentTest()) as TimedTaskLike | undefined),
+  testTimeLimit: (ctx) =>
+    vitestTimeLimit((running.getStore() ?? ctx.task ?? TestRunner.getCurrentTest()) as TimedTaskLike | undefined),
 })
 
 // With `agent-verdict/vitest-plugin`, an eval file's tests run concurrently (as with `sequence.concurrent`,

@@ -16,17 +16,27 @@ export interface TrialsOption {
 type Matcher<A extends unknown[]> = (this: MatcherContext, received: unknown, ...args: A) => Promise<MatcherResult>
 
 /** The matcher's arguments with {@link TrialsOption} added to the options argument at index `I`. */
-export type WithTrialsAt<A extends unknown[], I extends number> = { [K in keyof A]: K extends `${I}` ? A[K] & TrialsOption : A[K] }
+export type WithTrialsAt<A extends unknown[], I extends number> = {
+  [K in keyof A]: K extends `${I}` ? A[K] & TrialsOption : A[K]
+}
 
 // What a trace matcher's result says about unjudgeable: agent matchers carry verdicts, toHaveNoFailingSpans the diagnosis verdict.
 function wasUnjudgeable(result: MatcherResult): boolean {
   const meta = result.meta as { verdicts?: Verdict[]; diagnosis?: { verdict?: { outcome?: string } } } | undefined
-  return meta?.verdicts?.some((v) => v.outcome === 'unjudgeable') === true || meta?.diagnosis?.verdict?.outcome === 'unjudgeable'
+  return (
+    meta?.verdicts?.some((v) => v.outcome === 'unjudgeable') === true ||
+    meta?.diagnosis?.verdict?.outcome === 'unjudgeable'
+  )
 }
 
 // The lines of a trial's message after the matcher hint: what failed, where and why.
 function gist(result: MatcherResult): string {
-  const lines = result.message().split('\n').slice(1).map((l) => l.trim()).filter(Boolean)
+  const lines = result
+    .message()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim())
+    .filter(Boolean)
   return lines.slice(0, 2).join(' ').slice(0, 500)
 }
 
@@ -39,16 +49,38 @@ function gist(result: MatcherResult): string {
  * @example
  * const toHaveNoFailingSpansOrTrials = withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0)
  */
-export function withTraceTrials<A extends unknown[], I extends number>(name: string, matcher: Matcher<A>, optionsAt: I): Matcher<WithTrialsAt<A, I>> {
-  const call = matcher as unknown as (this: MatcherContext, received: unknown, ...args: unknown[]) => Promise<MatcherResult>
+export function withTraceTrials<A extends unknown[], I extends number>(
+  name: string,
+  matcher: Matcher<A>,
+  optionsAt: I,
+): Matcher<WithTrialsAt<A, I>> {
+  const call = matcher as unknown as (
+    this: MatcherContext,
+    received: unknown,
+    ...args: unknown[]
+  ) => Promise<MatcherResult>
   const wrapped = function (this: MatcherContext, received: unknown, ...args: unknown[]): Promise<MatcherResult> {
     const options = args[optionsAt] as (TrialsOption & Record<string, unknown>) | undefined
-    const rest = options && 'trials' in options ? Object.fromEntries(Object.entries(options).filter(([k]) => k !== 'trials')) : options
+    const rest =
+      options && 'trials' in options
+        ? Object.fromEntries(Object.entries(options).filter(([k]) => k !== 'trials'))
+        : options
     const innerArgs = [...args]
     if (optionsAt < innerArgs.length) innerArgs[optionsAt] = rest
     if (!isTrials(received)) {
       if (options?.trials !== undefined) {
-        return Promise.reject(new TypeError(usageMessage(name, this.isNot, 'options', 'the trials option needs received values from runTrials(k, agent): `await expect(await runTrials(5, runAgent)).' + name + '({ trials: "pass^k" })`')))
+        return Promise.reject(
+          new TypeError(
+            usageMessage(
+              name,
+              this.isNot,
+              'options',
+              'the trials option needs received values from runTrials(k, agent): `await expect(await runTrials(5, runAgent)).' +
+                name +
+                '({ trials: "pass^k" })`',
+            ),
+          ),
+        )
       }
       return call.call(this, received, ...args)
     }
@@ -57,7 +89,9 @@ export function withTraceTrials<A extends unknown[], I extends number>(name: str
       try {
         rule = parseTrialRule(options?.trials)
       } catch (error) {
-        throw new TypeError(usageMessage(name, this.isNot, 'options', `received ${received.k} trials, so ${(error as Error).message}`))
+        throw new TypeError(
+          usageMessage(name, this.isNot, 'options', `received ${received.k} trials, so ${(error as Error).message}`),
+        )
       }
       // Each trial is judged as a plain assertion; the polarity belongs to the rule, not to each trial.
       const plain = Object.create(this, { isNot: { value: false } }) as MatcherContext
@@ -65,7 +99,17 @@ export function withTraceTrials<A extends unknown[], I extends number>(name: str
       for (const [i, result] of received.results.entries()) {
         const r = await call.call(plain, result, ...innerArgs)
         const outcome = r.pass ? 'pass' : wasUnjudgeable(r) ? 'unjudgeable' : 'fail'
-        perTrial.push({ metric: `trials.${name}`, level: 'agent', scale: 'binary', raw: r.pass ? 1 : 0, score: outcome === 'unjudgeable' ? null : r.pass ? 1 : 0, threshold: 1, pass: r.pass, outcome, reason: r.pass ? 'passed' : gist(r) || `trial ${i + 1} failed` })
+        perTrial.push({
+          metric: `trials.${name}`,
+          level: 'agent',
+          scale: 'binary',
+          raw: r.pass ? 1 : 0,
+          score: outcome === 'unjudgeable' ? null : r.pass ? 1 : 0,
+          threshold: 1,
+          pass: r.pass,
+          outcome,
+          reason: r.pass ? 'passed' : gist(r) || `trial ${i + 1} failed`,
+        })
       }
       // Judge tokens and cost are on the trials' own verdicts already; the summary adds none.
       const verdict = summarizeTrials(perTrial, rule)

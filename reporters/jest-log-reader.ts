@@ -35,7 +35,11 @@ export async function readJestVerdictLog(dir: string): Promise<JestVerdictLog> {
       try {
         json = JSON.parse(line)
       } catch {
-        warnings.push(last ? `${file}: skipped a partial last line (a worker stopped mid-write)` : `${file}:${i + 1}: skipped a line that is not JSON`)
+        warnings.push(
+          last
+            ? `${file}: skipped a partial last line (a worker stopped mid-write)`
+            : `${file}:${i + 1}: skipped a line that is not JSON`,
+        )
         return
       }
       const parsed = JestVerdictLineSchema.safeParse(json)

@@ -27,7 +27,15 @@ interface JestAggregatedResults {
   testResults: JestFileResult[]
 }
 
-const STATE: Record<string, ReportTest['state']> = { passed: 'pass', failed: 'fail', pending: 'skip', skipped: 'skip', disabled: 'skip', todo: 'pending', focused: 'pass' }
+const STATE: Record<string, ReportTest['state']> = {
+  passed: 'pass',
+  failed: 'fail',
+  pending: 'skip',
+  skipped: 'skip',
+  disabled: 'skip',
+  todo: 'pending',
+  focused: 'pass',
+}
 
 /**
  * Prints verdicts after a Jest run and writes `agent-verdict-report.json` (plus, optionally, an HTML
@@ -77,17 +85,36 @@ export default class AgentVerdictJestReporter {
         }
       }
       for (const entry of log.entries.values()) {
-        log.warnings.push(`verdicts logged for "${entry.fullName}" in ${this.display(entry.testPath)}, but Jest reported no such test; kept as pending`)
-        tests.push({ file: this.display(entry.testPath), name: entry.fullName, state: 'pending', verdicts: entry.verdicts, ...(entry.traces ? { traces: entry.traces } : {}), ...(entry.assertions ? { assertions: entry.assertions } : {}) })
+        log.warnings.push(
+          `verdicts logged for "${entry.fullName}" in ${this.display(entry.testPath)}, but Jest reported no such test; kept as pending`,
+        )
+        tests.push({
+          file: this.display(entry.testPath),
+          name: entry.fullName,
+          state: 'pending',
+          verdicts: entry.verdicts,
+          ...(entry.traces ? { traces: entry.traces } : {}),
+          ...(entry.assertions ? { assertions: entry.assertions } : {}),
+        })
       }
       if (!this.options.silent) for (const w of log.warnings) process.stderr.write(`agent-verdict: ${w}\n`)
       const startedAt = results.startTime ? new Date(results.startTime) : new Date()
-      const published = await publishReport({ tests: withVerdicts(tests), startedAt, runner: 'jest', root: this.rootDir, options: this.options, out: process.stderr })
+      const published = await publishReport({
+        tests: withVerdicts(tests),
+        startedAt,
+        runner: 'jest',
+        root: this.rootDir,
+        options: this.options,
+        out: process.stderr,
+      })
       const limitLine = runLimitSummary()
       if (limitLine && !this.options.silent) process.stderr.write(`agent-verdict: ${limitLine}\n`)
       const broken = published.gates.filter((g) => !g.ok)
       // Jest exits non-zero when a reporter reports an error: that is how a gate fails a green run.
-      if (broken.length > 0) this.lastError = new Error(`agent-verdict: ${broken.length} gate(s) broken: ${broken.map((g) => g.line).join('; ')}`)
+      if (broken.length > 0)
+        this.lastError = new Error(
+          `agent-verdict: ${broken.length} gate(s) broken: ${broken.map((g) => g.line).join('; ')}`,
+        )
     } catch (error) {
       this.lastError = error as Error
       process.stderr.write(`agent-verdict: ${(error as Error).message}\n`)
@@ -108,7 +135,12 @@ export default class AgentVerdictJestReporter {
   }
 }
 
-function toReportTest(rootDir: string, testPath: string, assertion: JestAssertion, entry: Pick<ReportTest, 'verdicts' | 'traces' | 'assertions'>): ReportTest {
+function toReportTest(
+  rootDir: string,
+  testPath: string,
+  assertion: JestAssertion,
+  entry: Pick<ReportTest, 'verdicts' | 'traces' | 'assertions'>,
+): ReportTest {
   const failure = assertion.failureMessages?.[0]
   return {
     file: relative(rootDir, resolve(testPath)).split(sep).join('/'),

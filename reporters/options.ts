@@ -34,7 +34,9 @@ export const ReporterOptionsSchema = z
         headers: z.record(z.string(), z.string()).optional(),
       })
       .strict()
-      .refine((o) => (o.endpoint === undefined) !== (o.file === undefined), { message: 'give exactly one of endpoint (OTLP/HTTP base URL) or file (OTLP JSON lines path)' })
+      .refine((o) => (o.endpoint === undefined) !== (o.file === undefined), {
+        message: 'give exactly one of endpoint (OTLP/HTTP base URL) or file (OTLP JSON lines path)',
+      })
       .optional(),
   })
   .strict()

@@ -64,7 +64,11 @@ export async function publishReport(input: PublishInput): Promise<PublishResult>
   say('\n' + renderTerminal(report, terminalOptionsFor(input.out, env)))
   const artifactPath = await writeReport(resolve(input.root, input.options.outputFile ?? DEFAULT_OUTPUT_FILE), report)
   say(`agent-verdict: report written to ${display(artifactPath)}\n`)
-  const result: PublishResult = { report, artifactPath, gates: input.options.gates ? evaluateGates(report, input.options.gates) : [] }
+  const result: PublishResult = {
+    report,
+    artifactPath,
+    gates: input.options.gates ? evaluateGates(report, input.options.gates) : [],
+  }
   if (input.options.html) {
     result.htmlPath = await writeHtmlReport(resolve(input.root, input.options.html), report, { baseDir: input.root })
     say(`agent-verdict: HTML report written to ${display(result.htmlPath)}\n`)
@@ -78,7 +82,9 @@ export async function publishReport(input: PublishInput): Promise<PublishResult>
     registerHeaderSecrets(input.options.otlp.headers)
     try {
       result.otlpTarget = await exportOtlp(report, input.options.otlp, input.root)
-      say(`agent-verdict: verdicts exported as OTLP to ${input.options.otlp.file ? display(result.otlpTarget) : result.otlpTarget}\n`)
+      say(
+        `agent-verdict: verdicts exported as OTLP to ${input.options.otlp.file ? display(result.otlpTarget) : result.otlpTarget}\n`,
+      )
     } catch (error) {
       input.out.write(scrubSecrets(`agent-verdict: ${error instanceof Error ? error.message : String(error)}\n`))
     }

@@ -9,7 +9,12 @@ import { publishReport, withVerdicts } from './publish'
 
 export type { ReporterOptions } from './options'
 
-const STATE: Record<string, ReportTest['state']> = { passed: 'pass', failed: 'fail', skipped: 'skip', pending: 'pending' }
+const STATE: Record<string, ReportTest['state']> = {
+  passed: 'pass',
+  failed: 'fail',
+  skipped: 'skip',
+  pending: 'pending',
+}
 
 /**
  * Prints verdicts after the run and writes `agent-verdict-report.json` (plus, optionally, an HTML
@@ -40,7 +45,11 @@ export default class AgentVerdictReporter implements Reporter {
     this.startedAt = new Date()
   }
 
-  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, _errors: ReadonlyArray<SerializedError>, _reason: TestRunEndReason): Promise<void> {
+  async onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    _errors: ReadonlyArray<SerializedError>,
+    _reason: TestRunEndReason,
+  ): Promise<void> {
     const root = this.vitest?.config.root ?? process.cwd()
     const warnings: string[] = []
     const tests: ReportTest[] = []
@@ -51,8 +60,16 @@ export default class AgentVerdictReporter implements Reporter {
       }
     }
     const out = this.vitest?.logger.outputStream ?? process.stdout
-    if (!this.options.silent) for (const w of warnings) (this.vitest?.logger.errorStream ?? process.stderr).write(`agent-verdict: ${w}\n`)
-    const published = await publishReport({ tests: withVerdicts(tests), startedAt: this.startedAt, runner: 'vitest', root, options: this.options, out })
+    if (!this.options.silent)
+      for (const w of warnings) (this.vitest?.logger.errorStream ?? process.stderr).write(`agent-verdict: ${w}\n`)
+    const published = await publishReport({
+      tests: withVerdicts(tests),
+      startedAt: this.startedAt,
+      runner: 'vitest',
+      root,
+      options: this.options,
+      out,
+    })
     const limitLine = runLimitSummary()
     if (limitLine && !this.options.silent) out.write(`agent-verdict: ${limitLine}\n`)
     // Vitest only ever raises the exit code, so this survives its own end-of-run bookkeeping.
@@ -66,7 +83,9 @@ function toReportTest(testCase: TestCase, root: string, warnings: string[]): Rep
   const meta = TestVerdictMetaSchema.safeParse(raw)
   if (!meta.success) {
     const issue = meta.error.issues[0]
-    warnings.push(`ignored invalid task.meta.${VERDICT_META_KEY} of "${testCase.fullName}" at ${issue.path.join('.')}: ${issue.message}`)
+    warnings.push(
+      `ignored invalid task.meta.${VERDICT_META_KEY} of "${testCase.fullName}" at ${issue.path.join('.')}: ${issue.message}`,
+    )
     return undefined
   }
   const result = testCase.result()

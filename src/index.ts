@@ -10,11 +10,27 @@ export { TraceFormatError, type TraceFormatLocation } from './trace/errors'
 export { eachTrace, loadTrace, loadTraceFile, loadTraces, type TraceInput } from './trace/load'
 export type { TraceOptions } from './trace/parse'
 export { fromReadableSpans, type ReadableSpanLike, type HrTimeLike } from './trace/readers/readable-spans'
-export { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions, type TraceReceiverStats } from './trace/receiver/receiver'
-export { TraceReceiverTimeoutError, TraceReceiverClosedError, type TraceWaitOptions, type TraceWhere } from './trace/receiver/wait'
+export {
+  startTraceReceiver,
+  type TraceReceiver,
+  type TraceReceiverOptions,
+  type TraceReceiverStats,
+} from './trace/receiver/receiver'
+export {
+  TraceReceiverTimeoutError,
+  TraceReceiverClosedError,
+  type TraceWaitOptions,
+  type TraceWhere,
+} from './trace/receiver/wait'
 
 // --- taxonomy and diagnosis ---
-export { TRAIL_CATEGORIES, CATEGORY_TREE, isErrorCategory, type ErrorCategory, type CategoryGroup } from './taxonomy/index'
+export {
+  TRAIL_CATEGORIES,
+  CATEGORY_TREE,
+  isErrorCategory,
+  type ErrorCategory,
+  type CategoryGroup,
+} from './taxonomy/index'
 export {
   DEFAULT_BUDGET_TOKENS,
   type AgentDiagnosis,
@@ -86,7 +102,13 @@ export { JudgePendingError } from './judges/batch/hook'
 
 // --- cassettes ---
 export type { CassetteMode } from './cassette/modes'
-export { CassetteError, CassetteFormatError, CassetteLockError, CassetteModeError, CassetteMissError } from './cassette/errors'
+export {
+  CassetteError,
+  CassetteFormatError,
+  CassetteLockError,
+  CassetteModeError,
+  CassetteMissError,
+} from './cassette/errors'
 
 // --- media ---
 export { ImageInputError } from './media/errors'
@@ -140,5 +162,17 @@ export {
 export { runTrials, type Trials, type RunTrialsOptions } from './trials/run-trials'
 export type { TrialRuleOption } from './trials/summarize'
 export type { TrialRule, TrialsSummary } from './verdict/trials'
-export { calibrate, CALIBRATION_METRICS, type CalibrateOptions, type MetricCalibration, type Disagreement } from './calibration/calibrate'
-export { readLabelledFile, LabelledFileSchema, LabelledCaseSchema, type LabelledFile, type LabelledCase } from './calibration/labelled'
+export {
+  calibrate,
+  CALIBRATION_METRICS,
+  type CalibrateOptions,
+  type MetricCalibration,
+  type Disagreement,
+} from './calibration/calibrate'
+export {
+  readLabelledFile,
+  LabelledFileSchema,
+  LabelledCaseSchema,
+  type LabelledFile,
+  type LabelledCase,
+} from './calibration/labelled'

@@ -7,7 +7,9 @@ describe('refund questions', () => {
     const question = 'How long do refunds take?'
     const answer = await reply(question)
     await expect(answer).toBeFaithfulTo(REFUND_POLICY, { instruction: question })
-    await expect({ output: answer, input: question }).toBeCorrect({ reference: 'Within 5 business days of the return reaching the warehouse.' })
+    await expect({ output: answer, input: question }).toBeCorrect({
+      reference: 'Within 5 business days of the return reaching the warehouse.',
+    })
     await expect({ output: answer, input: question }).toHaveQuality({ min: 4 })
   })
 
@@ -15,12 +17,15 @@ describe('refund questions', () => {
     const question = 'Can I return a gift card? Answer yes or no, then one sentence why.'
     const answer = await reply(question)
     await expect(answer).toFollowInstructions(question)
-    await expect(answer).toSatisfyRubric('Polite, states the decision first, and cites the policy rather than inventing an exception.')
+    await expect(answer).toSatisfyRubric(
+      'Polite, states the decision first, and cites the policy rather than inventing an exception.',
+    )
   })
 
   test('an invented promise is caught', async () => {
     // A reply a previous prompt version produced: the policy promises nothing of the kind.
-    await expect('Refunds take 5 business days, and we add a 10% store credit bonus for the inconvenience.')
-      .not.toBeFaithfulTo(REFUND_POLICY)
+    await expect(
+      'Refunds take 5 business days, and we add a 10% store credit bonus for the inconvenience.',
+    ).not.toBeFaithfulTo(REFUND_POLICY)
   })
 })

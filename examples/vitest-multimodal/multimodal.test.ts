@@ -8,7 +8,8 @@ const invoice = new URL('./images/invoice.png', import.meta.url)
 const loginScreen = new URL('./images/login-screen.png', import.meta.url)
 
 describe('chart QA', () => {
-  const question = 'Which region has the highest average revenue? State the region name and the dollar amount shown in the chart.'
+  const question =
+    'Which region has the highest average revenue? State the region name and the dollar amount shown in the chart.'
 
   test('the answer is grounded in the chart and does what was asked', async () => {
     const answer = await ask(chart, question)
@@ -19,17 +20,23 @@ describe('chart QA', () => {
 
   test('a misread amount is caught', async () => {
     // A wrong answer a weaker model gave: the judge must not call it faithful.
-    await expect('North America has the highest average revenue, at $15.20.').not.toBeFaithfulToImage(chart, { instruction: question })
+    await expect('North America has the highest average revenue, at $15.20.').not.toBeFaithfulToImage(chart, {
+      instruction: question,
+    })
   })
 
   test('a right but incomplete answer is correct yet does not follow the instruction', async () => {
-    await expect('North America.').toBeCorrectForImage(chart, { instruction: question, reference: 'North America, at $14.10.' })
+    await expect('North America.').toBeCorrectForImage(chart, {
+      instruction: question,
+      reference: 'North America, at $14.10.',
+    })
     await expect('North America.').not.toFollowInstructions(question)
   })
 })
 
 describe('invoice extraction', () => {
-  const question = 'Extract the invoice number, the invoice date and the total due as JSON with keys number, date, total.'
+  const question =
+    'Extract the invoice number, the invoice date and the total due as JSON with keys number, date, total.'
 
   test('the extracted fields are right, in the requested JSON, and good overall', async () => {
     const answer = await ask(invoice, question)
@@ -42,8 +49,9 @@ describe('invoice extraction', () => {
   })
 
   test('an invented payment term is caught', async () => {
-    await expect('Payment is due within 30 days; late payments incur a 2% monthly fee, and early payment earns a 5% discount.')
-      .not.toBeFaithfulToImage(invoice, { instruction: 'Summarize the payment terms in one sentence.' })
+    await expect(
+      'Payment is due within 30 days; late payments incur a 2% monthly fee, and early payment earns a 5% discount.',
+    ).not.toBeFaithfulToImage(invoice, { instruction: 'Summarize the payment terms in one sentence.' })
   })
 })
 
@@ -59,8 +67,9 @@ describe('screenshot summary', () => {
   })
 
   test('controls that are not on the screen are caught', async () => {
-    await expect('There are Email and Password fields, a Sign in button, a Create account button and a Sign in with Google option.')
-      .not.toBeFaithfulToImage(loginScreen)
+    await expect(
+      'There are Email and Password fields, a Sign in button, a Create account button and a Sign in with Google option.',
+    ).not.toBeFaithfulToImage(loginScreen)
   })
 
   test('a verbose answer is still good quality, but breaks "name only"', async () => {

@@ -17,7 +17,11 @@ export type LabelScores = z.infer<typeof LabelScoresSchema>
  * @example
  * labelScores([[1, 0], [1, 1]], [[1, 0], [0, 1]]) // [{ precision: 1, recall: 0.5, f1: 0.667, support: 2 }, …]
  */
-export function labelScores(yTrue: readonly (readonly number[])[], yPred: readonly (readonly number[])[], labels: number): LabelScores[] {
+export function labelScores(
+  yTrue: readonly (readonly number[])[],
+  yPred: readonly (readonly number[])[],
+  labels: number,
+): LabelScores[] {
   const out: LabelScores[] = []
   for (let c = 0; c < labels; c++) {
     let tp = 0

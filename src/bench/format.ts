@@ -23,7 +23,9 @@ export type TrailSummary = z.infer<typeof TrailSummarySchema>
  * @example
  * summarizeTrail({ GAIA: scores }) // { GAIA: { location_accuracy: …, joint_accuracy: …, … } }
  */
-export function summarizeTrail(results: Partial<Record<TrailSplit, TrailScores>>): Partial<Record<TrailSplit, TrailSummary>> {
+export function summarizeTrail(
+  results: Partial<Record<TrailSplit, TrailScores>>,
+): Partial<Record<TrailSplit, TrailSummary>> {
   const out: Partial<Record<TrailSplit, TrailSummary>> = {}
   for (const [split, s] of Object.entries(results) as Array<[TrailSplit, TrailScores]>) {
     out[split] = {
@@ -68,7 +70,10 @@ export function formatTrailScores(split: TrailSplit, s: TrailScores): string {
     ['top-1 joint accuracy', f4(s.top1_joint_accuracy), 'joint accuracy keeping the first category per span'],
     ['predictions per trace', s.predictions_per_trace.toFixed(2), `errors named per trace (max ${s.predictions_max})`],
   ]
-  const lines = [`TRAIL ${split}`, ...rows.map(([k, v, note]) => `  ${k.padEnd(24)}${v.padStart(7)}${note ? `   ${note}` : ''}`)]
+  const lines = [
+    `TRAIL ${split}`,
+    ...rows.map(([k, v, note]) => `  ${k.padEnd(24)}${v.padStart(7)}${note ? `   ${note}` : ''}`),
+  ]
   lines.push(`  score correlations      ${correlations.join(' · ')}`)
   return `${lines.join('\n')}\n`
 }

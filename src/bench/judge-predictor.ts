@@ -28,7 +28,15 @@ export interface JudgePredictorOptions {
 export function judgePredictor(judge: Judge, options: JudgePredictorOptions = {}): TrailPredictor {
   const judgeDetectorSpans = options.judgeDetectorSpans ?? true
   return async (trace, ctx) =>
-    diagnosisToPrediction(await diagnose(trace, { judge, budgetTokens: options.budgetTokens, policy: options.policy, judgeDetectorSpans, signal: ctx.signal }))
+    diagnosisToPrediction(
+      await diagnose(trace, {
+        judge,
+        budgetTokens: options.budgetTokens,
+        policy: options.policy,
+        judgeDetectorSpans,
+        signal: ctx.signal,
+      }),
+    )
 }
 
 const DETECTOR_IMPACT = { high: 'HIGH', medium: 'MEDIUM', low: 'LOW' } as const
@@ -45,18 +53,29 @@ export function diagnosisToPrediction(d: Diagnosis): TrailPrediction {
   const errors: TrailPredictedError[] = []
   for (const span of d.spans) {
     const seen = new Set<string>()
-    const lowest = Math.min(5, ...span.verdicts.filter((v) => v.scale === 'likert5' && typeof v.raw === 'number').map((v) => v.raw as number))
+    const lowest = Math.min(
+      5,
+      ...span.verdicts.filter((v) => v.scale === 'likert5' && typeof v.raw === 'number').map((v) => v.raw as number),
+    )
     for (const v of span.verdicts) {
       if (v.outcome !== 'fail' || !v.category || seen.has(v.category)) continue
       seen.add(v.category)
       const detector = v.metric.startsWith('detector:')
-      const finding = detector ? d.findings.find((f) => f.spanId === span.spanId && f.category === v.category) : undefined
+      const finding = detector
+        ? d.findings.find((f) => f.spanId === span.spanId && f.category === v.category)
+        : undefined
       errors.push({
         category: v.category,
         location: span.spanId,
         evidence: v.evidence ?? '',
         description: `${v.reason} [${v.metric}]`,
-        impact: detector ? DETECTOR_IMPACT[finding?.severity ?? 'medium'] : lowest <= 1 ? 'HIGH' : lowest === 2 ? 'MEDIUM' : 'LOW',
+        impact: detector
+          ? DETECTOR_IMPACT[finding?.severity ?? 'medium']
+          : lowest <= 1
+            ? 'HIGH'
+            : lowest === 2
+              ? 'MEDIUM'
+              : 'LOW',
       })
     }
   }
@@ -74,10 +93,17 @@ export function diagnosisToPrediction(d: Diagnosis): TrailPrediction {
  * trailScores(diagnosis)?.plan_opt_score // 2
  */
 export function trailScores(d: Diagnosis): TrailScoreSet | undefined {
-  const agent = (metric: string): Verdict | undefined => d.agent.verdicts.find((v) => v.metric === metric && v.scale === 'likert5' && typeof v.raw === 'number')
+  const agent = (metric: string): Verdict | undefined =>
+    d.agent.verdicts.find((v) => v.metric === metric && v.scale === 'likert5' && typeof v.raw === 'number')
   const completeness = agent('agent.completeness')
   const plan = agent('agent.plan_efficiency')
-  const following = d.spans.flatMap((s) => s.verdicts.filter((v) => v.metric === 'span.instruction_following' && typeof v.raw === 'number').map((v) => v.raw as number)).sort((a, b) => a - b)
+  const following = d.spans
+    .flatMap((s) =>
+      s.verdicts
+        .filter((v) => v.metric === 'span.instruction_following' && typeof v.raw === 'number')
+        .map((v) => v.raw as number),
+    )
+    .sort((a, b) => a - b)
   if (!completeness || !plan || following.length === 0) return undefined
   const adherence = following[Math.floor((following.length - 1) / 2)]
   const reliability = completeness.raw as number

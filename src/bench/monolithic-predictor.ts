@@ -63,7 +63,15 @@ export function monolithicPredictor(judge: Judge, options: { contextTokens?: num
     if (tokens > context) throw new ContextWindowExceededError(tokens, context)
     const result = await callJudge(
       judge,
-      { metric: 'trail-monolithic', promptVersion: PROMPT_VERSION, system: SYSTEM, content: [{ type: 'text', text }], schema: MonolithicReplySchema, schemaName: 'trail_prediction', maxOutputTokens: MAX_OUTPUT_TOKENS },
+      {
+        metric: 'trail-monolithic',
+        promptVersion: PROMPT_VERSION,
+        system: SYSTEM,
+        content: [{ type: 'text', text }],
+        schema: MonolithicReplySchema,
+        schemaName: 'trail_prediction',
+        maxOutputTokens: MAX_OUTPUT_TOKENS,
+      },
       { scoreOf: (o) => o.errors.length, signal: ctx.signal },
     )
     if (result.status === 'unjudgeable') throw new Error(`judge gave no usable prediction: ${result.cause}`)

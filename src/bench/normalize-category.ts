@@ -13,7 +13,8 @@ import { PyError, pyStrip, pyTruthy } from './py'
  */
 export function normalizeCategory(category: unknown, all: readonly string[] = TRAIL_CATEGORIES): string {
   if (!pyTruthy(category)) return ''
-  if (typeof category !== 'string') throw new PyError('AttributeError', `category ${JSON.stringify(category)} has no attribute 'lower'`)
+  if (typeof category !== 'string')
+    throw new PyError('AttributeError', `category ${JSON.stringify(category)} has no attribute 'lower'`)
   const c = pyStrip(category.toLowerCase())
   // Python's str.replace(" ", "") removes only U+0020; hyphens and other spaces stay.
   const noSpaces = c.replaceAll(' ', '')

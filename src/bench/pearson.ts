@@ -19,10 +19,12 @@ export type Correlation = z.infer<typeof CorrelationSchema>
  */
 export function pearson(x: readonly number[], y: readonly number[]): Correlation {
   const n = x.length
-  if (n !== y.length) throw new Error(`pearson: x has ${n} values and y has ${y.length}; pass paired lists of equal length`)
+  if (n !== y.length)
+    throw new Error(`pearson: x has ${n} values and y has ${y.length}; pass paired lists of equal length`)
   if (n < 2) return { correlation: 0, p_value: 1, n }
   // scipy's test is exact equality with the first element (NaN never equals, so NaN input is not "constant").
-  if (x.every((v) => v === x[0]) || y.every((v) => v === y[0])) return { correlation: Number.NaN, p_value: Number.NaN, n }
+  if (x.every((v) => v === x[0]) || y.every((v) => v === y[0]))
+    return { correlation: Number.NaN, p_value: Number.NaN, n }
   if (n === 2) return { correlation: Math.sign(x[1] - x[0]) * Math.sign(y[1] - y[0]), p_value: 1, n }
   const xm = center(x)
   const ym = center(y)

@@ -31,7 +31,9 @@ export const deterministicPredictor: TrailPredictor = async (trace) => findingsT
 
 /** Deterministic mode under a detector profile (`trail-recall` adds the second guesses TRAIL's recall rewards). */
 export function deterministicPredictorFor(profile: DetectorProfile = 'default'): TrailPredictor {
-  return profile === 'default' ? deterministicPredictor : async (trace) => findingsToPrediction(detect(trace, { profile }))
+  return profile === 'default'
+    ? deterministicPredictor
+    : async (trace) => findingsToPrediction(detect(trace, { profile }))
 }
 
 /** What the judge-backed modes need. */
@@ -62,14 +64,23 @@ export function predictorFor(mode: TrailMode, given?: TrailPredictor, options: P
   if (given) return given
   if (mode === 'deterministic') return deterministicPredictorFor(options.profile)
   if (mode === 'oracle') {
-    if (!options.dir) throw new TrailBenchConfigError('mode oracle needs the TRAIL folder whose annotations_* gold the oracle answers from')
-    return oraclePredictor({ dir: options.dir, budgetTokens: options.budgetTokens, policy: options.policy, onLosses: options.onLosses })
+    if (!options.dir)
+      throw new TrailBenchConfigError(
+        'mode oracle needs the TRAIL folder whose annotations_* gold the oracle answers from',
+      )
+    return oraclePredictor({
+      dir: options.dir,
+      budgetTokens: options.budgetTokens,
+      policy: options.policy,
+      onLosses: options.onLosses,
+    })
   }
   if (!options.judge) {
     throw new TrailBenchConfigError(
       `mode ${mode} needs a judge: pass --judge openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL (or set AGENT_VERDICT_JUDGE), or run --mode deterministic`,
     )
   }
-  if (mode === 'judge') return judgePredictor(options.judge, { budgetTokens: options.budgetTokens, policy: options.policy })
+  if (mode === 'judge')
+    return judgePredictor(options.judge, { budgetTokens: options.budgetTokens, policy: options.policy })
   return monolithicPredictor(options.judge, { contextTokens: options.contextTokens })
 }

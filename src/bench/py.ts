@@ -53,7 +53,7 @@ function pyTypeName(v: unknown): string {
 /** `obj.get(key, fallback)`; raises AttributeError when `obj` is not a dict, as Python would. */
 export function pyGet(obj: unknown, key: string, fallback: unknown): unknown {
   if (!isPyDict(obj)) throw new PyError('AttributeError', `'${pyTypeName(obj)}' object has no attribute 'get'`)
-  return  Object.hasOwn(obj, key) ? obj[key] : fallback
+  return Object.hasOwn(obj, key) ? obj[key] : fallback
 }
 
 /** `for x in v` over a JSON value: lists yield items, dicts their keys, strings their characters. */
@@ -76,7 +76,7 @@ export function pyFirst(v: unknown): unknown {
 
 /** `key in container` for a string key. */
 export function pyContains(container: unknown, key: string): boolean {
-  if (isPyDict(container)) return  Object.hasOwn(container, key)
+  if (isPyDict(container)) return Object.hasOwn(container, key)
   if (typeof container === 'string') return container.includes(key)
   if (Array.isArray(container)) return container.some((x) => x === key)
   throw new PyError('TypeError', `argument of type '${pyTypeName(container)}' is not iterable`)
@@ -168,5 +168,8 @@ export function pyInt(v: unknown): number {
     if (PY_INT.test(s)) return Number(s.replace(/_/g, '')) + 0
     throw new PyError('ValueError', `invalid literal for int() with base 10: ${JSON.stringify(v)}`)
   }
-  throw new PyError('TypeError', `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(v)}'`)
+  throw new PyError(
+    'TypeError',
+    `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(v)}'`,
+  )
 }

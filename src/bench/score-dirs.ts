@@ -30,15 +30,24 @@ export async function readPythonText(path: string): Promise<string | TrailReadEr
  * console.log(gaia.joint_accuracy, gaia.localization_precision)
  */
 export async function scoreTrailDirs(goldDir: string, predictionsDir: string): Promise<TrailScores> {
-  if (!existsSync(goldDir)) throw new Error(`gold annotations folder ${goldDir} does not exist; pass a folder of <trace_id>.json gold files`)
-  if (!existsSync(predictionsDir)) throw new Error(`predictions folder ${predictionsDir} does not exist; pass the folder the predictions were written to`)
+  if (!existsSync(goldDir))
+    throw new Error(`gold annotations folder ${goldDir} does not exist; pass a folder of <trace_id>.json gold files`)
+  if (!existsSync(predictionsDir))
+    throw new Error(
+      `predictions folder ${predictionsDir} does not exist; pass the folder the predictions were written to`,
+    )
   const names = (await readdir(goldDir)).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort()
   const inputs: TrailScoringInput[] = []
   for (const file of names) {
     const predictionPath = join(predictionsDir, file)
     // The scorer checks for the prediction before it opens the gold file.
     if (!existsSync(predictionPath)) inputs.push({ file, gold: '', prediction: undefined })
-    else inputs.push({ file, gold: await readPythonText(join(goldDir, file)), prediction: await readPythonText(predictionPath) })
+    else
+      inputs.push({
+        file,
+        gold: await readPythonText(join(goldDir, file)),
+        prediction: await readPythonText(predictionPath),
+      })
   }
   return scoreTrailInputs(inputs)
 }

@@ -92,10 +92,14 @@ export async function runTrailBench(options: RunTrailBenchOptions): Promise<Trai
   for (const split of splits) {
     const tracesDir = join(options.dir, TRAIL_SPLIT_DIRS[split].traces)
     const goldDir = join(options.dir, TRAIL_SPLIT_DIRS[split].gold)
-    if (!existsSync(goldDir)) throw new TrailBenchConfigError(`${options.dir} has no ${TRAIL_SPLIT_DIRS[split].gold}/ gold folder for ${split}`)
+    if (!existsSync(goldDir))
+      throw new TrailBenchConfigError(`${options.dir} has no ${TRAIL_SPLIT_DIRS[split].gold}/ gold folder for ${split}`)
     const predictionsDir = join(outDir, split)
     await mkdir(predictionsDir, { recursive: true })
-    let ids = (await readdir(tracesDir)).filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => basename(f, '.json')).sort()
+    let ids = (await readdir(tracesDir))
+      .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
+      .map((f) => basename(f, '.json'))
+      .sort()
     if (options.traces) ids = ids.filter((id) => options.traces!.includes(id))
     const failures: TrailSplitRun['failures'] = []
     oracleLosses = []
@@ -106,7 +110,9 @@ export async function runTrailBench(options: RunTrailBenchOptions): Promise<Trai
       let text: string
       try {
         const trace = await loadTrace(file)
-        const prediction = TrailPredictionSchema.parse(await predictor(trace, { split, traceId, file, signal: options.signal }))
+        const prediction = TrailPredictionSchema.parse(
+          await predictor(trace, { split, traceId, file, signal: options.signal }),
+        )
         text = `${JSON.stringify(prediction, null, 2)}\n`
       } catch (err) {
         if (options.signal?.aborted) throw err
@@ -124,8 +130,28 @@ export async function runTrailBench(options: RunTrailBenchOptions): Promise<Trai
     contextExceeded.sort()
     const scores = await scoreTrailDirs(goldDir, predictionsDir)
     const predicted = ids.length - failures.length - contextExceeded.length
-    const losses = options.mode === 'oracle' && !options.predictor ? { oracleLosses: [...oracleLosses].sort((a, b) => a.traceId.localeCompare(b.traceId) || a.spanId.localeCompare(b.spanId) || a.category.localeCompare(b.category)) } : {}
-    result.splits[split] = { split, tracesDir, goldDir, predictionsDir, predicted, failures, ...(options.mode === 'monolithic' ? { contextExceeded } : {}), ...losses, scores }
+    const losses =
+      options.mode === 'oracle' && !options.predictor
+        ? {
+            oracleLosses: [...oracleLosses].sort(
+              (a, b) =>
+                a.traceId.localeCompare(b.traceId) ||
+                a.spanId.localeCompare(b.spanId) ||
+                a.category.localeCompare(b.category),
+            ),
+          }
+        : {}
+    result.splits[split] = {
+      split,
+      tracesDir,
+      goldDir,
+      predictionsDir,
+      predicted,
+      failures,
+      ...(options.mode === 'monolithic' ? { contextExceeded } : {}),
+      ...losses,
+      scores,
+    }
   }
   return result
 }
@@ -137,7 +163,9 @@ function resolveSplits(dir: string, option: SplitOption | undefined): TrailSplit
   const present = wanted.filter((s) => existsSync(join(dir, TRAIL_SPLIT_DIRS[s].traces)))
   const missing = wanted.filter((s) => !present.includes(s))
   if (present.length === 0 || (option !== undefined && option !== 'both' && missing.length > 0)) {
-    throw new TrailBenchConfigError(`${dir} has no ${missing.map((s) => `${TRAIL_SPLIT_DIRS[s].traces}/`).join(' or ')} trace folder; pass the datasets/trail folder`)
+    throw new TrailBenchConfigError(
+      `${dir} has no ${missing.map((s) => `${TRAIL_SPLIT_DIRS[s].traces}/`).join(' or ')} trace folder; pass the datasets/trail folder`,
+    )
   }
   return present
 }

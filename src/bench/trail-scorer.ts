@@ -92,10 +92,9 @@ export function scoreTrailInputs(inputs: Iterable<TrailScoringInput>): TrailScor
   let predictionsSum = 0
   let predictionsMax = 0
   const skipped: TrailScores['skipped'] = []
-  const pairs = Object.fromEntries(TRAIL_SCORE_KEYS.map(([, name]) => [name, { gt: [] as number[], gen: [] as number[] }])) as Record<
-    ScoreName,
-    { gt: number[]; gen: number[] }
-  >
+  const pairs = Object.fromEntries(
+    TRAIL_SCORE_KEYS.map(([, name]) => [name, { gt: [] as number[], gen: [] as number[] }]),
+  ) as Record<ScoreName, { gt: number[]; gen: number[] }>
 
   for (const input of inputs) {
     if (input.prediction === undefined) {
@@ -159,7 +158,11 @@ export function scoreTrailInputs(inputs: Iterable<TrailScoringInput>): TrailScor
 }
 
 /** §2.4 of METRICS.md: pair up the scores both sides have, with Python's casts and fallbacks. */
-function addScorePairs(gtScores: unknown, genScores: unknown, pairs: Record<ScoreName, { gt: number[]; gen: number[] }>): void {
+function addScorePairs(
+  gtScores: unknown,
+  genScores: unknown,
+  pairs: Record<ScoreName, { gt: number[]; gen: number[] }>,
+): void {
   if (!pyTruthy(gtScores) || !pyTruthy(genScores)) return
   for (const [key, name] of TRAIL_SCORE_KEYS) {
     if (!(pyContains(gtScores, key) && pyContains(genScores, key))) continue
@@ -185,7 +188,12 @@ function addScorePairs(gtScores: unknown, genScores: unknown, pairs: Record<Scor
 
 /** Exceptions the official per-file `except Exception: continue` swallows; anything else is our bug. */
 function isScorerSkip(err: unknown): boolean {
-  return err instanceof PyError || err instanceof ExtractJsonError || err instanceof SyntaxError || err instanceof TrailReadError
+  return (
+    err instanceof PyError ||
+    err instanceof ExtractJsonError ||
+    err instanceof SyntaxError ||
+    err instanceof TrailReadError
+  )
 }
 
 /** A gold or prediction file that could not be read as UTF-8 text (the scorer skips it). */

@@ -6,7 +6,13 @@ import { instructionFollowingMetric } from '../metrics/instruction-following'
 import type { MetricDefinition } from '../metrics/metric'
 import { qualityMetric } from '../metrics/quality'
 import { runMetric } from '../metrics/run-metric'
-import { agreement, cohenKappa, confusionMatrix, quadraticWeightedKappa, type ConfusionMatrix } from '../stats/agreement'
+import {
+  agreement,
+  cohenKappa,
+  confusionMatrix,
+  quadraticWeightedKappa,
+  type ConfusionMatrix,
+} from '../stats/agreement'
 import { spearman } from '../stats/rank'
 import type { LabelledCase, LabelledFile } from './labelled'
 
@@ -15,10 +21,28 @@ type AnyMetric = MetricDefinition<{ output: string }, { reasoning: string; score
 // A label key (snake or kebab case) → the metric and how a case becomes its input. Instruction
 // Following never gets the reference (it distracts the judge from structural constraints).
 const METRICS: Record<string, { metric: AnyMetric; input(c: LabelledCase): { output: string } }> = {
-  correctness: { metric: correctnessMetric as unknown as AnyMetric, input: (c) => ({ output: c.response, input: c.instruction, reference: c.reference, image: c.image }) },
-  faithfulness: { metric: faithfulnessMetric as unknown as AnyMetric, input: (c) => ({ output: c.response, context: c.context, image: c.image, instruction: c.instruction }) },
-  'instruction-following': { metric: instructionFollowingMetric as unknown as AnyMetric, input: (c) => ({ output: c.response, instruction: c.instruction ?? '' }) },
-  quality: { metric: qualityMetric as unknown as AnyMetric, input: (c) => ({ output: c.response, instruction: c.instruction, reference: c.reference, context: c.context, image: c.image }) },
+  correctness: {
+    metric: correctnessMetric as unknown as AnyMetric,
+    input: (c) => ({ output: c.response, input: c.instruction, reference: c.reference, image: c.image }),
+  },
+  faithfulness: {
+    metric: faithfulnessMetric as unknown as AnyMetric,
+    input: (c) => ({ output: c.response, context: c.context, image: c.image, instruction: c.instruction }),
+  },
+  'instruction-following': {
+    metric: instructionFollowingMetric as unknown as AnyMetric,
+    input: (c) => ({ output: c.response, instruction: c.instruction ?? '' }),
+  },
+  quality: {
+    metric: qualityMetric as unknown as AnyMetric,
+    input: (c) => ({
+      output: c.response,
+      instruction: c.instruction,
+      reference: c.reference,
+      context: c.context,
+      image: c.image,
+    }),
+  },
 }
 
 /** Metric names `calibrate` can run (label keys may use `_` for `-`). */
@@ -68,7 +92,10 @@ function labelValue(c: LabelledCase, key: string, scale: 'binary' | 'likert5'): 
   const v = c.labels[key]
   const n = typeof v === 'boolean' ? (v ? 1 : 0) : v
   const ok = scale === 'binary' ? n === 0 || n === 1 : Number.isInteger(n) && n >= 1 && n <= 5
-  if (!ok) throw new Error(`agent-verdict calibrate: case "${c.id}" has ${key} = ${String(v)}; ${scale === 'binary' ? 'a binary label is 1 (pass) or 0 (fail)' : 'a quality label is an integer 1–5'}`)
+  if (!ok)
+    throw new Error(
+      `agent-verdict calibrate: case "${c.id}" has ${key} = ${String(v)}; ${scale === 'binary' ? 'a binary label is 1 (pass) or 0 (fail)' : 'a quality label is an integer 1–5'}`,
+    )
   return n
 }
 
@@ -99,9 +126,13 @@ export async function calibrate(file: LabelledFile, options: CalibrateOptions): 
   const labelKeys = [...new Set(file.cases.flatMap((c) => Object.keys(c.labels)))]
   const wanted = options.metrics?.map(metricOf) ?? labelKeys.map(metricOf).filter((m) => m in METRICS)
   for (const m of wanted) {
-    if (!(m in METRICS)) throw new Error(`agent-verdict calibrate: unknown metric "${m}"; choose from ${CALIBRATION_METRICS.join(', ')}`)
+    if (!(m in METRICS))
+      throw new Error(`agent-verdict calibrate: unknown metric "${m}"; choose from ${CALIBRATION_METRICS.join(', ')}`)
   }
-  if (wanted.length === 0) throw new Error(`agent-verdict calibrate: no case has a label for a known metric (${CALIBRATION_METRICS.join(', ')})`)
+  if (wanted.length === 0)
+    throw new Error(
+      `agent-verdict calibrate: no case has a label for a known metric (${CALIBRATION_METRICS.join(', ')})`,
+    )
   const results: MetricCalibration[] = []
   for (const name of [...new Set(wanted)]) {
     const { metric, input } = METRICS[name]
@@ -111,7 +142,9 @@ export async function calibrate(file: LabelledFile, options: CalibrateOptions): 
       return key === undefined ? [] : [{ c, label: labelValue(c, key, scale) }]
     })
     if (labelled.length === 0) throw new Error(`agent-verdict calibrate: no case has a "${name}" label`)
-    const verdicts = await mapLimit(labelled, options.concurrency ?? 4, ({ c }) => runMetric(metric, input(c), { judge: options.judge }))
+    const verdicts = await mapLimit(labelled, options.concurrency ?? 4, ({ c }) =>
+      runMetric(metric, input(c), { judge: options.judge }),
+    )
     const labels: number[] = []
     const judged: number[] = []
     const disagreements: Disagreement[] = []
@@ -134,7 +167,9 @@ export async function calibrate(file: LabelledFile, options: CalibrateOptions): 
       scale,
       n: labels.length,
       agreement: agreement(confusion),
-      ...(scale === 'binary' ? { kappa: cohenKappa(confusion) } : { weightedKappa: quadraticWeightedKappa(confusion), spearman: spearman(labels, judged) }),
+      ...(scale === 'binary'
+        ? { kappa: cohenKappa(confusion) }
+        : { weightedKappa: quadraticWeightedKappa(confusion), spearman: spearman(labels, judged) }),
       confusion,
       disagreements,
       unjudgeable,

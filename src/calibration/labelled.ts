@@ -37,21 +37,30 @@ export async function readLabelledFile(path: string): Promise<LabelledFile> {
   try {
     json = JSON.parse(await readFile(path, 'utf8'))
   } catch (error) {
-    throw new Error(`agent-verdict calibrate: cannot read ${path}: ${(error as Error).message}. Pass a JSON file { "cases": [{ "id", "response", "labels": { "correctness": 1 } }] }.`)
+    throw new Error(
+      `agent-verdict calibrate: cannot read ${path}: ${(error as Error).message}. Pass a JSON file { "cases": [{ "id", "response", "labels": { "correctness": 1 } }] }.`,
+    )
   }
   const parsed = LabelledFileSchema.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    throw new Error(`agent-verdict calibrate: ${path} is not a labelled file at ${issue.path.join('.') || '(root)'}: ${issue.message}. Each case needs id, response and labels (see README, Judge calibration).`)
+    throw new Error(
+      `agent-verdict calibrate: ${path} is not a labelled file at ${issue.path.join('.') || '(root)'}: ${issue.message}. Each case needs id, response and labels (see README, Judge calibration).`,
+    )
   }
   const seen = new Set<string>()
   for (const c of parsed.data.cases) {
-    if (seen.has(c.id)) throw new Error(`agent-verdict calibrate: ${path} has two cases with id "${c.id}"; ids must be unique`)
+    if (seen.has(c.id))
+      throw new Error(`agent-verdict calibrate: ${path} has two cases with id "${c.id}"; ids must be unique`)
     seen.add(c.id)
   }
   const base = resolve(path, '..')
   return {
     ...parsed.data,
-    cases: parsed.data.cases.map((c) => (c.image && !isAbsolute(c.image) && !/^[a-z][\w+.-]*:/i.test(c.image) ? { ...c, image: resolve(base, c.image) } : c)),
+    cases: parsed.data.cases.map((c) =>
+      c.image && !isAbsolute(c.image) && !/^[a-z][\w+.-]*:/i.test(c.image)
+        ? { ...c, image: resolve(base, c.image) }
+        : c,
+    ),
   }
 }

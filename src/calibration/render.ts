@@ -26,13 +26,22 @@ const line = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').tri
 export function renderCalibration(results: readonly MetricCalibration[]): string {
   const out: string[] = []
   for (const r of results) {
-    out.push(`${r.metric} (${r.scale}, ${r.n} cases${r.unjudgeable.length ? `, ${r.unjudgeable.length} unjudgeable` : ''}; ${r.judgeCalls} judge calls, ${r.cachedCalls} replayed)`)
+    out.push(
+      `${r.metric} (${r.scale}, ${r.n} cases${r.unjudgeable.length ? `, ${r.unjudgeable.length} unjudgeable` : ''}; ${r.judgeCalls} judge calls, ${r.cachedCalls} replayed)`,
+    )
     out.push(`  agreement ${fmt(r.agreement)}`)
     if (r.scale === 'binary') out.push(`  Cohen's κ ${fmt(r.kappa)} (${band(r.kappa)})`)
-    else out.push(`  quadratic-weighted κ ${fmt(r.weightedKappa)} (${band(r.weightedKappa)})`, `  Spearman ρ ${fmt(r.spearman)}`)
+    else
+      out.push(
+        `  quadratic-weighted κ ${fmt(r.weightedKappa)} (${band(r.weightedKappa)})`,
+        `  Spearman ρ ${fmt(r.spearman)}`,
+      )
     const cats = r.confusion.categories
     const width = Math.max(5, ...r.confusion.matrix.flat().map((n) => String(n).length + 1))
-    out.push(`  confusion (rows: human, columns: judge)`, `  ${'human'.padEnd(7)}${cats.map((c) => String(c).padStart(width)).join('')}`)
+    out.push(
+      `  confusion (rows: human, columns: judge)`,
+      `  ${'human'.padEnd(7)}${cats.map((c) => String(c).padStart(width)).join('')}`,
+    )
     r.confusion.matrix.forEach((row, i) => {
       out.push(`  ${String(cats[i]).padEnd(7)}${row.map((n) => String(n).padStart(width)).join('')}`)
     })

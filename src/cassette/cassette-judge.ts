@@ -45,10 +45,20 @@ export interface CassetteJudge extends Judge {
  * re-recording unchanged verdicts leaves the file byte for byte as it was; labels follow the test.
  */
 function keepUnchanged(old: CassetteEntry | undefined, fresh: CassetteEntry): CassetteEntry {
-  const same = old !== undefined && old.provider === fresh.provider && old.model === fresh.model && old.promptVersion === fresh.promptVersion && canonicalJson(old.output) === canonicalJson(fresh.output)
+  const same =
+    old !== undefined &&
+    old.provider === fresh.provider &&
+    old.model === fresh.model &&
+    old.promptVersion === fresh.promptVersion &&
+    canonicalJson(old.output) === canonicalJson(fresh.output)
   if (!same) return fresh
   const { test, matcher, span } = fresh
-  return { ...old, ...(test !== undefined ? { test } : {}), ...(matcher !== undefined ? { matcher } : {}), ...(span !== undefined ? { span } : {}) }
+  return {
+    ...old,
+    ...(test !== undefined ? { test } : {}),
+    ...(matcher !== undefined ? { matcher } : {}),
+    ...(span !== undefined ? { span } : {}),
+  }
 }
 
 /**
@@ -100,7 +110,13 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       costUsd: response.costUsd,
       recordedAt: now().toISOString(),
     }
-    const write = updateCassette(file, (c) => { c.entries[key] = keepUnchanged(c.entries[key], fresh) }, options.lock)
+    const write = updateCassette(
+      file,
+      (c) => {
+        c.entries[key] = keepUnchanged(c.entries[key], fresh)
+      },
+      options.lock,
+    )
     pending.add(write)
     try {
       const merged = await write
@@ -119,12 +135,16 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
 
   // The matcher's reading of a recorded reply, written once it is known; an unchanged one rewrites the same bytes.
   const annotate = async (key: string, labels: { verdicts: CassetteVerdict[]; judged?: string }) => {
-    const write = updateCassette(file, (c) => {
-      const entry = c.entries[key]
-      if (!entry) return
-      if (labels.judged !== undefined) entry.judged = labels.judged
-      entry.verdicts = labels.verdicts
-    }, options.lock)
+    const write = updateCassette(
+      file,
+      (c) => {
+        const entry = c.entries[key]
+        if (!entry) return
+        if (labels.judged !== undefined) entry.judged = labels.judged
+        entry.verdicts = labels.verdicts
+      },
+      options.lock,
+    )
     pending.add(write)
     try {
       loaded = Promise.resolve((await write).entries)
@@ -159,7 +179,20 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       usedKeys.add(key)
       const scope = currentCassetteScope()
       const miss = (reason: 'missing' | 'stale', detail?: string) =>
-        new CassetteMissError({ metric: request.metric, file, key, provider: judge.provider, model: judge.model, reason, detail, test: scope?.test, matcher: scope?.matcher, span: request.about?.span, judge: judge.id, replayBecause })
+        new CassetteMissError({
+          metric: request.metric,
+          file,
+          key,
+          provider: judge.provider,
+          model: judge.model,
+          reason,
+          detail,
+          test: scope?.test,
+          matcher: scope?.matcher,
+          span: request.about?.span,
+          judge: judge.id,
+          replayBecause,
+        })
 
       const entry = (await entries())[key]
       if (entry && (mode !== 'record' || recordedNow.has(key))) {
@@ -185,7 +218,9 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
         throw miss('missing', olderPromptVersions(await entries(), request))
       }
       // Batch record: a miss is queued (collect) or answered from the finished batch (apply), else live.
-      const batched = batch ? await batch.answer({ key, file, judge, request, test: scope?.test, matcher: scope?.matcher }) : undefined
+      const batched = batch
+        ? await batch.answer({ key, file, judge, request, test: scope?.test, matcher: scope?.matcher })
+        : undefined
       if (batched) {
         await record(key, request as JudgeRequest<unknown>, batched)
         return batched
@@ -200,7 +235,9 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
     async obsoleteKeys() {
       if (mode === 'live') return []
       const { entries: onDisk } = await readCassette(file)
-      return Object.keys(onDisk).filter((k) => !usedKeys.has(k)).sort()
+      return Object.keys(onDisk)
+        .filter((k) => !usedKeys.has(k))
+        .sort()
     },
 
     async prune() {
@@ -209,11 +246,18 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       const { entries: onDisk } = await readCassette(file)
       if (Object.keys(onDisk).every((k) => usedKeys.has(k))) return [] // nothing to do: leave the file untouched
       const removed: string[] = []
-      const merged = await updateCassette(file, (c) => {
-        for (const key of Object.keys(c.entries).sort()) {
-          if (!usedKeys.has(key)) { removed.push(key); delete c.entries[key] }
-        }
-      }, options.lock)
+      const merged = await updateCassette(
+        file,
+        (c) => {
+          for (const key of Object.keys(c.entries).sort()) {
+            if (!usedKeys.has(key)) {
+              removed.push(key)
+              delete c.entries[key]
+            }
+          }
+        },
+        options.lock,
+      )
       loaded = Promise.resolve(merged.entries)
       return removed
     },
@@ -224,9 +268,13 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
  * Why a miss may be no accident: the file holds verdicts of the request's metric recorded with another
  * prompt version (the prompt or its reply schema changed since), which are never reused for this one.
  */
-function olderPromptVersions(entries: Record<string, CassetteEntry>, request: JudgeRequest<unknown>): string | undefined {
+function olderPromptVersions(
+  entries: Record<string, CassetteEntry>,
+  request: JudgeRequest<unknown>,
+): string | undefined {
   const versions = new Set<string>()
-  for (const e of Object.values(entries)) if (e.metric === request.metric && e.promptVersion !== request.promptVersion) versions.add(e.promptVersion)
+  for (const e of Object.values(entries))
+    if (e.metric === request.metric && e.promptVersion !== request.promptVersion) versions.add(e.promptVersion)
   if (versions.size === 0) return undefined
   return `its ${request.metric} verdicts were recorded with prompt ${[...versions].sort().join(', ')}, not ${request.promptVersion}: the prompt or its reply changed since, so they are not reused`
 }

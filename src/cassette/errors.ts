@@ -65,8 +65,10 @@ export type ReplayCause = 'CI' | 'AGENT_VERDICT_MODE' | 'option'
 /** What to do about a miss, for the situation at hand: the judge is configured or not, and why replay is on. */
 function howToRecord(judge: string | undefined, cause: ReplayCause | undefined, file: string): string {
   if (judge === undefined) return 'configure a judge (below) and run the tests locally to record it'
-  if (cause === 'CI') return `CI is set, so verdicts are replayed only and the judge (${judge}) is not called: run the tests locally without CI to record it and commit ${file}, or set AGENT_VERDICT_MODE=record to judge it in this run`
-  if (cause === 'AGENT_VERDICT_MODE') return `AGENT_VERDICT_MODE=replay replays recorded verdicts only and does not call the judge (${judge}): unset it (or set AGENT_VERDICT_MODE=record) to record it`
+  if (cause === 'CI')
+    return `CI is set, so verdicts are replayed only and the judge (${judge}) is not called: run the tests locally without CI to record it and commit ${file}, or set AGENT_VERDICT_MODE=record to judge it in this run`
+  if (cause === 'AGENT_VERDICT_MODE')
+    return `AGENT_VERDICT_MODE=replay replays recorded verdicts only and does not call the judge (${judge}): unset it (or set AGENT_VERDICT_MODE=record) to record it`
   return `the cassette mode is replay, which does not call the judge (${judge}): use mode auto or record to record it`
 }
 
@@ -89,13 +91,29 @@ export class CassetteMissError extends JudgeConfigError {
   readonly test?: string
   readonly matcher?: string
 
-  constructor(options: { metric: string; file: string; key: string; provider: string; model: string; reason: 'missing' | 'stale'; detail?: string; test?: string; matcher?: string; span?: string; judge?: string; replayBecause?: ReplayCause }) {
-    const asked = [options.test && `test "${options.test}"`, options.matcher, options.span && `span ${options.span}`].filter(Boolean).join(' › ')
+  constructor(options: {
+    metric: string
+    file: string
+    key: string
+    provider: string
+    model: string
+    reason: 'missing' | 'stale'
+    detail?: string
+    test?: string
+    matcher?: string
+    span?: string
+    judge?: string
+    replayBecause?: ReplayCause
+  }) {
+    const asked = [options.test && `test "${options.test}"`, options.matcher, options.span && `span ${options.span}`]
+      .filter(Boolean)
+      .join(' › ')
     const where = `${options.metric}${asked ? ` (${asked})` : ''} in ${displayPath(options.file)}`
     const how = howToRecord(options.judge, options.replayBecause, displayPath(options.file))
-    const message = options.reason === 'missing'
-      ? `no recorded verdict for ${where}${options.detail ? ` (${options.detail})` : ''} — ${how}`
-      : `the recorded verdict for ${where} no longer fits its output schema (${options.detail ?? 'invalid'}) — ${how}`
+    const message =
+      options.reason === 'missing'
+        ? `no recorded verdict for ${where}${options.detail ? ` (${options.detail})` : ''} — ${how}`
+        : `the recorded verdict for ${where} no longer fits its output schema (${options.detail ?? 'invalid'}) — ${how}`
     // With a judge configured, listing the AGENT_VERDICT_JUDGE forms would send the user the wrong way.
     super(message, { provider: options.provider, model: options.model, listForms: options.judge === undefined })
     this.metric = options.metric

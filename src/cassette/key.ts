@@ -43,19 +43,25 @@ const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).
  * @example
  * const key = cassetteKey(judge, request) // '9c1f…' (64 hex chars)
  */
-export function cassetteKey(judge: Pick<Judge, 'provider' | 'model'>, request: JudgeRequest<unknown>, occurrence = 0): string {
+export function cassetteKey(
+  judge: Pick<Judge, 'provider' | 'model'>,
+  request: JudgeRequest<unknown>,
+  occurrence = 0,
+): string {
   const content = request.content.map((part) =>
     part.type === 'text' ? { text: part.text } : { image: part.digest || sha256(part.bytes) },
   )
-  const base = sha256(canonicalJson({
-    v: 1,
-    provider: judge.provider,
-    model: judge.model,
-    promptVersion: request.promptVersion,
-    system: request.system,
-    content,
-    schemaName: request.schemaName,
-    schema: jsonSchemaOf(request.schema),
-  }))
+  const base = sha256(
+    canonicalJson({
+      v: 1,
+      provider: judge.provider,
+      model: judge.model,
+      promptVersion: request.promptVersion,
+      system: request.system,
+      content,
+      schemaName: request.schemaName,
+      schema: jsonSchemaOf(request.schema),
+    }),
+  )
   return occurrence === 0 ? base : sha256(`${base}#${occurrence}`)
 }

@@ -107,7 +107,11 @@ async function release(lockPath: string, token: string): Promise<void> {
  * @example
  * await withFileLock('test/__verdicts__/a.test.ts.json.lock', async () => { ...read, merge, write... })
  */
-export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  lockPath: string,
+  fn: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
   const token = await acquire(lockPath, options)
   try {
     return await fn()

@@ -1,10 +1,21 @@
 // The cassette mode as cassettes use it: src/config parses it (one parser, shared with judges and
 // reporters); here a bad value becomes the CassetteModeError that cassette callers catch.
-import { type CassetteMode, type CassetteSettings, readCassetteMode, readCassetteSettings } from '../config/cassette-mode'
+import {
+  type CassetteMode,
+  type CassetteSettings,
+  readCassetteMode,
+  readCassetteSettings,
+} from '../config/cassette-mode'
 import { SettingError } from '../config/env'
 import { CassetteModeError } from './errors'
 
-export { CassetteModeSchema, CassetteSettingsSchema, replayCauseFromEnv, type CassetteMode, type CassetteSettings } from '../config/cassette-mode'
+export {
+  CassetteModeSchema,
+  CassetteSettingsSchema,
+  replayCauseFromEnv,
+  type CassetteMode,
+  type CassetteSettings,
+} from '../config/cassette-mode'
 export { isTruthyEnv } from '../config/env'
 
 /**

@@ -70,7 +70,12 @@ const KEY = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
 /** Version 1 (agent-verdict ≤ 0.x): entries keyed by hash, with `latencyMs`, no labels. Read, never written. */
 const CassetteFileV1Schema = z.object({
   version: z.literal(1),
-  entries: z.record(KEY, CassetteEntrySchema.omit({ test: true, matcher: true, span: true, judged: true, verdicts: true }).extend({ latencyMs: z.number().nonnegative() })),
+  entries: z.record(
+    KEY,
+    CassetteEntrySchema.omit({ test: true, matcher: true, span: true, judged: true, verdicts: true }).extend({
+      latencyMs: z.number().nonnegative(),
+    }),
+  ),
 })
 
 /** Version 2 on disk: one flat list, sorted by test › matcher › span › metric, each entry carrying its key. */
@@ -95,7 +100,19 @@ export function cassettePathFor(testFile: string): string {
 // Test, matcher and span share the first line and failing verdicts come first, so a flipped verdict's
 // diff hunk shows the test it belongs to in its context lines.
 const NAME_FIELDS = ['test', 'matcher', 'span'] as const
-const FIELDS = ['verdicts', 'judged', 'metric', 'provider', 'model', 'promptVersion', 'output', 'usage', 'costUsd', 'recordedAt', 'key'] as const
+const FIELDS = [
+  'verdicts',
+  'judged',
+  'metric',
+  'provider',
+  'model',
+  'promptVersion',
+  'output',
+  'usage',
+  'costUsd',
+  'recordedAt',
+  'key',
+] as const
 const OUTCOME_ORDER = { fail: 0, unjudgeable: 1, pass: 2 }
 
 /** `1.10` after `1.9`: positional ids compare by their numbers. */
@@ -123,17 +140,31 @@ const compareText = (a = '', b = '') => (a < b ? -1 : a > b ? 1 : 0)
  */
 export function serializeCassette(cassette: CassetteFile): string {
   const rows = Object.entries(cassette.entries).map(([key, e]) => ({ ...e, key }))
-  rows.sort((a, b) =>
-    compareText(a.test, b.test) || compareText(a.matcher, b.matcher) || compareSpan(a.span, b.span) || compareText(a.metric, b.metric) || compareText(a.key, b.key))
+  rows.sort(
+    (a, b) =>
+      compareText(a.test, b.test) ||
+      compareText(a.matcher, b.matcher) ||
+      compareSpan(a.span, b.span) ||
+      compareText(a.metric, b.metric) ||
+      compareText(a.key, b.key),
+  )
   const entries = rows.map((row) => {
-    const name = NAME_FIELDS.filter((f) => row[f] !== undefined).map((f) => `${JSON.stringify(f)}: ${JSON.stringify(row[f])}`)
+    const name = NAME_FIELDS.filter((f) => row[f] !== undefined).map(
+      (f) => `${JSON.stringify(f)}: ${JSON.stringify(row[f])}`,
+    )
     const lines = name.length ? [`      ${name.join(', ')}`] : []
     for (const field of FIELDS) {
-      const value = field === 'usage' ? { inputTokens: row.usage.inputTokens, outputTokens: row.usage.outputTokens } : row[field]
+      const value =
+        field === 'usage' ? { inputTokens: row.usage.inputTokens, outputTokens: row.usage.outputTokens } : row[field]
       if (value === undefined) continue
       if (field === 'verdicts') {
-        const sorted = [...(value as CassetteVerdict[])].sort((a, b) => OUTCOME_ORDER[a.outcome] - OUTCOME_ORDER[b.outcome] || compareText(a.metric, b.metric))
-        const list = sorted.map((v) => `        ${JSON.stringify({ metric: v.metric, outcome: v.outcome, score: v.score, threshold: v.threshold, reason: v.reason })}`)
+        const sorted = [...(value as CassetteVerdict[])].sort(
+          (a, b) => OUTCOME_ORDER[a.outcome] - OUTCOME_ORDER[b.outcome] || compareText(a.metric, b.metric),
+        )
+        const list = sorted.map(
+          (v) =>
+            `        ${JSON.stringify({ metric: v.metric, outcome: v.outcome, score: v.score, threshold: v.threshold, reason: v.reason })}`,
+        )
         lines.push(list.length ? `      "verdicts": [\n${list.join(',\n')}\n      ]` : '      "verdicts": []')
       } else {
         lines.push(`      ${JSON.stringify(field)}: ${JSON.stringify(value)}`)
@@ -159,8 +190,12 @@ export async function readCassette(file: string): Promise<CassetteFile> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     if (code === 'ENOENT') return emptyCassette()
-    const what = code === 'EISDIR' ? 'is a directory, not a cassette file' : `cannot be read (${code ?? (err as Error).message})`
-    throw new CassetteError(`cassette ${displayPath(file)} ${what} — check its permissions, or delete it to re-record its verdicts`, { file, cause: err })
+    const what =
+      code === 'EISDIR' ? 'is a directory, not a cassette file' : `cannot be read (${code ?? (err as Error).message})`
+    throw new CassetteError(
+      `cassette ${displayPath(file)} ${what} — check its permissions, or delete it to re-record its verdicts`,
+      { file, cause: err },
+    )
   }
   return parseCassette(text, file)
 }
@@ -178,17 +213,26 @@ export function parseCassette(text: string, file: string): CassetteFile {
   try {
     json = JSON.parse(text)
   } catch (err) {
-    throw new CassetteFormatError(`cassette ${displayPath(file)} is not valid JSON (${(err as Error).message}) — ${fix}`, { file, cause: err })
+    throw new CassetteFormatError(
+      `cassette ${displayPath(file)} is not valid JSON (${(err as Error).message}) — ${fix}`,
+      { file, cause: err },
+    )
   }
   const version = (json as { version?: unknown } | null)?.version
   if (typeof version === 'number' && version > CASSETTE_VERSION) {
-    throw new CassetteFormatError(`cassette ${displayPath(file)} has format version ${version}, newer than this agent-verdict reads (${CASSETTE_VERSION}) — upgrade agent-verdict (a newer one wrote it), or delete it to re-record its verdicts`, { file })
+    throw new CassetteFormatError(
+      `cassette ${displayPath(file)} has format version ${version}, newer than this agent-verdict reads (${CASSETTE_VERSION}) — upgrade agent-verdict (a newer one wrote it), or delete it to re-record its verdicts`,
+      { file },
+    )
   }
   const parsed = version === 1 ? CassetteFileV1Schema.safeParse(json) : CassetteFileV2Schema.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const at = issue.path.length ? issue.path.join('.') : '(root)'
-    throw new CassetteFormatError(`cassette ${displayPath(file)} is not a valid verdict cassette: at ${at}: ${issue.message} — ${fix}`, { file })
+    throw new CassetteFormatError(
+      `cassette ${displayPath(file)} is not a valid verdict cassette: at ${at}: ${issue.message} — ${fix}`,
+      { file },
+    )
   }
   return migrate(parsed.data)
 }
@@ -230,7 +274,13 @@ export async function removeStaleTemps(dir: string, now = Date.now()): Promise<s
     const abandoned = pid !== process.pid && !pidAlive(pid)
     if (!abandoned && now - info.mtimeMs <= STALE_TEMP_MS) continue
     // Gone already (another writer cleaned it, or its own writer renamed it): nothing to do.
-    if (await unlink(path).then(() => true, () => false)) removed.push(name)
+    if (
+      await unlink(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed.push(name)
   }
   return removed
 }
@@ -255,7 +305,10 @@ async function writeAtomic(file: string, text: string): Promise<void> {
 
 function writeError(file: string, err: unknown): CassetteError {
   const code = (err as NodeJS.ErrnoException).code
-  return new CassetteError(`cassette ${displayPath(file)} could not be written (${code ?? (err as Error).message}) — check that its directory is writable and the disk has space`, { file, cause: err })
+  return new CassetteError(
+    `cassette ${displayPath(file)} could not be written (${code ?? (err as Error).message}) — check that its directory is writable and the disk has space`,
+    { file, cause: err },
+  )
 }
 
 // Callers in one process queue here first, so they do not poll the file lock against each other.
@@ -269,23 +322,32 @@ const queues = new Map<string, Promise<unknown>>()
  * @example
  * await updateCassette(path, (c) => { c.entries[key] = entry })
  */
-export async function updateCassette(file: string, change: (cassette: CassetteFile) => void, options: FileLockOptions = {}): Promise<CassetteFile> {
+export async function updateCassette(
+  file: string,
+  change: (cassette: CassetteFile) => void,
+  options: FileLockOptions = {},
+): Promise<CassetteFile> {
   const path = resolve(file)
   const run = async () => {
     await mkdir(dirname(path), { recursive: true }).catch((err: unknown) => {
       throw writeError(path, err)
     })
-    return withFileLock(`${path}.lock`, async () => {
-      // Killed writers leave their temp files behind; the next write clears them.
-      await removeStaleTemps(dirname(path))
-      const cassette = await readCassette(path)
-      change(cassette)
-      if (Object.keys(cassette.entries).length === 0) await unlink(path).catch(() => {})
-      else await writeAtomic(path, serializeCassette(cassette)).catch((err: unknown) => {
-        throw writeError(path, err)
-      })
-      return cassette
-    }, options)
+    return withFileLock(
+      `${path}.lock`,
+      async () => {
+        // Killed writers leave their temp files behind; the next write clears them.
+        await removeStaleTemps(dirname(path))
+        const cassette = await readCassette(path)
+        change(cassette)
+        if (Object.keys(cassette.entries).length === 0) await unlink(path).catch(() => {})
+        else
+          await writeAtomic(path, serializeCassette(cassette)).catch((err: unknown) => {
+            throw writeError(path, err)
+          })
+        return cassette
+      },
+      options,
+    )
   }
   const previous = queues.get(path) ?? Promise.resolve()
   const next = previous.then(run, run)

@@ -69,16 +69,26 @@ function parse(argv: string[]) {
 function pollMsOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const seconds = Number(value)
-  if (!Number.isFinite(seconds) || seconds < 0) throw new Error(`--poll-seconds ${JSON.stringify(value)} is not a number of seconds`)
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new Error(`--poll-seconds ${JSON.stringify(value)} is not a number of seconds`)
   return seconds * 1000
 }
 
-async function submitAndWait(dir: string, pollMs: number | undefined, io: Required<Pick<BatchCommandIO, 'stdout' | 'stderr'>>, providers: BatchProviders): Promise<{ ok: number; failed: number }> {
+async function submitAndWait(
+  dir: string,
+  pollMs: number | undefined,
+  io: Required<Pick<BatchCommandIO, 'stdout' | 'stderr'>>,
+  providers: BatchProviders,
+): Promise<{ ok: number; failed: number }> {
   const job = await submitBatch(dir, providers)
   io.stderr.write(`submitted ${job.total} judge requests as ${job.provider} batch ${job.id}\n`)
-  const results = await waitBatch(dir, providers, { pollMs, onProgress: (p) => io.stderr.write(`${formatBatchProgress(p)}\n`) })
+  const results = await waitBatch(dir, providers, {
+    pollMs,
+    onProgress: (p) => io.stderr.write(`${formatBatchProgress(p)}\n`),
+  })
   const failed = results.filter((r) => r.status !== 'ok')
-  for (const r of failed.slice(0, 10)) io.stderr.write(`  failed ${r.key.slice(0, 12)}: ${r.error ?? 'unknown'} (judged live in the apply run)\n`)
+  for (const r of failed.slice(0, 10))
+    io.stderr.write(`  failed ${r.key.slice(0, 12)}: ${r.error ?? 'unknown'} (judged live in the apply run)\n`)
   if (failed.length > 10) io.stderr.write(`  … and ${failed.length - 10} more\n`)
   io.stdout.write(`batch ${job.id}: ${results.length - failed.length} answered, ${failed.length} failed\n`)
   return { ok: results.length - failed.length, failed: failed.length }
@@ -110,20 +120,29 @@ export async function batchCommand(argv: string[], io: BatchCommandIO = {}): Pro
   try {
     if (sub === 'submit') {
       const job = await submitBatch(dir, providers)
-      out.stdout.write(`submitted ${job.total} judge requests as ${job.provider} batch ${job.id}; next: agent-verdict batch wait\n`)
+      out.stdout.write(
+        `submitted ${job.total} judge requests as ${job.provider} batch ${job.id}; next: agent-verdict batch wait\n`,
+      )
       return 0
     }
     if (sub === 'wait') {
-      const results = await waitBatch(dir, providers, { pollMs: pollMsOf(args.values['poll-seconds']), onProgress: (p) => out.stderr.write(`${formatBatchProgress(p)}\n`) })
+      const results = await waitBatch(dir, providers, {
+        pollMs: pollMsOf(args.values['poll-seconds']),
+        onProgress: (p) => out.stderr.write(`${formatBatchProgress(p)}\n`),
+      })
       const failed = results.filter((r) => r.status !== 'ok').length
-      out.stdout.write(`${results.length - failed} answered, ${failed} failed; next: run the tests with AGENT_VERDICT_BATCH=apply (failed items are judged live then)\n`)
+      out.stdout.write(
+        `${results.length - failed} answered, ${failed} failed; next: run the tests with AGENT_VERDICT_BATCH=apply (failed items are judged live then)\n`,
+      )
       return 0
     }
   } catch (error) {
     out.stderr.write(`agent-verdict batch ${sub}: ${(error as Error).message}\n`)
     return 1
   }
-  out.stderr.write(`agent-verdict batch: ${sub === undefined ? 'missing subcommand' : `unknown subcommand '${sub}'`}\n${BATCH_USAGE}`)
+  out.stderr.write(
+    `agent-verdict batch: ${sub === undefined ? 'missing subcommand' : `unknown subcommand '${sub}'`}\n${BATCH_USAGE}`,
+  )
   return 2
 }
 
@@ -159,7 +178,9 @@ export async function recordCommand(argv: string[], io: BatchCommandIO = {}): Pr
   }
   const command = args.positionals
   if (!args.values.batch || command.length === 0) {
-    out.stderr.write(`agent-verdict record: ${!args.values.batch ? 'only --batch is supported (a live record is just AGENT_VERDICT_MODE=record)' : 'give the test command after --'}\n${BATCH_USAGE}`)
+    out.stderr.write(
+      `agent-verdict record: ${!args.values.batch ? 'only --batch is supported (a live record is just AGENT_VERDICT_MODE=record)' : 'give the test command after --'}\n${BATCH_USAGE}`,
+    )
     return 2
   }
   const dir = args.values.dir ?? batchDir(env)
@@ -175,23 +196,31 @@ export async function recordCommand(argv: string[], io: BatchCommandIO = {}): Pr
   const base = { ...env, AGENT_VERDICT_MODE: mode, AGENT_VERDICT_BATCH_DIR: dir }
   await rm(dir, { recursive: true, force: true }) // a fresh queue: answers of an older batch must not leak in
 
-  out.stderr.write('agent-verdict record --batch: 1/3 collecting judge requests (assertions that need a verdict are pending in this run)\n')
+  out.stderr.write(
+    'agent-verdict record --batch: 1/3 collecting judge requests (assertions that need a verdict are pending in this run)\n',
+  )
   await runCommand(command, { ...base, AGENT_VERDICT_BATCH: 'collect' }) // its failures are the pending verdicts
   const queued = (await readBatchQueue(dir)).length
   if (queued === 0) {
-    out.stderr.write('agent-verdict record --batch: nothing to judge (every verdict is recorded); running the tests once more\n')
+    out.stderr.write(
+      'agent-verdict record --batch: nothing to judge (every verdict is recorded); running the tests once more\n',
+    )
     return runCommand(command, { ...base, AGENT_VERDICT_BATCH: '' })
   }
   out.stderr.write(`agent-verdict record --batch: 2/3 ${queued} judge requests queued; submitting\n`)
   try {
     await submitAndWait(dir, pollMs, out, io.providers ?? providersFromEnv(env))
   } catch (error) {
-    out.stderr.write(`agent-verdict record --batch: the batch failed: ${(error as Error).message}\nthe queue is kept in ${dir}: retry with \`agent-verdict batch submit\` and \`wait\`, then run the tests with AGENT_VERDICT_BATCH=apply\n`)
+    out.stderr.write(
+      `agent-verdict record --batch: the batch failed: ${(error as Error).message}\nthe queue is kept in ${dir}: retry with \`agent-verdict batch submit\` and \`wait\`, then run the tests with AGENT_VERDICT_BATCH=apply\n`,
+    )
     return 1
   }
   out.stderr.write('agent-verdict record --batch: 3/3 writing the cassettes from the batch and running the tests\n')
   const code = await runCommand(command, { ...base, AGENT_VERDICT_BATCH: 'apply' })
   const fallbacks = await readFallbacks(dir)
-  out.stdout.write(`record --batch: ${queued - fallbacks.length} of ${queued} verdicts from the batch${fallbacks.length ? `, ${fallbacks.length} judged live instead (listed in ${dir}/fallbacks.jsonl)` : ''}\n`)
+  out.stdout.write(
+    `record --batch: ${queued - fallbacks.length} of ${queued} verdicts from the batch${fallbacks.length ? `, ${fallbacks.length} judged live instead (listed in ${dir}/fallbacks.jsonl)` : ''}\n`,
+  )
   return code
 }

@@ -127,17 +127,27 @@ async function runCommand(argv: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`)
   const dir = requireDir(positionals[0], 'TRAIL folder')
   const mode = TrailModeSchema.safeParse(values.mode ?? 'deterministic')
-  if (!mode.success) throw new UsageError(`--mode must be deterministic, judge, monolithic or oracle, not "${values.mode}"`)
+  if (!mode.success)
+    throw new UsageError(`--mode must be deterministic, judge, monolithic or oracle, not "${values.mode}"`)
   const contextTokens = values.context === undefined ? DEFAULT_CONTEXT_TOKENS : Number(values.context)
-  if (!Number.isInteger(contextTokens) || contextTokens <= 0) throw new UsageError(`--context must be a positive whole number of tokens, not "${values.context}"`)
-  if (values.context !== undefined && mode.data !== 'monolithic') throw new UsageError('--context applies to --mode monolithic only')
+  if (!Number.isInteger(contextTokens) || contextTokens <= 0)
+    throw new UsageError(`--context must be a positive whole number of tokens, not "${values.context}"`)
+  if (values.context !== undefined && mode.data !== 'monolithic')
+    throw new UsageError('--context applies to --mode monolithic only')
   const profile = DetectorProfileSchema.safeParse(values.profile ?? 'default')
   if (!profile.success) throw new UsageError(`--profile must be default or trail-recall, not "${values.profile}"`)
-  if (values.profile !== undefined && mode.data !== 'deterministic') throw new UsageError('--profile applies to --mode deterministic only')
+  if (values.profile !== undefined && mode.data !== 'deterministic')
+    throw new UsageError('--profile applies to --mode deterministic only')
   let judge: Judge | undefined
   try {
-    if (values.judge !== undefined && mode.data === 'oracle') throw new UsageError('--judge does not apply to --mode oracle (its judge answers from the gold)')
-    judge = mode.data === 'deterministic' || mode.data === 'oracle' ? undefined : values.judge !== undefined ? defineJudge(parseJudgeSpec(values.judge)) : judgeFromEnv()
+    if (values.judge !== undefined && mode.data === 'oracle')
+      throw new UsageError('--judge does not apply to --mode oracle (its judge answers from the gold)')
+    judge =
+      mode.data === 'deterministic' || mode.data === 'oracle'
+        ? undefined
+        : values.judge !== undefined
+          ? defineJudge(parseJudgeSpec(values.judge))
+          : judgeFromEnv()
   } catch (err) {
     if (err instanceof JudgeConfigError) throw new UsageError(err.message)
     throw err
@@ -162,9 +172,13 @@ async function runCommand(argv: string[]): Promise<number> {
   for (const [split, r] of Object.entries(run.splits) as Array<[TrailSplit, TrailSplitRun]>) {
     results[split] = r.scores
     if (r.oracleLosses) losses[split] = r.oracleLosses
-    process.stdout.write(`${formatTrailScores(split, r.scores)}  predictions              ${r.predicted} written to ${r.predictionsDir}\n`)
+    process.stdout.write(
+      `${formatTrailScores(split, r.scores)}  predictions              ${r.predicted} written to ${r.predictionsDir}\n`,
+    )
     if (r.contextExceeded) {
-      process.stdout.write(`  context window exceeded  ${r.contextExceeded.length} of ${r.predicted + r.failures.length + r.contextExceeded.length} traces over ${contextTokens.toLocaleString('en-US')} tokens (written as "Context window exceeded…", skipped by the scorer)\n`)
+      process.stdout.write(
+        `  context window exceeded  ${r.contextExceeded.length} of ${r.predicted + r.failures.length + r.contextExceeded.length} traces over ${contextTokens.toLocaleString('en-US')} tokens (written as "Context window exceeded…", skipped by the scorer)\n`,
+      )
     }
     if (r.oracleLosses) process.stdout.write(formatOracleLosses(r.oracleLosses))
     for (const f of r.failures) process.stderr.write(`agent-verdict bench: ${split} ${f.traceId}: ${f.message}\n`)
@@ -175,7 +189,10 @@ async function runCommand(argv: string[]): Promise<number> {
 
 function warnNothingScored(split: TrailSplit, gold: string, predictions: string, scores: TrailScores): void {
   const missing = scores.skipped.filter((s) => s.reason === 'no prediction file').length
-  const why = missing === scores.skipped.length ? `no file in ${predictions} has the name of a gold file in ${gold}` : `every prediction was skipped (first: ${scores.skipped[0]?.file}: ${scores.skipped[0]?.reason})`
+  const why =
+    missing === scores.skipped.length
+      ? `no file in ${predictions} has the name of a gold file in ${gold}`
+      : `every prediction was skipped (first: ${scores.skipped[0]?.file}: ${scores.skipped[0]?.reason})`
   process.stderr.write(`agent-verdict bench: ${split}: nothing scored — ${why}\n`)
 }
 
@@ -196,11 +213,15 @@ function resolveScoreDirs(goldDir: string, predictionsDir: string, wanted: Trail
   const goldFor = (split: TrailSplit) => {
     const nested = join(goldDir, TRAIL_SPLIT_DIRS[split].gold)
     if (existsSync(nested)) return nested
-    if (isTrailRoot) throw new UsageError(`${goldDir} has no ${TRAIL_SPLIT_DIRS[split].gold}/ folder for the ${split} predictions`)
+    if (isTrailRoot)
+      throw new UsageError(`${goldDir} has no ${TRAIL_SPLIT_DIRS[split].gold}/ folder for the ${split} predictions`)
     return goldDir
   }
-  const nested = (['GAIA', 'SWE_Bench'] as const).filter((s) => existsSync(join(predictionsDir, s)) && (!wanted || wanted.includes(s)))
-  if (nested.length > 0) return nested.map((split) => ({ split, gold: goldFor(split), predictions: join(predictionsDir, split) }))
+  const nested = (['GAIA', 'SWE_Bench'] as const).filter(
+    (s) => existsSync(join(predictionsDir, s)) && (!wanted || wanted.includes(s)),
+  )
+  if (nested.length > 0)
+    return nested.map((split) => ({ split, gold: goldFor(split), predictions: join(predictionsDir, split) }))
   const split =
     (wanted?.length === 1 ? wanted[0] : undefined) ??
     splitFromName(basename(resolve(predictionsDir))) ??
@@ -218,11 +239,17 @@ function formatOracleLosses(losses: readonly OracleLoss[]): string {
   return `  gold errors lost          ${losses.length}${losses.length > 0 ? ` (${summary})` : ''}\n${lines.join('')}`
 }
 
-async function writeJson(path: string | undefined, results: Partial<Record<TrailSplit, TrailScores>>, losses?: Partial<Record<TrailSplit, OracleLoss[]>>): Promise<void> {
+async function writeJson(
+  path: string | undefined,
+  results: Partial<Record<TrailSplit, TrailScores>>,
+  losses?: Partial<Record<TrailSplit, OracleLoss[]>>,
+): Promise<void> {
   if (!path) return
   await mkdir(dirname(resolve(path)), { recursive: true })
   const summary: Record<string, unknown> = summarizeTrail(results)
-  if (losses) for (const [split, list] of Object.entries(losses)) summary[split] = { ...(summary[split] as object), oracle_losses: list }
+  if (losses)
+    for (const [split, list] of Object.entries(losses))
+      summary[split] = { ...(summary[split] as object), oracle_losses: list }
   await writeFile(path, `${JSON.stringify(summary, null, 2)}\n`)
   process.stdout.write(`wrote ${path}\n`)
 }

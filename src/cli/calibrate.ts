@@ -65,7 +65,8 @@ export async function calibrateCommand(argv: string[], io: CalibrateIO = {}): Pr
   }
   if (args.positionals.length !== 1) return bad('pass exactly one labelled file')
   const concurrency = args.values.concurrency === undefined ? 4 : Number(args.values.concurrency)
-  if (!Number.isInteger(concurrency) || concurrency < 1) return bad(`--concurrency needs a positive integer, got "${args.values.concurrency}"`)
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    return bad(`--concurrency needs a positive integer, got "${args.values.concurrency}"`)
   let mode: CassetteMode | undefined
   try {
     mode = args.values.mode === undefined ? undefined : parseCassetteMode(args.values.mode, '--mode')
@@ -73,10 +74,18 @@ export async function calibrateCommand(argv: string[], io: CalibrateIO = {}): Pr
     if (!judge) return bad('no judge: pass --judge <spec> or set AGENT_VERDICT_JUDGE')
     const file = args.positionals[0]
     const labelled = await readLabelledFile(file)
-    const cassette = withCassette(judge, { file: args.values.cassette ?? cassettePathFor(file), ...(mode ? { mode } : {}), env })
+    const cassette = withCassette(judge, {
+      file: args.values.cassette ?? cassettePathFor(file),
+      ...(mode ? { mode } : {}),
+      env,
+    })
     const results = await calibrate(labelled, { judge: cassette, metrics: args.values.metric, concurrency })
     await cassette.flush()
-    stdout.write(args.values.json ? JSON.stringify({ file, judge: judge.id, cassette: cassette.file, metrics: results }, null, 2) + '\n' : renderCalibration(results))
+    stdout.write(
+      args.values.json
+        ? JSON.stringify({ file, judge: judge.id, cassette: cassette.file, metrics: results }, null, 2) + '\n'
+        : renderCalibration(results),
+    )
     return 0
   } catch (error) {
     stderr.write(`${(error as Error).message}\n`)

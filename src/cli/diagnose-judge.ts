@@ -24,7 +24,12 @@ const PROGRESS_LINES = 10
  * @example
  * const d = await diagnoseWithProgress(trace, { judge }, process.stderr, 'trace 1/3: ')
  */
-export async function diagnoseWithProgress(trace: Trace, options: Omit<DiagnoseOptions, 'onProgress'>, stderr: ProgressStream, label = ''): Promise<Diagnosis> {
+export async function diagnoseWithProgress(
+  trace: Trace,
+  options: Omit<DiagnoseOptions, 'onProgress'>,
+  stderr: ProgressStream,
+  label = '',
+): Promise<Diagnosis> {
   const tty = stderr.isTTY === true
   let lastStep = -1
   const result = await diagnose(trace, {
@@ -55,7 +60,13 @@ export function judgeMarks(d: Diagnosis): Finding[] {
   for (const s of d.spans) {
     for (const v of s.verdicts) {
       if (v.outcome !== 'fail' || v.metric.startsWith('detector:') || !isErrorCategory(v.category)) continue
-      marks.push({ spanId: s.spanId, category: v.category, detector: 'judge', evidence: (v.evidence ?? '').slice(0, MAX_EVIDENCE_CHARS), reason: `(judge) ${v.reason}` })
+      marks.push({
+        spanId: s.spanId,
+        category: v.category,
+        detector: 'judge',
+        evidence: (v.evidence ?? '').slice(0, MAX_EVIDENCE_CHARS),
+        reason: `(judge) ${v.reason}`,
+      })
     }
   }
   return marks
@@ -75,9 +86,17 @@ export function renderJudgeSummary(d: Diagnosis): string {
     for (const leaf of d.failingLeaves) out.push(`    ✗ ${formatFailingLeaf(leaf)}`)
   }
   const unjudgeable = d.spans.filter((s) => s.own === 'unjudgeable')
-  for (const s of unjudgeable) out.push(`    ? ${s.kind}:${s.name} (id ${s.spanId}) unjudgeable: ${s.verdicts.find((v) => v.outcome === 'unjudgeable')?.reason ?? ''}`)
+  for (const s of unjudgeable)
+    out.push(
+      `    ? ${s.kind}:${s.name} (id ${s.spanId}) unjudgeable: ${s.verdicts.find((v) => v.outcome === 'unjudgeable')?.reason ?? ''}`,
+    )
   for (const v of d.agent.verdicts) {
-    const figure = v.scale === 'likert5' && typeof v.raw === 'number' ? ` ${v.raw}/5` : v.score !== null ? ` ${v.score.toFixed(2)}` : ''
+    const figure =
+      v.scale === 'likert5' && typeof v.raw === 'number'
+        ? ` ${v.raw}/5`
+        : v.score !== null
+          ? ` ${v.score.toFixed(2)}`
+          : ''
     const mark = v.outcome === 'pass' ? '✓' : v.outcome === 'fail' ? '✗' : '?'
     out.push(`  ${mark} ${metricLabel(v.metric)}${figure}: ${v.reason}`)
   }

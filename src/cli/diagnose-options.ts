@@ -17,10 +17,15 @@ export class OptionError extends Error {}
 export function parseSelect(value: string): SpanQuery {
   // No span judged: only the agent-level metrics run (the detectors always do).
   if (value.trim().toLowerCase() === 'none') return { kind: [] }
-  const kinds = value.split(',').map((k) => k.trim().toLowerCase()).filter(Boolean)
+  const kinds = value
+    .split(',')
+    .map((k) => k.trim().toLowerCase())
+    .filter(Boolean)
   const bad = kinds.filter((k) => !SpanKindSchema.safeParse(k).success)
   if (kinds.length === 0 || bad.length > 0) {
-    throw new OptionError(`--select takes span kinds separated by commas (${SpanKindSchema.options.join(', ')}), or none for the agent-level metrics only, not "${value}"`)
+    throw new OptionError(
+      `--select takes span kinds separated by commas (${SpanKindSchema.options.join(', ')}), or none for the agent-level metrics only, not "${value}"`,
+    )
   }
   return { kind: kinds as SpanKind[] }
 }
@@ -40,15 +45,21 @@ export function parsePolicy(value: string): PropagationPolicy {
   const arg = colon < 0 ? '' : text.slice(colon + 1).trim()
   if (type === 'threshold') {
     const t = Number(arg)
-    if (arg === '' || !Number.isFinite(t) || t < 0 || t >= 1) throw new OptionError(`--policy threshold:T needs a share 0 ≤ T < 1, e.g. threshold:0.3 (got "${value}")`)
+    if (arg === '' || !Number.isFinite(t) || t < 0 || t >= 1)
+      throw new OptionError(`--policy threshold:T needs a share 0 ≤ T < 1, e.g. threshold:0.3 (got "${value}")`)
     return { type: 'threshold', threshold: t }
   }
   if (type === 'category') {
-    const names = arg.split(',').map((c) => c.trim()).filter(Boolean)
+    const names = arg
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean)
     const categories = names.map((n) => TRAIL_CATEGORIES.find((c) => c.toLowerCase() === n.toLowerCase()))
     const unknown = names.filter((_, i) => categories[i] === undefined)
     if (names.length === 0 || unknown.length > 0) {
-      throw new OptionError(`--policy category:A,B needs TRAIL categories (${unknown.length ? `unknown: ${unknown.join(', ')}; ` : ''}e.g. category:Rate Limiting,Service Errors)`)
+      throw new OptionError(
+        `--policy category:A,B needs TRAIL categories (${unknown.length ? `unknown: ${unknown.join(', ')}; ` : ''}e.g. category:Rate Limiting,Service Errors)`,
+      )
     }
     return { type: 'category', categories: categories as Array<(typeof TRAIL_CATEGORIES)[number]> }
   }
@@ -63,6 +74,7 @@ export function parsePolicy(value: string): PropagationPolicy {
  */
 export function parseBudget(value: string): number {
   const n = Number(value)
-  if (!Number.isInteger(n) || n < MIN_BUDGET_TOKENS) throw new OptionError(`--budget must be a whole number of tokens ≥ ${MIN_BUDGET_TOKENS}, not "${value}"`)
+  if (!Number.isInteger(n) || n < MIN_BUDGET_TOKENS)
+    throw new OptionError(`--budget must be a whole number of tokens ≥ ${MIN_BUDGET_TOKENS}, not "${value}"`)
   return n
 }

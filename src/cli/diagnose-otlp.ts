@@ -13,7 +13,10 @@ import { computeTotals } from '../report/artifact'
  * @example
  * reportOfDiagnoses([{ source: 'runs/a.json', diagnosis }], new Date())
  */
-export function reportOfDiagnoses(items: ReadonlyArray<{ source: string; diagnosis: Diagnosis }>, startedAt: Date): Report {
+export function reportOfDiagnoses(
+  items: ReadonlyArray<{ source: string; diagnosis: Diagnosis }>,
+  startedAt: Date,
+): Report {
   const tests = items.map(({ source, diagnosis }) => {
     const verdicts = [...diagnosis.spans.flatMap((s) => s.verdicts), ...diagnosis.agent.verdicts]
     return {
@@ -24,7 +27,14 @@ export function reportOfDiagnoses(items: ReadonlyArray<{ source: string; diagnos
       traces: [
         {
           id: diagnosis.traceId,
-          spans: diagnosis.spans.map((s) => ({ id: s.spanId, parentId: s.parentId, name: s.name, kind: s.kind, failed: s.state === 'fail', verdictIds: s.verdicts.flatMap((v) => (v.id === undefined ? [] : [v.id])) })),
+          spans: diagnosis.spans.map((s) => ({
+            id: s.spanId,
+            parentId: s.parentId,
+            name: s.name,
+            kind: s.kind,
+            failed: s.state === 'fail',
+            verdictIds: s.verdicts.flatMap((v) => (v.id === undefined ? [] : [v.id])),
+          })),
         },
       ],
     }
@@ -54,6 +64,10 @@ export function otlpTargetOf(value: string): OtlpTarget {
 }
 
 /** Exports the diagnoses (scrubbed) and returns where they went. */
-export async function exportDiagnoses(items: ReadonlyArray<{ source: string; diagnosis: Diagnosis }>, value: string, startedAt: Date): Promise<string> {
+export async function exportDiagnoses(
+  items: ReadonlyArray<{ source: string; diagnosis: Diagnosis }>,
+  value: string,
+  startedAt: Date,
+): Promise<string> {
   return exportOtlp(scrubDeep(reportOfDiagnoses(items, startedAt)), otlpTargetOf(value))
 }

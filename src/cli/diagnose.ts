@@ -96,9 +96,12 @@ function parse(argv: string[]) {
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
-    if (values.format !== 'text' && values.format !== 'json') throw new UsageError(`--format must be text or json, not "${values.format}"`)
-    if (!values.help && positionals.length === 0) throw new UsageError('give at least one trace file, directory or glob')
-    if (values.otlp !== undefined && values.otlp.trim() === '') throw new UsageError('--otlp needs an OTLP/HTTP base URL (http://localhost:4318) or a file path')
+    if (values.format !== 'text' && values.format !== 'json')
+      throw new UsageError(`--format must be text or json, not "${values.format}"`)
+    if (!values.help && positionals.length === 0)
+      throw new UsageError('give at least one trace file, directory or glob')
+    if (values.otlp !== undefined && values.otlp.trim() === '')
+      throw new UsageError('--otlp needs an OTLP/HTTP base URL (http://localhost:4318) or a file path')
     const judgeOptions = {
       ...(values.select !== undefined ? { select: parseSelect(values.select) } : {}),
       ...(values.policy !== undefined ? { policy: parsePolicy(values.policy) } : {}),
@@ -140,12 +143,16 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     judge = args.judge !== undefined ? defineJudge(parseJudgeSpec(args.judge)) : judgeFromEnv()
   } catch (error) {
     if (!(error instanceof JudgeConfigError)) throw error
-    stderr.write(`agent-verdict diagnose: ${error.message.replace('AGENT_VERDICT_JUDGE=', args.judge !== undefined ? '--judge ' : 'AGENT_VERDICT_JUDGE=')}\n`)
+    stderr.write(
+      `agent-verdict diagnose: ${error.message.replace('AGENT_VERDICT_JUDGE=', args.judge !== undefined ? '--judge ' : 'AGENT_VERDICT_JUDGE=')}\n`,
+    )
     return 2
   }
 
   if (args.otlp !== undefined && !judge) {
-    stderr.write('agent-verdict diagnose: --otlp exports judge verdicts, and no judge is configured (--judge or AGENT_VERDICT_JUDGE): nothing to export\n')
+    stderr.write(
+      'agent-verdict diagnose: --otlp exports judge verdicts, and no judge is configured (--judge or AGENT_VERDICT_JUDGE): nothing to export\n',
+    )
     return 2
   }
 
@@ -153,7 +160,10 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   const files: string[] = []
   for (const { arg, files: found } of await expandTraceArgs(args.paths)) {
     if (found.length === 0) {
-      inputErrors.push({ source: arg, message: `no trace files were found at ${arg}; directories are searched for **/*.{json,jsonl} — check the path or the glob` })
+      inputErrors.push({
+        source: arg,
+        message: `no trace files were found at ${arg}; directories are searched for **/*.{json,jsonl} — check the path or the glob`,
+      })
     }
     for (const f of found) if (!files.includes(f)) files.push(f)
   }
@@ -182,7 +192,10 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     let traces: Trace[]
     try {
       traces = await loadTraceFile(files[i])
-      if (traces.length === 0) throw new TraceFormatError('no spans found: the file holds no spans; check that the exporter ran and flushed', { file: files[i] })
+      if (traces.length === 0)
+        throw new TraceFormatError('no spans found: the file holds no spans; check that the exporter ran and flushed', {
+          file: files[i],
+        })
     } catch (error) {
       inputErrors.push({ source: files[i], message: fileErrorMessage(files[i], error) })
       return
@@ -203,7 +216,12 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     let entry = traceEntry(trace, findings, files[i])
     let diagnosis: Diagnosis | undefined
     if (judge) {
-      diagnosis = await diagnoseWithProgress(trace, { judge, ...args.judgeOptions }, stderr, files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '')
+      diagnosis = await diagnoseWithProgress(
+        trace,
+        { judge, ...args.judgeOptions },
+        stderr,
+        files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '',
+      )
       diagnoses.push(diagnosis)
       if (args.otlp !== undefined) exported.push({ source: files[i], diagnosis })
       entry = { ...entry, diagnosis }
@@ -228,16 +246,29 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
 
   const judgeConfigured = judge !== undefined
   const judgeSection = judgeConfigured
-    ? { configured: true, skipped: args.judgeOptions.agent ? [] : JUDGE_METRICS.filter((m) => m.startsWith('agent.')), message: costLine(diagnoses) }
+    ? {
+        configured: true,
+        skipped: args.judgeOptions.agent ? [] : JUDGE_METRICS.filter((m) => m.startsWith('agent.')),
+        message: costLine(diagnoses),
+      }
     : { configured: false, skipped: [...JUDGE_METRICS], message: NO_JUDGE_MESSAGE }
 
   // A folder full of other JSON (annotations, configs) must not flood the terminal: name the first few.
-  for (const e of inputErrors.slice(0, MAX_ERRORS_SHOWN)) stderr.write(`agent-verdict diagnose: ${terminalSafe(e.message)}\n`)
+  for (const e of inputErrors.slice(0, MAX_ERRORS_SHOWN))
+    stderr.write(`agent-verdict diagnose: ${terminalSafe(e.message)}\n`)
   if (inputErrors.length > MAX_ERRORS_SHOWN) {
-    stderr.write(`agent-verdict diagnose: … ${inputErrors.length - MAX_ERRORS_SHOWN} more files could not be read as traces (all are listed in inputErrors of --format json)\n`)
+    stderr.write(
+      `agent-verdict diagnose: … ${inputErrors.length - MAX_ERRORS_SHOWN} more files could not be read as traces (all are listed in inputErrors of --format json)\n`,
+    )
   }
   if (keepEntries) {
-    const report: DiagnoseReport = DiagnoseReportSchema.parse({ schemaVersion: DIAGNOSE_SCHEMA_VERSION, traces: entries, inputErrors, summary, judge: judgeSection })
+    const report: DiagnoseReport = DiagnoseReportSchema.parse({
+      schemaVersion: DIAGNOSE_SCHEMA_VERSION,
+      traces: entries,
+      inputErrors,
+      summary,
+      judge: judgeSection,
+    })
     const json = `${JSON.stringify(report, null, 2)}\n`
     if (args.json) {
       await mkdir(dirname(args.json), { recursive: true })
@@ -248,7 +279,10 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
       if (judgeConfigured) stderr.write(`${judgeSection.message}\n`)
     }
   }
-  if (text) stdout.write(`${summary.findings > 0 ? `${wrapBlock(TREE_LEGEND, width)}\n\n` : ''}${wrapBlock(renderSummaryText(summary, judgeSection.message), width)}`)
+  if (text)
+    stdout.write(
+      `${summary.findings > 0 ? `${wrapBlock(TREE_LEGEND, width)}\n\n` : ''}${wrapBlock(renderSummaryText(summary, judgeSection.message), width)}`,
+    )
   if (args.json && text) stdout.write(`wrote ${args.json}\n`)
   if (args.otlp !== undefined) {
     try {
@@ -285,7 +319,13 @@ function countsByCategory(findings: readonly Finding[]): string {
 }
 
 /** One trace's block of the text output: the span tree with findings marked, warnings, a summary line. */
-function renderTraceText(entry: DiagnoseTrace, trace: Trace, findings: Finding[], diagnosis: Diagnosis | undefined, options: { full: boolean; color: boolean; width: number }): string {
+function renderTraceText(
+  entry: DiagnoseTrace,
+  trace: Trace,
+  findings: Finding[],
+  diagnosis: Diagnosis | undefined,
+  options: { full: boolean; color: boolean; width: number },
+): string {
   const out: string[] = []
   // Everything but the tree (which fits itself, colours included) is plain text wrapped to the width;
   // judged data (names, reasons, warnings quoting span names) is made terminal-safe first.
@@ -293,7 +333,11 @@ function renderTraceText(entry: DiagnoseTrace, trace: Trace, findings: Finding[]
   const source = terminalSafe(entry.source)
   const header = `${source}  trace ${entry.traceId}  (${trace.size} spans)`
   // A long path gets a line of its own (cut from the left: the file name is what a reader needs).
-  out.push(columns(header) <= options.width ? header : `${shortenLeft(source, options.width)}\n${plain(`  trace ${entry.traceId}  (${trace.size} spans)`)}`)
+  out.push(
+    columns(header) <= options.width
+      ? header
+      : `${shortenLeft(source, options.width)}\n${plain(`  trace ${entry.traceId}  (${trace.size} spans)`)}`,
+  )
   out.push(renderTraceTree(trace, diagnosis ? [...findings, ...judgeMarks(diagnosis)] : findings, options).trimEnd())
   if (diagnosis) out.push(renderJudgeSummary(diagnosis).trimEnd().split('\n').map(plain).join('\n'))
   for (const w of entry.warnings.slice(0, 5)) out.push(plain(`  warning: ${w.message}`))
@@ -309,7 +353,9 @@ function renderTraceText(entry: DiagnoseTrace, trace: Trace, findings: Finding[]
 
 /** The closing lines of the text output: counts over every trace, then what the judge did (or that none ran). */
 function renderSummaryText(s: DiagnoseSummary, judgeMessage: string): string {
-  const byCat = Object.entries(s.byCategory).map(([c, n]) => `${c} ${n}`).join(', ')
+  const byCat = Object.entries(s.byCategory)
+    .map(([c, n]) => `${c} ${n}`)
+    .join(', ')
   const counts = `diagnosed ${s.traces} trace${s.traces === 1 ? '' : 's'} (${s.spans} spans): ${s.findings} finding${s.findings === 1 ? '' : 's'} in ${s.tracesWithFindings} trace${s.tracesWithFindings === 1 ? '' : 's'}${byCat ? ` (${byCat})` : ''}${s.inputErrors > 0 ? `; ${s.inputErrors} input error${s.inputErrors === 1 ? '' : 's'}` : ''}`
   return `${counts}\n${judgeMessage}\n`
 }

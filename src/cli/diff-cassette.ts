@@ -12,7 +12,9 @@ import type { DiffItem } from '../report/diff'
 // so its outcome is known without a threshold; a 1–5 reply's outcome depends on the assertion's
 // threshold, which a version-1 cassette does not store, so only its score is compared. Labelled entries
 // (format 2) carry the matcher's own outcome and score.
-const SCALES = new Map<string, MetricScale>([correctnessMetric, faithfulnessMetric, instructionFollowingMetric, qualityMetric].map((m) => [m.name, m.scale]))
+const SCALES = new Map<string, MetricScale>(
+  [correctnessMetric, faithfulnessMetric, instructionFollowingMetric, qualityMetric].map((m) => [m.name, m.scale]),
+)
 
 /**
  * Diff items of one cassette file (`<dir>/__verdicts__/<test file>.json`, any format version this package
@@ -40,7 +42,14 @@ export function itemsFromCassette(testFile: string, text: string, where: string)
       // One entry's cost belongs to its first verdict, so totals are not counted once per aspect.
       e.verdicts.forEach((v, i) => {
         const itemKey = `${testFile} › ${e.test} › ${v.metric}${e.span ? ` › ${e.span}` : ''}`
-        const item: DiffItem = { key: itemKey, outcome: v.outcome, score: scoreOf(v.score), reason: v.reason, tokens: i === 0 ? tokens : 0, costUsd: i === 0 ? e.costUsd : 0 }
+        const item: DiffItem = {
+          key: itemKey,
+          outcome: v.outcome,
+          score: scoreOf(v.score),
+          reason: v.reason,
+          tokens: i === 0 ? tokens : 0,
+          costUsd: i === 0 ? e.costUsd : 0,
+        }
         const seen = labelled.get(itemKey)
         if (!seen || seen.recordedAt < e.recordedAt) labelled.set(itemKey, { item, recordedAt: e.recordedAt })
       })

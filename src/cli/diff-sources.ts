@@ -21,7 +21,9 @@ function reportItems(text: string, where: string): DiffItem[] {
   try {
     json = JSON.parse(text)
   } catch (error) {
-    throw new Error(`agent-verdict report diff: ${where} is not valid JSON (${(error as Error).message}); pass a report artifact or a folder of cassettes`)
+    throw new Error(
+      `agent-verdict report diff: ${where} is not valid JSON (${(error as Error).message}); pass a report artifact or a folder of cassettes`,
+    )
   }
   try {
     return itemsFromReport(parseReport(json, where))
@@ -53,7 +55,9 @@ export async function loadSide(path: string): Promise<DiffSide> {
   try {
     info = await stat(path)
   } catch {
-    throw new Error(`agent-verdict report diff: ${path} does not exist; pass a report JSON, a folder with __verdicts__ cassettes, or --base-ref <git ref>`)
+    throw new Error(
+      `agent-verdict report diff: ${path} does not exist; pass a report JSON, a folder with __verdicts__ cassettes, or --base-ref <git ref>`,
+    )
   }
   if (info.isFile()) return { label: path, items: reportItems(await readFile(path, 'utf8'), path) }
   const files = await cassetteFiles(path)
@@ -90,7 +94,9 @@ export async function loadSideAtRef(ref: string, headPath: string): Promise<Diff
     throw new Error(`agent-verdict report diff: unknown git ref "${ref}" (fetch it first, e.g. git fetch origin main)`)
   })
   if (info?.isFile()) return { label, items: reportItems(await git(top, ['show', `${ref}:${inRepo}`]), label) }
-  const listed = (await git(top, ['ls-tree', '-r', '--name-only', ref, '--', inRepo || '.'])).split('\n').filter((f) => /(^|\/)__verdicts__\/[^/]+\.json$/.test(f))
+  const listed = (await git(top, ['ls-tree', '-r', '--name-only', ref, '--', inRepo || '.']))
+    .split('\n')
+    .filter((f) => /(^|\/)__verdicts__\/[^/]+\.json$/.test(f))
   const items: DiffItem[] = []
   for (const f of listed.sort()) {
     const testFile = toPosix(relative(inRepo, join(dirname(dirname(f)), basename(f, '.json'))))

@@ -27,13 +27,15 @@ function parseLatency(text: string): FakeJudgeLatency {
   const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(text)
   if (range) return { min: Number(range[1]), max: Number(range[2]) }
   const ms = Number(text)
-  if (text.trim() === '' || !Number.isFinite(ms) || ms < 0) throw new UsageError(`--latency must be milliseconds (100) or a range (50-150), got '${text}'`)
+  if (text.trim() === '' || !Number.isFinite(ms) || ms < 0)
+    throw new UsageError(`--latency must be milliseconds (100) or a range (50-150), got '${text}'`)
   return ms
 }
 
 function parsePort(text: string): number {
   const port = Number(text)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got '${text}'`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be an integer 0-65535, got '${text}'`)
   return port
 }
 
@@ -117,12 +119,16 @@ export async function fakeJudgeCommand(argv: string[], io: FakeJudgeCommandOptio
     }
     const code = (error as NodeJS.ErrnoException).code
     const hint = code === 'EADDRINUSE' ? ' — the port is taken; pick another with --port or use --port 0' : ''
-    stderr.write(`agent-verdict fake-judge: cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${(error as Error).message}${hint}\n`)
+    stderr.write(
+      `agent-verdict fake-judge: cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${(error as Error).message}${hint}\n`,
+    )
     return 1
   }
   const done = stopped(io.signal)
   stdout.write(`${judge.baseURL}\n`)
-  stderr.write(`fake judge listening; point agent-verdict at it with:\n  AGENT_VERDICT_JUDGE=openai-compatible:${judge.baseURL}#${options.model ?? 'fake-judge'}\nCtrl-C stops it.\n`)
+  stderr.write(
+    `fake judge listening; point agent-verdict at it with:\n  AGENT_VERDICT_JUDGE=openai-compatible:${judge.baseURL}#${options.model ?? 'fake-judge'}\nCtrl-C stops it.\n`,
+  )
   const why = await done
   await judge.close()
   stderr.write(`fake judge stopped (${why}) after ${judge.stats.requests} requests\n`)

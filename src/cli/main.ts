@@ -14,7 +14,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./bench')).benchCommand,
   },
   report: {
-    summary: 'merge CI shards\u2019 report artifacts, render one as HTML or JUnit XML, check suite gates, diff two runs',
+    summary:
+      'merge CI shards\u2019 report artifacts, render one as HTML or JUnit XML, check suite gates, diff two runs',
     load: async () => (await import('./report')).reportCommand,
   },
   calibrate: {
@@ -30,7 +31,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: async () => (await import('./batch')).batchCommand,
   },
   record: {
-    summary: 'record --batch -- <test command>: record the suite\u2019s verdicts through a batch API (about half price)',
+    summary:
+      'record --batch -- <test command>: record the suite\u2019s verdicts through a batch API (about half price)',
     load: async () => (await import('./batch')).recordCommand,
   },
   'fake-judge': {
@@ -69,7 +71,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[first]
   if (!command) {
-    process.stderr.write(`agent-verdict: unknown command '${first}'. Run \`agent-verdict --help\` for the list of commands.\n`)
+    process.stderr.write(
+      `agent-verdict: unknown command '${first}'. Run \`agent-verdict --help\` for the list of commands.\n`,
+    )
     return 2
   }
   return (await command.load())(rest)

@@ -54,7 +54,8 @@ export function formatDuration(ns: number): string {
   return `${Math.round(ns / 1e3)}µs`
 }
 
-const indentWith = (cap: number) => (depth: number) => (depth <= cap ? '  '.repeat(depth) : `${'  '.repeat(cap)}[depth ${depth}] `)
+const indentWith = (cap: number) => (depth: number) =>
+  depth <= cap ? '  '.repeat(depth) : `${'  '.repeat(cap)}[depth ${depth}] `
 
 const paint = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s)
 
@@ -71,7 +72,9 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
   const dim = paint(options.color === true, '2')
   const width = options.width ?? Infinity
   // Indentation stops where a line would have no room left for the span itself (20 levels at 80 columns).
-  const cap = Number.isFinite(width) ? Math.max(4, Math.min(MAX_INDENT_LEVELS, Math.floor((width - 40) / 2))) : MAX_INDENT_LEVELS
+  const cap = Number.isFinite(width)
+    ? Math.max(4, Math.min(MAX_INDENT_LEVELS, Math.floor((width - 40) / 2)))
+    : MAX_INDENT_LEVELS
   const indent = indentWith(cap)
   const bySpan = new Map<string, Finding[]>()
   for (const f of findings) {
@@ -109,18 +112,25 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
     const shownName = columns(name) <= room ? name : shorten(name, Math.max(MIN_NAME, room))
     let line = `${marked ? red('✗') : ' '}${head.slice(1)}${shownName}${rest.map(([t, p]) => `  ${p ? p(t) : t}`).join('')}`
     // Very deep trees on narrow terminals: nothing left to drop, so the line itself is cut.
-    if (columns(head) + columns(shownName) + tailWidth() > width) line = shorten(`${head}${shownName}${rest.map(([t]) => `  ${t}`).join('')}`, width)
+    if (columns(head) + columns(shownName) + tailWidth() > width)
+      line = shorten(`${head}${shownName}${rest.map(([t]) => `  ${t}`).join('')}`, width)
     lines.push(line)
     for (const f of bySpan.get(span.id) ?? []) {
       const pad = `  ${'  '.repeat(Math.min(depth, cap))}    `
       const category = `✗ ${terminalSafe(f.category)}`
       const reason = wrapLine(`${pad}${category}: ${terminalSafe(f.reason)}`, width, `${pad}  `)
-      reason[0] = reason[0].startsWith(`${pad}${category}`) ? `${pad}${red(category)}${reason[0].slice(pad.length + category.length)}` : reason[0]
+      reason[0] = reason[0].startsWith(`${pad}${category}`)
+        ? `${pad}${red(category)}${reason[0].slice(pad.length + category.length)}`
+        : reason[0]
       lines.push(...reason)
       const raw = terminalSafe(f.evidence)
       const evidence = raw.length > EVIDENCE_CHARS ? `${raw.slice(0, EVIDENCE_CHARS)}…` : raw
       const from = f.evidenceSpanId ? ` (from span ${shortSpanId(f.evidenceSpanId, '')})` : ''
-      lines.push(...wrapLine(`${pad}evidence${from}: ${JSON.stringify(evidence)}`, width, `${pad}  `, EVIDENCE_LINES).map((l) => dim(l)))
+      lines.push(
+        ...wrapLine(`${pad}evidence${from}: ${JSON.stringify(evidence)}`, width, `${pad}  `, EVIDENCE_LINES).map((l) =>
+          dim(l),
+        ),
+      )
     }
   }
 
@@ -139,7 +149,8 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
       const run = kids.slice(i, j)
       for (const s of run.slice(0, SHOWN_CLEAN_RUN)) frames.push({ span: s, depth })
       const rest = run.slice(SHOWN_CLEAN_RUN)
-      if (rest.length > 0) frames.push({ more: rest.reduce((n, s) => n + size.get(s.id)!, 0), count: rest.length, depth })
+      if (rest.length > 0)
+        frames.push({ more: rest.reduce((n, s) => n + size.get(s.id)!, 0), count: rest.length, depth })
       i = j - 1
     }
     for (let k = frames.length - 1; k >= 0; k--) stack.push(frames[k])
@@ -148,7 +159,9 @@ export function renderTraceTree(trace: Trace, findings: readonly Finding[], opti
   while (stack.length > 0) {
     const frame = stack.pop()!
     if ('more' in frame) {
-      lines.push(`  ${indent(frame.depth)}${dim(`… ${frame.more} more ok span${frame.more === 1 ? '' : 's'}${frame.count < frame.more ? ` in ${frame.count} subtrees` : ''}`)}`)
+      lines.push(
+        `  ${indent(frame.depth)}${dim(`… ${frame.more} more ok span${frame.more === 1 ? '' : 's'}${frame.count < frame.more ? ` in ${frame.count} subtrees` : ''}`)}`,
+      )
       continue
     }
     const { span, depth } = frame

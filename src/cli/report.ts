@@ -57,7 +57,9 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
       const merged = mergeReports(await Promise.all(files.map((f) => readReport(f))))
       const out = await writeReport(args.values.out ?? 'agent-verdict-report.json', merged)
       const t = merged.run.totals
-      stdout.write(`merged ${files.length} reports (${merged.tests.length} tests, ${t.assertions} assertions, ${t.failed} failed, ${t.verdicts} verdicts) into ${out}\n`)
+      stdout.write(
+        `merged ${files.length} reports (${merged.tests.length} tests, ${t.assertions} assertions, ${t.failed} failed, ${t.verdicts} verdicts) into ${out}\n`,
+      )
       return 0
     }
     if (sub === 'html') {
@@ -84,23 +86,45 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
       } catch (error) {
         return usage(stderr, (error as Error).message)
       }
-      if (Object.keys(gates).length === 0) return usage(stderr, 'gate needs at least one limit (--min-pass-rate, --max-unjudgeable, --max-cost-usd, --metric-min, --metric-min-score or --gates)')
+      if (Object.keys(gates).length === 0)
+        return usage(
+          stderr,
+          'gate needs at least one limit (--min-pass-rate, --max-unjudgeable, --max-cost-usd, --metric-min, --metric-min-score or --gates)',
+        )
       const results = evaluateGates(await readReport(files[0]), gates)
       for (const r of results) (r.ok ? stdout : stderr).write(`${r.line}\n`)
       const broken = results.filter((r) => !r.ok).length
-      stdout.write(broken === 0 ? `all ${results.length} gates hold\n` : `${broken} of ${results.length} gates broken\n`)
+      stdout.write(
+        broken === 0 ? `all ${results.length} gates hold\n` : `${broken} of ${results.length} gates broken\n`,
+      )
       return broken === 0 ? 0 : 1
     }
     if (sub === 'diff') {
       const ref = args.values['base-ref']
-      if (ref ? files.length !== 1 : files.length !== 2) return usage(stderr, ref ? 'diff --base-ref takes exactly one head (a report JSON or a folder)' : 'diff takes a base and a head (or --base-ref <ref> and a head)')
+      if (ref ? files.length !== 1 : files.length !== 2)
+        return usage(
+          stderr,
+          ref
+            ? 'diff --base-ref takes exactly one head (a report JSON or a folder)'
+            : 'diff takes a base and a head (or --base-ref <ref> and a head)',
+        )
       const failOn = args.values['fail-on']
-      if (failOn !== undefined && failOn !== 'regression' && failOn !== 'change') return usage(stderr, `--fail-on takes regression or change, got "${failOn}"`)
+      if (failOn !== undefined && failOn !== 'regression' && failOn !== 'change')
+        return usage(stderr, `--fail-on takes regression or change, got "${failOn}"`)
       if (args.values.json && args.values.markdown) return usage(stderr, 'choose one of --json and --markdown')
       const head = files[files.length - 1]
-      const [baseSide, headSide] = await Promise.all([ref ? loadSideAtRef(ref, head) : loadSide(files[0]), loadSide(head)])
+      const [baseSide, headSide] = await Promise.all([
+        ref ? loadSideAtRef(ref, head) : loadSide(files[0]),
+        loadSide(head),
+      ])
       const diff = diffVerdicts(baseSide, headSide)
-      stdout.write(args.values.json ? JSON.stringify(diff, null, 2) + '\n' : args.values.markdown ? renderDiffMarkdown(diff) : renderDiffText(diff))
+      stdout.write(
+        args.values.json
+          ? JSON.stringify(diff, null, 2) + '\n'
+          : args.values.markdown
+            ? renderDiffMarkdown(diff)
+            : renderDiffText(diff),
+      )
       const changed = diff.flipped.length + diff.scoreChanges.length + diff.added.length + diff.removed.length > 0
       return (failOn === 'regression' && diff.regressions > 0) || (failOn === 'change' && changed) ? 1 : 0
     }
@@ -156,7 +180,9 @@ async function gatesFromArgs(values: ParsedValues): Promise<Gates> {
     if (v.trim() === '' || !Number.isFinite(n)) throw new Error(`--${flag} needs a number, got "${v}"`)
     return n
   }
-  const metrics: Record<string, { minPassRate?: number; minMeanScore?: number }> = { ...((fromFile.metrics as object) ?? {}) }
+  const metrics: Record<string, { minPassRate?: number; minMeanScore?: number }> = {
+    ...((fromFile.metrics as object) ?? {}),
+  }
   const perMetric = (flag: string, key: 'minPassRate' | 'minMeanScore', list: string[] | undefined) => {
     for (const item of list ?? []) {
       const eq = item.lastIndexOf('=')

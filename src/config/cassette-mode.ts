@@ -51,7 +51,10 @@ const MODE_HELP = [
 export function readCassetteMode(value: string, from: string = MODE_ENV): CassetteMode {
   const parsed = CassetteModeSchema.safeParse(value.trim().toLowerCase())
   if (parsed.success) return parsed.data
-  throw new SettingError(`${from}=${JSON.stringify(value)} is not a cassette mode — use one of:\n  ${MODE_HELP.join('\n  ')}`, from)
+  throw new SettingError(
+    `${from}=${JSON.stringify(value)} is not a cassette mode — use one of:\n  ${MODE_HELP.join('\n  ')}`,
+    from,
+  )
 }
 
 /**

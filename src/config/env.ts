@@ -42,6 +42,7 @@ export function isTruthyEnv(value: string | undefined): boolean {
 export function parsePositive(raw: string | undefined, name: string): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name}="${raw}" must be a positive integer (e.g. ${name}=8), or unset`)
+  if (!Number.isInteger(n) || n < 1)
+    throw new RangeError(`${name}="${raw}" must be a positive integer (e.g. ${name}=8), or unset`)
   return n
 }

@@ -24,7 +24,8 @@ export type JudgeSpec =
   | ({ provider: 'bedrock'; model: string } & Omit<JudgeSpecOptions, 'headers'>)
 
 /** Options accepted after the model in `AGENT_VERDICT_JUDGE`, e.g. `openai:gpt-4.1;timeout=20s;retry=30s`. */
-const SPEC_OPTIONS = 'timeout=DURATION (per call), retry=DURATION (total retry budget), concurrency=N, header.NAME=VALUE (openai only)'
+const SPEC_OPTIONS =
+  'timeout=DURATION (per call), retry=DURATION (total retry budget), concurrency=N, header.NAME=VALUE (openai only)'
 
 /**
  * Why `url` cannot be a judge base URL because it carries credentials (`http://user:pass@host`), or
@@ -69,7 +70,10 @@ export function readJudgeSpec(spec: string, setting: string = JUDGE_ENV): JudgeS
   // Registered before any refusal below, so a refused spec cannot leak them either.
   if (options.headers) registerHeaderSecrets(options.headers)
   if (provider === 'bedrock') {
-    if (options.headers) throw bad('header.NAME=VALUE is for openai and openai-compatible judges; Bedrock signs its requests with AWS credentials')
+    if (options.headers)
+      throw bad(
+        'header.NAME=VALUE is for openai and openai-compatible judges; Bedrock signs its requests with AWS credentials',
+      )
     return { provider, model: rest || DEFAULT_BEDROCK_MODEL, ...options }
   }
   if (provider === 'openai') {
@@ -140,11 +144,13 @@ function parseSpecOptions(text: string, bad: (why: string) => SettingError): Jud
     const raw = eq < 0 ? '' : part.slice(eq + 1).trim()
     if (/^header\./i.test(key)) {
       const name = key.slice('header.'.length)
-      if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || !raw) throw bad(`option "${key}=…" needs a header name and a value`)
+      if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || !raw)
+        throw bad(`option "${key}=…" needs a header name and a value`)
       ;(options.headers ??= {})[name] = raw
     } else if (key === 'timeout' || key === 'retry') {
       const ms = parseDuration(raw)
-      if (ms === undefined || ms <= 0) throw bad(`option ${key}=${raw} needs a duration with a unit, e.g. ${key}=20s or ${key}=1500ms`)
+      if (ms === undefined || ms <= 0)
+        throw bad(`option ${key}=${raw} needs a duration with a unit, e.g. ${key}=20s or ${key}=1500ms`)
       if (key === 'timeout') options.timeoutMs = ms
       else options.maxWaitMs = ms
     } else if (key === 'concurrency') {

@@ -21,9 +21,15 @@ const registered = new Set<string>()
 
 /** Token shapes that are credentials whatever their source (header dumps, URLs, SDK messages). */
 const PATTERNS: Array<[RegExp, string]> = [
-  [/(authorization|x-api-key|api-key|x-amz-security-token)(["']?\s*[:=]\s*["']?)(bearer\s+|basic\s+|aws4-hmac-sha256\s+)?[^\s"',;}]+/gi, '$1$2$3[redacted]'],
+  [
+    /(authorization|x-api-key|api-key|x-amz-security-token)(["']?\s*[:=]\s*["']?)(bearer\s+|basic\s+|aws4-hmac-sha256\s+)?[^\s"',;}]+/gi,
+    '$1$2$3[redacted]',
+  ],
   // Gateway headers such as x-gateway-token or Ocp-Apim-Subscription-Key, when a dump names them.
-  [/\b(x-[\w-]*(?:token|key|secret|auth)|ocp-apim-subscription-key|[\w-]+-(?:token|secret|password)|password|client_secret|api_?key|access_token|refresh_token|session_token|secret_access_key)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',;}&]{6,}/gi, '$1$2[redacted]'],
+  [
+    /\b(x-[\w-]*(?:token|key|secret|auth)|ocp-apim-subscription-key|[\w-]+-(?:token|secret|password)|password|client_secret|api_?key|access_token|refresh_token|session_token|secret_access_key)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',;}&]{6,}/gi,
+    '$1$2[redacted]',
+  ],
   [/\bbearer\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/gi, 'Bearer [redacted]'],
   [/\bsk-(?!\[redacted\])[A-Za-z0-9_-]{8,}/g, 'sk-[redacted]'],
   [/\b(AKIA|ASIA)[A-Z0-9]{12,}\b/g, '$1[redacted]'],
@@ -33,7 +39,8 @@ const PATTERNS: Array<[RegExp, string]> = [
 ]
 
 /** Matches wherever one of PATTERNS could: their distinctive parts, in one alternation. */
-const TRIGGER = /authorization|api[-_]?key|x-amz|x-[\w-]*(?:token|key|secret|auth)|ocp-apim|token|secret|password|bearer|sk-|AKIA|ASIA|Signature=|Credential=|:\/\/[^\s/?#@"'<>]+@/i
+const TRIGGER =
+  /authorization|api[-_]?key|x-amz|x-[\w-]*(?:token|key|secret|auth)|ocp-apim|token|secret|password|bearer|sk-|AKIA|ASIA|Signature=|Credential=|:\/\/[^\s/?#@"'<>]+@/i
 
 /**
  * Registers a credential value (e.g. an `apiKey` passed in code) so it is scrubbed like env keys.
@@ -137,7 +144,9 @@ export function scrubDeep<T>(value: T): T {
   // Looked up once per call: a report can hold 100k strings.
   const secrets = knownSecrets()
   const root: { v: unknown } = { v: value }
-  const stack: Array<[Record<string | number, unknown>, string | number, unknown]> = [[root as Record<string, unknown>, 'v', value]]
+  const stack: Array<[Record<string | number, unknown>, string | number, unknown]> = [
+    [root as Record<string, unknown>, 'v', value],
+  ]
   while (stack.length > 0) {
     const [parent, key, current] = stack.pop()!
     if (typeof current === 'string') {
@@ -171,9 +180,11 @@ function knownSecrets(): string[] {
   // Header values and URL userinfo in AGENT_VERDICT_JUDGE count in every process (reporters included).
   const spec = process.env.AGENT_VERDICT_JUDGE
   if (spec) {
-    for (const m of spec.matchAll(/;\s*header\.[^=;]+=([^;]*)/gi)) if (m[1].trim().length >= MIN_SECRET_LENGTH) values.push(m[1].trim())
+    for (const m of spec.matchAll(/;\s*header\.[^=;]+=([^;]*)/gi))
+      if (m[1].trim().length >= MIN_SECRET_LENGTH) values.push(m[1].trim())
     const userinfo = /:\/\/([^/?#\s]*)@/.exec(spec)?.[1]
-    if (userinfo) for (const part of [userinfo, ...userinfo.split(':')]) if (part.length >= MIN_SECRET_LENGTH) values.push(part)
+    if (userinfo)
+      for (const part of [userinfo, ...userinfo.split(':')]) if (part.length >= MIN_SECRET_LENGTH) values.push(part)
   }
   // JSON-escaped and URL-encoded copies of each value too (a judge echoing a header dump).
   const forms = new Set<string>()

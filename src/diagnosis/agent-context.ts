@@ -37,19 +37,41 @@ const SAFETY_TOKENS = 64
  * @example
  * agentPrompts(trace, steps, toolAbuseFacts(steps), { system: SYSTEM, schema: AgentJudgementSchema, budgetTokens: 16_000 }).length // 1
  */
-export function agentPrompts(trace: Trace, steps: readonly CompactStep[], facts: ToolAbuseFacts, options: AgentPromptOptions): AgentPrompt[] {
+export function agentPrompts(
+  trace: Trace,
+  steps: readonly CompactStep[],
+  facts: ToolAbuseFacts,
+  options: AgentPromptOptions,
+): AgentPrompt[] {
   const header = headerTexts(trace, steps, facts, options.goal)
-  const frame = estimateTokens(assemble(header.map(() => '-'), '-')) + requestTokens(options.system, '', options.schema) + SAFETY_TOKENS
+  const frame =
+    estimateTokens(
+      assemble(
+        header.map(() => '-'),
+        '-',
+      ),
+    ) +
+    requestTokens(options.system, '', options.schema) +
+    SAFETY_TOKENS
   const available = options.budgetTokens - frame
-  if (available < 400) throw new RangeError(`budgetTokens ${options.budgetTokens} leaves no room for the agent-level prompt; raise the budget`)
-  const grants = allocate(Math.floor(available * HEADER_SHARE), header.map((h) => ({ wants: fencedTokens(h.text), weight: h.weight })))
+  if (available < 400)
+    throw new RangeError(
+      `budgetTokens ${options.budgetTokens} leaves no room for the agent-level prompt; raise the budget`,
+    )
+  const grants = allocate(
+    Math.floor(available * HEADER_SHARE),
+    header.map((h) => ({ wants: fencedTokens(h.text), weight: h.weight })),
+  )
   const headerParts = header.map((h, i) => fitFenced(grants[i], (n) => headTail(h.text, n)))
   const lines = steps.map(stepLine)
   let room = available - headerParts.reduce((n, h) => n + fencedTokens(h), 0)
   for (let attempt = 0; attempt < 8; attempt++) {
     const chunks = pack(lines, room)
     const prompts = chunks.map((chunk, k) => {
-      const label = chunks.length > 1 ? `part ${k + 1} of ${chunks.length} (steps ${chunk.from + 1}–${chunk.from + chunk.lines.length} of ${lines.length})\n` : ''
+      const label =
+        chunks.length > 1
+          ? `part ${k + 1} of ${chunks.length} (steps ${chunk.from + 1}–${chunk.from + chunk.lines.length} of ${lines.length})\n`
+          : ''
       const text = assemble(headerParts, `${label}${chunk.lines.join('\n') || '(no steps recorded)'}`)
       return { text, tokens: requestTokens(options.system, text, options.schema) }
     })
@@ -66,10 +88,18 @@ function assemble(header: string[], steps: string): string {
   return sections(...HEADER_TAGS.map((tag, i) => section(tag, header[i] || '-')), section('steps', steps))
 }
 
-function headerTexts(trace: Trace, steps: readonly CompactStep[], facts: ToolAbuseFacts, goal: string | undefined): Array<{ text: string; weight: number }> {
+function headerTexts(
+  trace: Trace,
+  steps: readonly CompactStep[],
+  facts: ToolAbuseFacts,
+  goal: string | undefined,
+): Array<{ text: string; weight: number }> {
   const task = runTask(trace)
   const goalText = goal ? (task ? `${goal}\n\n(the agent's task was: ${task})` : goal) : task
-  const plans = steps.filter((s) => s.kind === 'plan').map((s) => `[${s.agent || 'agent'}] ${s.plan ?? s.text}`).join('\n\n')
+  const plans = steps
+    .filter((s) => s.kind === 'plan')
+    .map((s) => `[${s.agent || 'agent'}] ${s.plan ?? s.text}`)
+    .join('\n\n')
   return [
     { text: goalText, weight: 2 },
     { text: plans, weight: 2 },
@@ -118,7 +148,10 @@ function pack(lines: readonly string[], room: number): Array<{ from: number; lin
   let from = 0
   lines.forEach((raw, i) => {
     // Sizes are those of the escaped lines: the steps block escapes them (see fence.ts).
-    const line = escapeFenced(raw).length + 1 > maxChars ? fitFenced(Math.floor((maxChars - 1) / CHARS_PER_TOKEN), (n) => headTail(raw, n)) : raw
+    const line =
+      escapeFenced(raw).length + 1 > maxChars
+        ? fitFenced(Math.floor((maxChars - 1) / CHARS_PER_TOKEN), (n) => headTail(raw, n))
+        : raw
     const chars = escapeFenced(line).length
     if (size + chars + 1 > maxChars && current.length > 0) {
       chunks.push({ from, lines: current })

@@ -50,7 +50,11 @@ const MAX_OUTPUT_TOKENS = 1200
  * @example
  * const agent = await runAgentPass(trace, compactSteps(trace), { judge, metrics: [...AGENT_METRICS], budgetTokens: 16_000, threshold: 0.5 })
  */
-export async function runAgentPass(trace: Trace, steps: readonly CompactStep[], options: AgentPassOptions): Promise<AgentPassResult> {
+export async function runAgentPass(
+  trace: Trace,
+  steps: readonly CompactStep[],
+  options: AgentPassOptions,
+): Promise<AgentPassResult> {
   const facts = toolAbuseFacts(steps)
   const root = trace.spans.find((s) => s.kind === 'agent') ?? trace.roots[0]
   const base = { steps: steps.length, repeatedCalls: facts.repeated, unchangedRetries: facts.unchangedRetries }
@@ -63,7 +67,13 @@ export async function runAgentPass(trace: Trace, steps: readonly CompactStep[], 
   const judge = options.judge
   // Built by characters, then counted with the judge's real tokenizer and rebuilt smaller if over budget.
   const prompts = await fitToTokens(
-    (budgetTokens) => agentPrompts(trace, steps, facts, { system: SYSTEM, schema: AgentJudgementSchema, budgetTokens, goal: options.goal }),
+    (budgetTokens) =>
+      agentPrompts(trace, steps, facts, {
+        system: SYSTEM,
+        schema: AgentJudgementSchema,
+        budgetTokens,
+        goal: options.goal,
+      }),
     { budgetTokens: options.budgetTokens, system: SYSTEM, schema: AgentJudgementSchema, judge },
   )
   let done = 0
@@ -74,7 +84,15 @@ export async function runAgentPass(trace: Trace, steps: readonly CompactStep[], 
     group.run(async (signal) => {
       const r = await callJudge(
         judge,
-        { metric: 'agent-diagnosis', promptVersion: PROMPT_VERSION, system: SYSTEM, content: [{ type: 'text', text: p.text }], schema: AgentJudgementSchema, schemaName: 'agent_diagnosis', maxOutputTokens: MAX_OUTPUT_TOKENS },
+        {
+          metric: 'agent-diagnosis',
+          promptVersion: PROMPT_VERSION,
+          system: SYSTEM,
+          content: [{ type: 'text', text: p.text }],
+          schema: AgentJudgementSchema,
+          schemaName: 'agent_diagnosis',
+          maxOutputTokens: MAX_OUTPUT_TOKENS,
+        },
         { scoreOf: (o) => o.completeness.score, signal },
       )
       options.onCall?.(++done, prompts.length)
@@ -84,24 +102,46 @@ export async function runAgentPass(trace: Trace, steps: readonly CompactStep[], 
   await group.settle()
   const results = await Promise.all(runs)
   const responses = results.flatMap((r) => (r.status === 'ok' ? (r.responses as JudgeResponse<unknown>[]) : []))
-  const failed = results.find((r): r is Extract<CallJudgeResult<AgentJudgement>, { status: 'unjudgeable' }> => r.status === 'unjudgeable')
+  const failed = results.find(
+    (r): r is Extract<CallJudgeResult<AgentJudgement>, { status: 'unjudgeable' }> => r.status === 'unjudgeable',
+  )
   const info = judgeInfo(judge, responses, results, Math.round(performance.now() - started))
   const verdicts = failed
     ? unjudgeableVerdicts(wanted, facts, failed.cause, root?.id, options.threshold)
-    : mergedVerdicts(results.map((r) => (r as Extract<typeof r, { status: 'ok' }>).output), wanted, facts, root?.id, options.threshold)
+    : mergedVerdicts(
+        results.map((r) => (r as Extract<typeof r, { status: 'ok' }>).output),
+        wanted,
+        facts,
+        root?.id,
+        options.threshold,
+      )
   if (verdicts.length > 0) verdicts[0].judge = info
   const unjudgeable = results.filter((r) => r.status === 'unjudgeable').length
   const made = countCalls(responses)
-  return { ...base, verdicts, chunks: prompts.length, promptTokens: prompts.map((p) => p.tokens), calls: { made: made.made + unjudgeable, cached: made.cached }, unjudgeable }
+  return {
+    ...base,
+    verdicts,
+    chunks: prompts.length,
+    promptTokens: prompts.map((p) => p.tokens),
+    calls: { made: made.made + unjudgeable, cached: made.cached },
+    unjudgeable,
+  }
 }
 
-function mergedVerdicts(outputs: AgentJudgement[], wanted: Set<AgentMetric>, facts: ToolAbuseFacts, spanId: string | undefined, threshold: number): Verdict[] {
+function mergedVerdicts(
+  outputs: AgentJudgement[],
+  wanted: Set<AgentMetric>,
+  facts: ToolAbuseFacts,
+  spanId: string | undefined,
+  threshold: number,
+): Verdict[] {
   const parts = outputs.length
   return AGENT_ASPECTS.filter((a) => wanted.has(a.metric)).map(({ metric, key, merge }) => {
     let index = parts - 1
-    if (merge === 'min') outputs.forEach((o, i) => {
-      if (o[key].score < outputs[index][key].score) index = i
-    })
+    if (merge === 'min')
+      outputs.forEach((o, i) => {
+        if (o[key].score < outputs[index][key].score) index = i
+      })
     let raw = outputs[index][key].score
     let reason = `${parts > 1 ? `part ${index + 1}/${parts}: ` : ''}${outputs[index][key].reason.trim()}`
     if (metric === 'agent.tool_abuse') {
@@ -110,32 +150,72 @@ function mergedVerdicts(outputs: AgentJudgement[], wanted: Set<AgentMetric>, fac
     }
     const score = (raw - 1) / 4
     const pass = score >= threshold
-    const verdict: Verdict = { id: `agent:${metric}`, metric, level: 'agent', ...(spanId ? { spanId } : {}), scale: 'likert5', raw, score, threshold, pass, outcome: pass ? 'pass' : 'fail', reason }
+    const verdict: Verdict = {
+      id: `agent:${metric}`,
+      metric,
+      level: 'agent',
+      ...(spanId ? { spanId } : {}),
+      scale: 'likert5',
+      raw,
+      score,
+      threshold,
+      pass,
+      outcome: pass ? 'pass' : 'fail',
+      reason,
+    }
     if (metric === 'agent.tool_abuse' && !pass) verdict.category = 'Resource Abuse'
     return verdict
   })
 }
 
-function unjudgeableVerdicts(wanted: Set<AgentMetric>, facts: ToolAbuseFacts, cause: string, spanId: string | undefined, threshold: number): Verdict[] {
+function unjudgeableVerdicts(
+  wanted: Set<AgentMetric>,
+  facts: ToolAbuseFacts,
+  cause: string,
+  spanId: string | undefined,
+  threshold: number,
+): Verdict[] {
   return AGENT_ASPECTS.filter((a) => wanted.has(a.metric)).map(({ metric }) => {
     // The deterministic facts stand on their own: a failure there is a failure, judge or not.
     if (metric === 'agent.tool_abuse' && !facts.pass) return toolAbuseVerdict(facts, spanId)
-    return { id: `agent:${metric}`, metric, level: 'agent', ...(spanId ? { spanId } : {}), scale: 'likert5', raw: null, score: null, threshold, pass: false, outcome: 'unjudgeable', reason: `unjudgeable: ${cause}` } satisfies Verdict
+    return {
+      id: `agent:${metric}`,
+      metric,
+      level: 'agent',
+      ...(spanId ? { spanId } : {}),
+      scale: 'likert5',
+      raw: null,
+      score: null,
+      threshold,
+      pass: false,
+      outcome: 'unjudgeable',
+      reason: `unjudgeable: ${cause}`,
+    } satisfies Verdict
   })
 }
 
 /** Summed over every part's call (failed calls count the tokens their rejected replies cost). */
-function judgeInfo(judge: Judge, responses: JudgeResponse<unknown>[], results: CallJudgeResult<AgentJudgement>[], latencyMs: number): JudgeInfo {
-  const wasted = results.flatMap((r) => (r.status === 'unjudgeable' && r.error instanceof JudgeOutputError && r.error.usage ? [r.error.usage] : []))
+function judgeInfo(
+  judge: Judge,
+  responses: JudgeResponse<unknown>[],
+  results: CallJudgeResult<AgentJudgement>[],
+  latencyMs: number,
+): JudgeInfo {
+  const wasted = results.flatMap((r) =>
+    r.status === 'unjudgeable' && r.error instanceof JudgeOutputError && r.error.usage ? [r.error.usage] : [],
+  )
   const costs = responses.map((r) => r.costUsd)
   return {
     provider: judge.provider,
     model: judge.model,
     promptVersion: PROMPT_VERSION,
     tokens: tokenUsageOf([...responses.map((r) => r.usage), ...wasted]),
-    costUsd: costs.length === 0 || costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
+    costUsd:
+      costs.length === 0 || costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
     latencyMs,
     cached: responses.length > 0 && responses.every((r) => r.cached),
-    calls: judgeCalls(responses, [...results.flatMap((r) => (r.status === 'unjudgeable' ? [r.error] : (r.errors ?? [])))]),
+    calls: judgeCalls(responses, [
+      ...results.flatMap((r) => (r.status === 'unjudgeable' ? [r.error] : (r.errors ?? []))),
+    ]),
   }
 }

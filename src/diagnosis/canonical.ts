@@ -44,7 +44,17 @@ function build(trace: Trace): CanonicalView {
   const keyOf = (s: Span) => {
     let k = keys.get(s.id)
     if (k === undefined) {
-      k = canonical([s.kind, s.name, s.toolName ?? '', s.model ?? '', s.status, s.statusMessage ?? '', s.toolArgs ?? null, s.input ?? null, s.output ?? null])
+      k = canonical([
+        s.kind,
+        s.name,
+        s.toolName ?? '',
+        s.model ?? '',
+        s.status,
+        s.statusMessage ?? '',
+        s.toolArgs ?? null,
+        s.input ?? null,
+        s.output ?? null,
+      ])
       keys.set(s.id, k)
     }
     return k
@@ -57,7 +67,9 @@ function build(trace: Trace): CanonicalView {
   // start is at most 1 ms early on that clock), so a changed answer does not reorder its neighbours.
   const order = (list: readonly Span[]): Span[] => {
     if (list.length < 2) return [...list]
-    const byStart = [...list].sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : compareText(keyOf(a), keyOf(b))))
+    const byStart = [...list].sort((a, b) =>
+      a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : compareText(keyOf(a), keyOf(b)),
+    )
     const out: Span[] = []
     let group: Span[] = [byStart[0]]
     let groupEnd = byStart[0].endNs

@@ -108,7 +108,11 @@ export function traceEntry(trace: Trace, findings: Finding[], source: string): D
     source,
     spans: trace.spans.map(spanEntry),
     findings,
-    warnings: trace.warnings.map((w) => (w.spanId === undefined ? { code: w.code, message: w.message } : { code: w.code, message: w.message, spanId: w.spanId })),
+    warnings: trace.warnings.map((w) =>
+      w.spanId === undefined
+        ? { code: w.code, message: w.message }
+        : { code: w.code, message: w.message, spanId: w.spanId },
+    ),
   }
 }
 

@@ -56,9 +56,13 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
   const budgetTokens = opts.budgetTokens ?? DEFAULT_BUDGET_TOKENS
   const threshold = opts.threshold ?? DEFAULT_SPAN_THRESHOLD
   const policy = opts.policy ?? 'existential'
-  const agentMetrics: AgentMetric[] = opts.agent === false ? [] : opts.agent === true || opts.agent === undefined ? [...AGENT_METRICS] : opts.agent
+  const agentMetrics: AgentMetric[] =
+    opts.agent === false ? [] : opts.agent === true || opts.agent === undefined ? [...AGENT_METRICS] : opts.agent
 
-  const findings = opts.detectors === false ? [] : detect(trace, opts.detectors === true || opts.detectors === undefined ? {} : opts.detectors)
+  const findings =
+    opts.detectors === false
+      ? []
+      : detect(trace, opts.detectors === true || opts.detectors === undefined ? {} : opts.detectors)
   const verdictsBySpan = new Map<string, Verdict[]>()
   const add = (v: Verdict) => {
     const list = verdictsBySpan.get(v.spanId!)
@@ -78,7 +82,15 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
   const group = abortGroup(opts.signal)
   const spanRuns = toJudge.map((span) =>
     group.run(async (signal) => {
-      const r = await judgeSpan(span, { trace, judge: judge!, budgetTokens, threshold, steps, contextSteps: opts.contextSteps ?? DEFAULT_CONTEXT_STEPS, signal })
+      const r = await judgeSpan(span, {
+        trace,
+        judge: judge!,
+        budgetTokens,
+        threshold,
+        steps,
+        contextSteps: opts.contextSteps ?? DEFAULT_CONTEXT_STEPS,
+        signal,
+      })
       opts.onProgress?.({ phase: 'spans', done: ++spansDone, total: toJudge.length })
       return r
     }),
@@ -100,7 +112,9 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
 
   const spans = propagate(trace, verdictsBySpan, policy)
   const leaves = failingLeaves(trace, spans, policy)
-  const infos: JudgeInfo[] = [...spanResults.flatMap((r) => r.verdicts), ...agent.verdicts].flatMap((v) => (v.judge ? [v.judge] : []))
+  const infos: JudgeInfo[] = [...spanResults.flatMap((r) => r.verdicts), ...agent.verdicts].flatMap((v) =>
+    v.judge ? [v.judge] : [],
+  )
   const stats: DiagnosisStats = {
     ...callStats(infos, [...spanResults.map((r) => r.calls), agent.calls]),
     unjudgeable: spanResults.filter((r) => r.unjudgeable).length + agent.unjudgeable,
@@ -125,7 +139,9 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
     findings,
     agent: agentResult,
     stats,
-    skipped: judge ? [] : [...SPAN_METRICS, SPAN_CATEGORY_METRIC, ...agentMetrics.filter((m) => m !== 'agent.tool_abuse')],
+    skipped: judge
+      ? []
+      : [...SPAN_METRICS, SPAN_CATEGORY_METRIC, ...agentMetrics.filter((m) => m !== 'agent.tool_abuse')],
   } satisfies Diagnosis)
 }
 
@@ -138,13 +154,25 @@ function selectionLeaves(trace: Trace, selected: Span[]): Span[] {
 }
 
 /** Calls made vs replayed (an unjudgeable call was still made), tokens and cost from the judge infos. */
-function callStats(infos: JudgeInfo[], calls: Array<{ made: number; cached: number }>): Pick<DiagnosisStats, 'judgeCalls' | 'cachedCalls' | 'tokens' | 'costUsd'> {
+function callStats(
+  infos: JudgeInfo[],
+  calls: Array<{ made: number; cached: number }>,
+): Pick<DiagnosisStats, 'judgeCalls' | 'cachedCalls' | 'tokens' | 'costUsd'> {
   const costs = infos.map((i) => i.costUsd).filter((c): c is number => typeof c === 'number')
   return {
     // Every request that reached the judge (retries and failed samples included), as the report counts them.
-    judgeCalls: infos.length > 0 && infos.every((i) => i.calls) ? infos.reduce((n, i) => n + i.calls!.made, 0) : calls.reduce((n, c) => n + c.made, 0),
-    cachedCalls: infos.length > 0 && infos.every((i) => i.calls) ? infos.reduce((n, i) => n + i.calls!.replayed, 0) : calls.reduce((n, c) => n + c.cached, 0),
-    tokens: { input: infos.reduce((n, i) => n + i.tokens.input, 0), output: infos.reduce((n, i) => n + i.tokens.output, 0) },
+    judgeCalls:
+      infos.length > 0 && infos.every((i) => i.calls)
+        ? infos.reduce((n, i) => n + i.calls!.made, 0)
+        : calls.reduce((n, c) => n + c.made, 0),
+    cachedCalls:
+      infos.length > 0 && infos.every((i) => i.calls)
+        ? infos.reduce((n, i) => n + i.calls!.replayed, 0)
+        : calls.reduce((n, c) => n + c.cached, 0),
+    tokens: {
+      input: infos.reduce((n, i) => n + i.tokens.input, 0),
+      output: infos.reduce((n, i) => n + i.tokens.output, 0),
+    },
     costUsd: costs.length > 0 ? costs.reduce((n, c) => n + c, 0) : null,
   }
 }

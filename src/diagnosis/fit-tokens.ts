@@ -40,7 +40,10 @@ export interface FitOptions {
  * @example
  * const [prompt] = await fitToTokens((b) => [spanPrompt(trace, span, { ...opts, budgetTokens: b })], { budgetTokens: 16_000, system: SYSTEM, schema, judge })
  */
-export async function fitToTokens<P extends { text: string; tokens: number }>(build: (budgetTokens: number) => P[], options: FitOptions): Promise<P[]> {
+export async function fitToTokens<P extends { text: string; tokens: number }>(
+  build: (budgetTokens: number) => P[],
+  options: FitOptions,
+): Promise<P[]> {
   const count = await counterFor(options.judge)
   const schemaText = schemaPromptText(options.schema)
   const measure = async (p: P) => (await count(options.system, p.text + schemaText)) + REQUEST_FRAMING_TOKENS
@@ -54,5 +57,7 @@ export async function fitToTokens<P extends { text: string; tokens: number }>(bu
     // coarse steps, so a small cut can rebuild the very same text (seen on a TRAIL trace at 16,021/16,000).
     budget = Math.floor((budget * options.budgetTokens) / worst) - 64 * 2 ** attempt
   }
-  throw new RangeError(`prompts could not be fitted to ${options.budgetTokens} real tokens after ${MAX_REBUILDS} rebuilds; raise budgetTokens`)
+  throw new RangeError(
+    `prompts could not be fitted to ${options.budgetTokens} real tokens after ${MAX_REBUILDS} rebuilds; raise budgetTokens`,
+  )
 }

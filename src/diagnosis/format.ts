@@ -20,6 +20,8 @@ export function metricLabel(metric: string): string {
  */
 export function formatFailingLeaf(leaf: FailingLeaf): string {
   const score = typeof leaf.raw === 'number' && leaf.score !== null ? ` ${leaf.raw}/5` : ''
-  const what = leaf.category ? `${leaf.category} (${metricLabel(leaf.metric)}${score})` : `${metricLabel(leaf.metric)}${score}`
+  const what = leaf.category
+    ? `${leaf.category} (${metricLabel(leaf.metric)}${score})`
+    : `${metricLabel(leaf.metric)}${score}`
   return `span ${leaf.position}/${leaf.of} ${leaf.kind}:${leaf.name} (id ${leaf.spanId}, path ${leaf.path.join(' › ')}) — ${what}: ${leaf.reason}`
 }

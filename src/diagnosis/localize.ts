@@ -16,7 +16,11 @@ const NAMED_IN_REASON = 2
  * @example
  * failingLeaves(trace, spans, 'existential').map(formatFailingLeaf)
  */
-export function failingLeaves(trace: Trace, spans: readonly DiagnosisSpan[], policy?: PropagationPolicy): FailingLeaf[] {
+export function failingLeaves(
+  trace: Trace,
+  spans: readonly DiagnosisSpan[],
+  policy?: PropagationPolicy,
+): FailingLeaf[] {
   const p = normalizePolicy(policy)
   const byId = new Map(spans.map((s) => [s.spanId, s]))
   const out: FailingLeaf[] = []
@@ -28,7 +32,9 @@ export function failingLeaves(trace: Trace, spans: readonly DiagnosisSpan[], pol
     const category = categories[0]
     const categoryVerdict = failed.find((v) => v.category === category)
     const ancestorsFail = trace.ancestors(s.spanId).every((a) => byId.get(a.id)?.state === 'fail')
-    const propagates = ancestorsFail && (p.type !== 'category' || categories.some((c) => (p.categories as readonly string[]).includes(c)))
+    const propagates =
+      ancestorsFail &&
+      (p.type !== 'category' || categories.some((c) => (p.categories as readonly string[]).includes(c)))
     out.push({
       spanId: s.spanId,
       kind: s.kind,
@@ -43,7 +49,9 @@ export function failingLeaves(trace: Trace, spans: readonly DiagnosisSpan[], pol
       score: primary.scale === 'likert5' ? primary.score : null,
       raw: primary.scale === 'likert5' ? primary.raw : null,
       reason: (categoryVerdict ?? primary).reason,
-      ...(categoryVerdict?.evidence ?? primary.evidence ? { evidence: categoryVerdict?.evidence ?? primary.evidence } : {}),
+      ...((categoryVerdict?.evidence ?? primary.evidence)
+        ? { evidence: categoryVerdict?.evidence ?? primary.evidence }
+        : {}),
       propagates,
       verdictIds: failed.map((v) => v.id).filter((id): id is string => id !== undefined),
     })
@@ -72,7 +80,9 @@ export function countCategories(spans: readonly DiagnosisSpan[]): Diagnosis['cat
   const counts: Partial<Record<ErrorCategory, number>> = {}
   for (const s of spans) {
     const cats = new Set(s.verdicts.filter((v) => v.outcome === 'fail' && v.category).map((v) => v.category!))
-    for (const c of cats) if ((TRAIL_CATEGORIES as readonly string[]).includes(c)) counts[c as ErrorCategory] = (counts[c as ErrorCategory] ?? 0) + 1
+    for (const c of cats)
+      if ((TRAIL_CATEGORIES as readonly string[]).includes(c))
+        counts[c as ErrorCategory] = (counts[c as ErrorCategory] ?? 0) + 1
   }
   return counts
 }
@@ -91,7 +101,13 @@ function shortLeaf(leaf: FailingLeaf): string {
  * traceVerdict(trace, spans, leaves, 'existential', 'judge').reason
  * // '3 failing spans found by … under the existential policy — span 7/15 llm:LiteLLMModel.__call__ (id 4a1f…) — Formatting Errors, instruction following 2/5; …; and 1 more'
  */
-export function traceVerdict(trace: Trace, spans: readonly DiagnosisSpan[], leaves: readonly FailingLeaf[], policy: PropagationPolicy | undefined, mode: 'judge' | 'deterministic'): TraceVerdict {
+export function traceVerdict(
+  trace: Trace,
+  spans: readonly DiagnosisSpan[],
+  leaves: readonly FailingLeaf[],
+  policy: PropagationPolicy | undefined,
+  mode: 'judge' | 'deterministic',
+): TraceVerdict {
   const byId = new Map(spans.map((s) => [s.spanId, s]))
   const rootStates = trace.roots.map((r) => byId.get(r.id)?.state ?? 'unjudged')
   const outcome = rootStates.includes('fail') ? 'fail' : rootStates.includes('unjudgeable') ? 'unjudgeable' : 'pass'
@@ -104,16 +120,32 @@ export function traceVerdict(trace: Trace, spans: readonly DiagnosisSpan[], leav
   }
   if (outcome === 'fail') {
     const reaching = leaves.filter((l) => l.propagates)
-    return { outcome, pass: false, reason: `${plural(leaves.length, 'failing span')} found by ${who} under ${policyText} — ${named(reaching.length > 0 ? reaching : leaves)}` }
+    return {
+      outcome,
+      pass: false,
+      reason: `${plural(leaves.length, 'failing span')} found by ${who} under ${policyText} — ${named(reaching.length > 0 ? reaching : leaves)}`,
+    }
   }
   if (outcome === 'unjudgeable') {
     const missing = spans.filter((s) => s.own === 'unjudgeable')
     const cause = missing[0]?.verdicts.find((v) => v.outcome === 'unjudgeable')?.reason ?? 'no verdict'
-    return { outcome, pass: false, reason: `no failing span, but ${plural(missing.length, 'span')} could not be judged (first: ${missing[0]?.kind}:${missing[0]?.name} id ${missing[0]?.spanId} — ${cause})` }
+    return {
+      outcome,
+      pass: false,
+      reason: `no failing span, but ${plural(missing.length, 'span')} could not be judged (first: ${missing[0]?.kind}:${missing[0]?.name} id ${missing[0]?.spanId} — ${cause})`,
+    }
   }
   if (leaves.length > 0) {
-    return { outcome, pass: true, reason: `${plural(leaves.length, 'span')} failed but none reached the root under ${policyText} — ${named(leaves)}` }
+    return {
+      outcome,
+      pass: true,
+      reason: `${plural(leaves.length, 'span')} failed but none reached the root under ${policyText} — ${named(leaves)}`,
+    }
   }
   const judged = spans.filter((s) => s.own === 'pass').length
-  return { outcome, pass: true, reason: `no failing span found by ${who} (${plural(judged, 'span')} judged, ${plural(trace.size, 'span')} in the trace)` }
+  return {
+    outcome,
+    pass: true,
+    reason: `no failing span found by ${who} (${plural(judged, 'span')} judged, ${plural(trace.size, 'span')} in the trace)`,
+  }
 }

@@ -53,7 +53,11 @@ export function ownState(verdicts: readonly Verdict[]): SpanState {
  * const spans = propagate(trace, verdictsBySpan, { type: 'threshold', threshold: 0.3 })
  * spans.filter((s) => s.parentId === null).map((s) => s.state) // ['fail']
  */
-export function propagate(trace: Trace, verdictsBySpan: ReadonlyMap<string, readonly Verdict[]>, policy?: PropagationPolicy): DiagnosisSpan[] {
+export function propagate(
+  trace: Trace,
+  verdictsBySpan: ReadonlyMap<string, readonly Verdict[]>,
+  policy?: PropagationPolicy,
+): DiagnosisSpan[] {
   const p = normalizePolicy(policy)
   const listed = p.type === 'category' ? new Set<string>(p.categories) : undefined
   const state = new Map<string, SpanState>()
@@ -65,7 +69,8 @@ export function propagate(trace: Trace, verdictsBySpan: ReadonlyMap<string, read
     const own = ownState(verdicts)
     const children = trace.children(span.id)
     const childStates = children.map((c) => state.get(c.id)!)
-    const ownCats = own === 'fail' ? unique(verdicts.filter((v) => v.outcome === 'fail' && v.category).map((v) => v.category!)) : []
+    const ownCats =
+      own === 'fail' ? unique(verdicts.filter((v) => v.outcome === 'fail' && v.category).map((v) => v.category!)) : []
 
     let childFails: boolean
     let fromChildren: string[]

@@ -24,7 +24,17 @@ export function payloadText(value: unknown): string {
 
 /** True for a chat message list as readers store LLM input/output. */
 export function isMessageList(value: unknown): value is Message[] {
-  return Array.isArray(value) && value.length > 0 && value.every((m) => m !== null && typeof m === 'object' && typeof (m as Message).role === 'string' && typeof (m as Message).content === 'string')
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every(
+      (m) =>
+        m !== null &&
+        typeof m === 'object' &&
+        typeof (m as Message).role === 'string' &&
+        typeof (m as Message).content === 'string',
+    )
+  )
 }
 
 /**
@@ -55,7 +65,9 @@ export function fitMessages(messages: readonly Message[], maxTokens: number): st
   if (rendered.length === 1) return headTail(whole, maxTokens)
   const maxChars = Math.max(0, Math.floor(maxTokens)) * CHARS_PER_TOKEN
   // Reserve the marker's room first (its digits are bounded by the whole text's length).
-  const markerRoom = `[… ${rendered.length} messages (${whole.length} chars, ~${estimateTokens(whole)} tokens) elided …]`.length + 2 * SEP.length
+  const markerRoom =
+    `[… ${rendered.length} messages (${whole.length} chars, ~${estimateTokens(whole)} tokens) elided …]`.length +
+    2 * SEP.length
   const first = headTail(rendered[0], Math.floor((maxChars * FIRST_MESSAGE_SHARE) / CHARS_PER_TOKEN))
   let room = maxChars - first.length - markerRoom
   const tail: string[] = []
@@ -123,4 +135,3 @@ export function errorText(span: Span): string {
   }
   return parts.join('\n')
 }
-

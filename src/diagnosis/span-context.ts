@@ -41,10 +41,13 @@ const SAFETY_TOKENS = 64
  */
 export function spanPrompt(trace: Trace, span: Span, options: SpanPromptOptions): SpanPrompt {
   const parts = promptParts(trace, span, options)
-  const fixed = requestTokens(options.system, '', options.schema) + estimateTokens(assemble(parts.map(() => ''))) + SAFETY_TOKENS
+  const fixed =
+    requestTokens(options.system, '', options.schema) + estimateTokens(assemble(parts.map(() => ''))) + SAFETY_TOKENS
   let available = options.budgetTokens - fixed
   if (available < 200) {
-    throw new RangeError(`budgetTokens ${options.budgetTokens} leaves no room for the span after the ${fixed}-token system prompt and schema; raise the budget`)
+    throw new RangeError(
+      `budgetTokens ${options.budgetTokens} leaves no room for the span after the ${fixed}-token system prompt and schema; raise the budget`,
+    )
   }
   const claims: BudgetClaim[] = parts.map((p) => ({ wants: p.wants, weight: p.weight }))
   for (let attempt = 0; attempt < 8; attempt++) {
@@ -94,7 +97,12 @@ function promptParts(trace: Trace, span: Span, options: SpanPromptOptions): Part
 
 function payloadPart(tag: string, value: unknown, weight: number): Part {
   if (value === undefined) return { tag, wants: 3, weight, render: () => '(not recorded)' }
-  return { tag, wants: fencedTokens(plainText(value)), weight, render: (n) => fitFenced(n, (m) => fitPayload(value, m)) }
+  return {
+    tag,
+    wants: fencedTokens(plainText(value)),
+    weight,
+    render: (n) => fitFenced(n, (m) => fitPayload(value, m)),
+  }
 }
 
 /** The newest lines that fit; older ones are dropped first (the newest line is cut if it alone is too long). */
@@ -104,18 +112,19 @@ function linesPart(lines: string[]): Part {
     tag: 'previous_steps',
     wants: fencedTokens(text),
     weight: 1,
-    render: (n) => fitFenced(n, (n) => {
-      if (estimateTokens(text) <= n) return text
-      const kept: string[] = []
-      let room = n * 4
-      for (let i = lines.length - 1; i >= 0; i--) {
-        if (lines[i].length + 1 > room) break
-        kept.unshift(lines[i])
-        room -= lines[i].length + 1
-      }
-      if (kept.length === 0) return headTail(lines[lines.length - 1] ?? '', n)
-      return [`(${lines.length - kept.length} earlier steps not shown)`, ...kept].join('\n').slice(0, n * 4)
-    }),
+    render: (n) =>
+      fitFenced(n, (n) => {
+        if (estimateTokens(text) <= n) return text
+        const kept: string[] = []
+        let room = n * 4
+        for (let i = lines.length - 1; i >= 0; i--) {
+          if (lines[i].length + 1 > room) break
+          kept.unshift(lines[i])
+          room -= lines[i].length + 1
+        }
+        if (kept.length === 0) return headTail(lines[lines.length - 1] ?? '', n)
+        return [`(${lines.length - kept.length} earlier steps not shown)`, ...kept].join('\n').slice(0, n * 4)
+      }),
   }
 }
 
@@ -145,7 +154,8 @@ function enclosingPart(trace: Trace, span: Span, root: Span | undefined): Part {
   const fixed = `path: ${trace.path(span.id).join(' › ')}`
   const lines: Array<{ label: string; text: string }> = []
   const agent = trace.ancestors(span.id).find((a) => a.kind === 'agent')
-  if (agent && root && agent.id !== root.id) lines.push({ label: `agent: ${agentName(agent)} — its task: `, text: taskOf(agent) })
+  if (agent && root && agent.id !== root.id)
+    lines.push({ label: `agent: ${agentName(agent)} — its task: `, text: taskOf(agent) })
   const step = trace.ancestors(span.id).find((a) => a.kind === 'chain')
   if (step) {
     lines.push({ label: `step: ${step.name} (status ${step.status})`, text: '' })
@@ -159,10 +169,14 @@ function enclosingPart(trace: Trace, span: Span, root: Span | undefined): Part {
     tag: 'enclosing_step',
     wants: framing + lines.reduce((n, l) => n + fencedTokens(l.text), 0),
     weight: 1,
-    render: (n) => fitFenced(n, (n) => {
-      const grants = allocate(Math.max(0, n - framing), lines.map((l) => ({ wants: estimateTokens(l.text), weight: 1 })))
-      return [fixed, ...lines.map((l, i) => `${l.label}${headTail(l.text, grants[i])}`)].join('\n')
-    }),
+    render: (n) =>
+      fitFenced(n, (n) => {
+        const grants = allocate(
+          Math.max(0, n - framing),
+          lines.map((l) => ({ wants: estimateTokens(l.text), weight: 1 })),
+        )
+        return [fixed, ...lines.map((l, i) => `${l.label}${headTail(l.text, grants[i])}`)].join('\n')
+      }),
   }
 }
 

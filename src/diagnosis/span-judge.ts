@@ -53,7 +53,15 @@ const SUBJECT_CHARS = 300
 export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<SpanJudgeResult> {
   // Built by characters, then counted with the judge's real tokenizer and rebuilt smaller if over budget.
   const [prompt] = await fitToTokens(
-    (budgetTokens) => [spanPrompt(ctx.trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens, steps: ctx.steps, contextSteps: ctx.contextSteps })],
+    (budgetTokens) => [
+      spanPrompt(ctx.trace, span, {
+        system: SYSTEM,
+        schema: SpanJudgementSchema,
+        budgetTokens,
+        steps: ctx.steps,
+        contextSteps: ctx.contextSteps,
+      }),
+    ],
     { budgetTokens: ctx.budgetTokens, system: SYSTEM, schema: SpanJudgementSchema, judge: ctx.judge },
   )
   const started = performance.now()
@@ -70,7 +78,10 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
       about: { spanId: span.id, span: `${canonicalView(ctx.trace).position(span.id)} ${span.kind}:${span.name}` },
       spanId: span.id,
     },
-    { scoreOf: (o) => Math.min(o.instruction_following.score, o.reasoning_integrity.score, o.tool_completeness.score), signal: ctx.signal },
+    {
+      scoreOf: (o) => Math.min(o.instruction_following.score, o.reasoning_integrity.score, o.tool_completeness.score),
+      signal: ctx.signal,
+    },
   )
   const subject = oneLineExcerpt(plainText(span.output) || plainText(span.input), SUBJECT_CHARS)
   if (result.status === 'unjudgeable') {
@@ -91,13 +102,34 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
     ]
     return { verdicts, promptTokens: prompt.tokens, calls: { made: 1, cached: 0 }, unjudgeable: true }
   }
-  const verdicts = judgementVerdicts(span, result.output, ctx.threshold, { ...judgeInfo(result.responses), calls: judgeCalls(result.responses, result.errors) })
+  const verdicts = judgementVerdicts(span, result.output, ctx.threshold, {
+    ...judgeInfo(result.responses),
+    calls: judgeCalls(result.responses, result.errors),
+  })
   verdicts[verdicts.length - 1].subject = subject
   return { verdicts, promptTokens: prompt.tokens, calls: countCalls(result.responses), unjudgeable: false }
 }
 
-function unjudgeable(spanId: string, metric: string, scale: 'likert5' | 'binary', threshold: number, reason: string): Verdict {
-  return { id: `${spanId}:${metric}`, metric, level: 'span', spanId, scale, raw: null, score: null, threshold, pass: false, outcome: 'unjudgeable', reason }
+function unjudgeable(
+  spanId: string,
+  metric: string,
+  scale: 'likert5' | 'binary',
+  threshold: number,
+  reason: string,
+): Verdict {
+  return {
+    id: `${spanId}:${metric}`,
+    metric,
+    level: 'span',
+    spanId,
+    scale,
+    raw: null,
+    score: null,
+    threshold,
+    pass: false,
+    outcome: 'unjudgeable',
+    reason,
+  }
 }
 
 /**
@@ -115,7 +147,19 @@ export function judgementVerdicts(span: Span, reply: SpanJudgement, threshold: n
     const raw = reply[key].score
     const score = (raw - 1) / 4
     const pass = score >= threshold
-    return { id: `${span.id}:${metric}`, metric, level: 'span', spanId: span.id, scale: 'likert5', raw, score, threshold, pass, outcome: pass ? 'pass' : 'fail', reason: reply[key].reason.trim() }
+    return {
+      id: `${span.id}:${metric}`,
+      metric,
+      level: 'span',
+      spanId: span.id,
+      scale: 'likert5',
+      raw,
+      score,
+      threshold,
+      pass,
+      outcome: pass ? 'pass' : 'fail',
+      reason: reply[key].reason.trim(),
+    }
   })
   const none = reply.error_category === 'none'
   const evidence = reply.evidence.trim()
@@ -137,7 +181,9 @@ export function judgementVerdicts(span: Span, reply: SpanJudgement, threshold: n
     ...(judge ? { judge } : {}),
   })
   if (none) {
-    if (reply.additional_errors.length > 0) verdicts[verdicts.length - 1].reason += ` (${reply.additional_errors.length} additional error(s) ignored: the category is "none")`
+    if (reply.additional_errors.length > 0)
+      verdicts[verdicts.length - 1].reason +=
+        ` (${reply.additional_errors.length} additional error(s) ignored: the category is "none")`
     return verdicts
   }
   // Further errors carry no judge info: the call is counted once, on the first category verdict.
@@ -180,7 +226,8 @@ export function additionalErrors(reply: SpanJudgement): Array<{ category: string
   const kept: Array<{ category: string; evidence: string }> = []
   for (const extra of reply.additional_errors) {
     const quote = samePassageKey(extra.evidence)
-    if (categories.has(extra.category) || quote === '' || quotes.some((q) => q.includes(quote) || quote.includes(q))) continue
+    if (categories.has(extra.category) || quote === '' || quotes.some((q) => q.includes(quote) || quote.includes(q)))
+      continue
     categories.add(extra.category)
     quotes.push(quote)
     kept.push(extra)
@@ -190,7 +237,11 @@ export function additionalErrors(reply: SpanJudgement): Array<{ category: string
 
 /** A quote as compared for "the same passage": whitespace collapsed, case and surrounding quote marks ignored. */
 function samePassageKey(quote: string): string {
-  return quote.replace(/\s+/g, ' ').trim().replace(/^["'“]|["'”]$/g, '').toLowerCase()
+  return quote
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^["'“]|["'”]$/g, '')
+    .toLowerCase()
 }
 
 /** Whether the quote occurs in the span (whitespace-insensitive): judges paraphrase, reports should say so. */

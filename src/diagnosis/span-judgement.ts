@@ -15,7 +15,9 @@ const CategorySchema = z.enum(JUDGE_CATEGORIES as unknown as [string, ...string[
  */
 const AdditionalErrorSchema = z.object({
   category: CategorySchema.describe('The TRAIL category of this further error (not one named already).'),
-  evidence: z.string().describe('A verbatim quote from the span showing this error: a different passage from the other quotes.'),
+  evidence: z
+    .string()
+    .describe('A verbatim quote from the span showing this error: a different passage from the other quotes.'),
 })
 
 /**
@@ -30,7 +32,9 @@ const AdditionalErrorSchema = z.object({
  *   additional_errors: [{ category: 'Formatting Errors', evidence: 'FINAL ANSWER 2019' }] })
  */
 export const SpanJudgementSchema = z.object({
-  reasoning: z.string().describe('Your analysis of this span, written before any score: what it was asked, what it did, what is wrong.'),
+  reasoning: z
+    .string()
+    .describe('Your analysis of this span, written before any score: what it was asked, what it did, what is wrong.'),
   instruction_following: AspectSchema,
   reasoning_integrity: AspectSchema,
   tool_completeness: AspectSchema,
@@ -41,7 +45,9 @@ export const SpanJudgementSchema = z.object({
   additional_errors: z
     .array(AdditionalErrorSchema)
     .default([])
-    .describe('Other errors of this span, each shown by a different passage of the span; [] when there is none (always [] when error_category is "none").'),
+    .describe(
+      'Other errors of this span, each shown by a different passage of the span; [] when there is none (always [] when error_category is "none").',
+    ),
 })
 export type SpanJudgement = z.infer<typeof SpanJudgementSchema>
 

@@ -72,7 +72,8 @@ function argsDigest(value: unknown): string {
 
 function resultDigest(span: Span): string {
   const error = errorText(span)
-  if (span.status === 'error' || error !== '') return `error: ${oneLineExcerpt(error || 'failed (no message)', ERROR_CHARS)}`
+  if (span.status === 'error' || error !== '')
+    return `error: ${oneLineExcerpt(error || 'failed (no message)', ERROR_CHARS)}`
   const out = outputText(span)
   return out === '' ? 'ok' : `ok: ${oneLineExcerpt(out, RESULT_CHARS)}`
 }
@@ -90,7 +91,8 @@ export function compactSteps(trace: Trace): CompactStep[] {
     return undefined
   }
   const stepOf = (span: Span): Span | undefined => {
-    for (let p = trace.parent(span.id); p && p.kind !== 'agent'; p = trace.parent(p.id)) if (p.kind === 'chain') return p
+    for (let p = trace.parent(span.id); p && p.kind !== 'agent'; p = trace.parent(p.id))
+      if (p.kind === 'chain') return p
     return undefined
   }
   const base = (span: Span) => {
@@ -110,7 +112,14 @@ export function compactSteps(trace: Trace): CompactStep[] {
     const parent = trace.parent(span.id)
     if (span.kind === 'agent' && scopeOf(span)) {
       const task = taskOf(span)
-      steps.push({ ...base(span), kind: 'delegate', tool: agentName(span), key: `${agentName(span)}\u0000${canonical(task)}`, failed: span.status === 'error', text: `delegate to ${agentName(span)}: ${oneLineExcerpt(task, ARGS_CHARS)} → ${resultDigest(span)}` })
+      steps.push({
+        ...base(span),
+        kind: 'delegate',
+        tool: agentName(span),
+        key: `${agentName(span)}\u0000${canonical(task)}`,
+        failed: span.status === 'error',
+        text: `delegate to ${agentName(span)}: ${oneLineExcerpt(task, ARGS_CHARS)} → ${resultDigest(span)}`,
+      })
     } else if (span.kind === 'tool') {
       const tool = span.toolName ?? span.name
       const args = span.toolArgs ?? span.input
@@ -121,17 +130,27 @@ export function compactSteps(trace: Trace): CompactStep[] {
         tool,
         key: `${tool}\u0000${canonical(args)}`,
         failed: span.status === 'error' || errorText(span) !== '',
-        text: answer ? `final answer: ${argsDigest(args)}` : `call ${tool}(${argsDigest(args)}) → ${resultDigest(span)}`,
+        text: answer
+          ? `final answer: ${argsDigest(args)}`
+          : `call ${tool}(${argsDigest(args)}) → ${resultDigest(span)}`,
       })
     } else if (span.kind === 'llm') {
       const plan = planOf(span, parent)
-      if (plan) steps.push({ ...base(span), kind: 'plan', failed: false, plan, text: `plan: ${oneLineExcerpt(plan, 300)}` })
+      if (plan)
+        steps.push({ ...base(span), kind: 'plan', failed: false, plan, text: `plan: ${oneLineExcerpt(plan, 300)}` })
       steps.push(...actionsOf(trace, span, base(span)))
     }
   }
   const root = spans.find((s) => s.kind === 'agent')
   if (root && !steps.some((s) => s.kind === 'answer') && root.output !== undefined) {
-    steps.push({ ...base(root), scope: root.id, agent: agentName(root), kind: 'answer', failed: false, text: `final answer: ${argsDigest(root.output)}` })
+    steps.push({
+      ...base(root),
+      scope: root.id,
+      agent: agentName(root),
+      kind: 'answer',
+      failed: false,
+      text: `final answer: ${argsDigest(root.output)}`,
+    })
   }
   return steps
 }
@@ -147,7 +166,16 @@ function actionsOf(trace: Trace, llm: Span, base: StepBase): CompactStep[] {
   const failed = parent?.kind === 'chain' && (parent.status === 'error' || errorText(parent) !== '')
   const code = CODE_BLOCK.exec(outputText(llm))?.[1]
   if (code !== undefined) {
-    return [{ ...base, kind: 'code', tool: 'python', key: `python\u0000${code.replace(/\s+/g, ' ').trim()}`, failed, text: `code: ${oneLineExcerpt(code, CODE_CHARS)}${outcome ? ` → ${outcome}` : ''}` }]
+    return [
+      {
+        ...base,
+        kind: 'code',
+        tool: 'python',
+        key: `python\u0000${code.replace(/\s+/g, ' ').trim()}`,
+        failed,
+        text: `code: ${oneLineExcerpt(code, CODE_CHARS)}${outcome ? ` → ${outcome}` : ''}`,
+      },
+    ]
   }
   const hasToolSpans = siblings.some((s) => s.kind === 'tool' || (s.kind === 'agent' && s.startNs >= llm.startNs))
   if (hasToolSpans) return []
@@ -159,7 +187,9 @@ function actionsOf(trace: Trace, llm: Span, base: StepBase): CompactStep[] {
       tool: c.name,
       key: `${c.name}\u0000${canonical(c.arguments)}`,
       failed,
-      text: answer ? `final answer: ${argsDigest(c.arguments)}` : `call ${c.name}(${argsDigest(c.arguments)})${outcome ? ` → ${outcome}` : ''}`,
+      text: answer
+        ? `final answer: ${argsDigest(c.arguments)}`
+        : `call ${c.name}(${argsDigest(c.arguments)})${outcome ? ` → ${outcome}` : ''}`,
     }
   })
 }
@@ -172,7 +202,13 @@ function actionsOf(trace: Trace, llm: Span, base: StepBase): CompactStep[] {
  */
 export function taskOf(agent: Span): string {
   const input = agent.input
-  if (input && typeof input === 'object' && !Array.isArray(input) && typeof (input as { task?: unknown }).task === 'string') return (input as { task: string }).task
+  if (
+    input &&
+    typeof input === 'object' &&
+    !Array.isArray(input) &&
+    typeof (input as { task?: unknown }).task === 'string'
+  )
+    return (input as { task: string }).task
   return payloadText(input)
 }
 

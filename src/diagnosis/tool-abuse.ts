@@ -28,7 +28,9 @@ export interface ToolAbuseFacts {
  * facts.unchangedRetries // 2: the same failing search ran three times
  */
 export function toolAbuseFacts(steps: readonly CompactStep[]): ToolAbuseFacts {
-  const calls = steps.filter((s) => (s.kind === 'call' || s.kind === 'code' || s.kind === 'delegate') && s.key !== undefined)
+  const calls = steps.filter(
+    (s) => (s.kind === 'call' || s.kind === 'code' || s.kind === 'delegate') && s.key !== undefined,
+  )
   const last = new Map<string, { failed: boolean; count: number; afterFailure: number; label: string }>()
   let repeated = 0
   let unchangedRetries = 0

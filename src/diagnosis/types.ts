@@ -16,11 +16,20 @@ export const MIN_BUDGET_TOKENS = 4_000
 export const DEFAULT_SPAN_THRESHOLD = 0.5
 
 /** The span-level aspects, in the order the judge answers them. */
-export const SPAN_METRICS = ['span.instruction_following', 'span.reasoning_integrity', 'span.tool_completeness'] as const
+export const SPAN_METRICS = [
+  'span.instruction_following',
+  'span.reasoning_integrity',
+  'span.tool_completeness',
+] as const
 /** The verdict carrying a span's error category (binary: 1 = "none"). */
 export const SPAN_CATEGORY_METRIC = 'span.error_category'
 /** The agent-level metrics of the top-down pass. */
-export const AGENT_METRICS = ['agent.plan_efficiency', 'agent.tool_coverage', 'agent.tool_abuse', 'agent.completeness'] as const
+export const AGENT_METRICS = [
+  'agent.plan_efficiency',
+  'agent.tool_coverage',
+  'agent.tool_abuse',
+  'agent.completeness',
+] as const
 
 /**
  * One agent-level metric name.
@@ -65,9 +74,16 @@ export const SpanSelectionSchema = z.custom<SpanQuery>(
     const kinds = q.kind === undefined ? [] : Array.isArray(q.kind) ? q.kind : [q.kind]
     if (!kinds.every((k) => SpanKindSchema.safeParse(k).success)) return false
     if (q.name !== undefined && typeof q.name !== 'string' && !(q.name instanceof RegExp)) return false
-    return q.attr === undefined || typeof q.attr === 'string' || (typeof q.attr === 'object' && q.attr !== null && 'key' in q.attr)
+    return (
+      q.attr === undefined ||
+      typeof q.attr === 'string' ||
+      (typeof q.attr === 'object' && q.attr !== null && 'key' in q.attr)
+    )
   },
-  { error: 'select must be a span query like { kind: ["llm", "tool"] } (kind: agent|llm|tool|chain|retriever|other, name: string | RegExp, attr)' },
+  {
+    error:
+      'select must be a span query like { kind: ["llm", "tool"] } (kind: agent|llm|tool|chain|retriever|other, name: string | RegExp, attr)',
+  },
 )
 
 /** Progress of a diagnosis, for a progress line: `judged 37/120 spans…`. */
@@ -96,7 +112,11 @@ export type DiagnoseProgress = z.infer<typeof DiagnoseProgressSchema>
  * const options = DiagnoseOptionsSchema.parse({ policy: { type: 'threshold', threshold: 0.3 }, budgetTokens: 8000 })
  */
 export const DiagnoseOptionsSchema = z.strictObject({
-  judge: z.custom<Judge>((v) => typeof (v as Judge | null)?.evaluate === 'function', { error: 'judge must be a Judge (openaiJudge(), bedrockJudge(), judgeFromEnv() …)' }).optional(),
+  judge: z
+    .custom<Judge>((v) => typeof (v as Judge | null)?.evaluate === 'function', {
+      error: 'judge must be a Judge (openaiJudge(), bedrockJudge(), judgeFromEnv() …)',
+    })
+    .optional(),
   select: SpanSelectionSchema.optional(),
   policy: PropagationPolicySchema.optional(),
   budgetTokens: z.number().int().min(MIN_BUDGET_TOKENS).optional(),
@@ -107,7 +127,11 @@ export const DiagnoseOptionsSchema = z.strictObject({
   contextSteps: z.number().int().nonnegative().optional(),
   detectors: z.union([z.boolean(), DetectorOptionsSchema]).optional(),
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, { error: 'signal must be an AbortSignal' }).optional(),
-  onProgress: z.custom<(progress: DiagnoseProgress) => void>((v) => typeof v === 'function', { error: 'onProgress must be a function' }).optional(),
+  onProgress: z
+    .custom<(progress: DiagnoseProgress) => void>((v) => typeof v === 'function', {
+      error: 'onProgress must be a function',
+    })
+    .optional(),
 })
 export type DiagnoseOptions = z.input<typeof DiagnoseOptionsSchema>
 

@@ -36,7 +36,10 @@ async function loadSdks() {
 
 function parseS3Uri(uri: string): { bucket: string; prefix: string } {
   const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(uri.trim())
-  if (!match) throw new Error(`${JSON.stringify(uri)} is not an S3 prefix: use s3://BUCKET/PREFIX (AGENT_VERDICT_BEDROCK_BATCH_S3)`)
+  if (!match)
+    throw new Error(
+      `${JSON.stringify(uri)} is not an S3 prefix: use s3://BUCKET/PREFIX (AGENT_VERDICT_BEDROCK_BATCH_S3)`,
+    )
   return { bucket: match[1], prefix: match[2].replace(/\/+$/, '') }
 }
 
@@ -62,10 +65,17 @@ async function clients(options: BedrockBatchOptions) {
  * const job = await submitBedrockBatch(items, { roleArn: 'arn:aws:iam::123456789012:role/batch', s3Uri: 's3://bucket/av' })
  */
 export async function submitBedrockBatch(items: readonly BatchItem[], options: BedrockBatchOptions): Promise<BatchJob> {
-  if (items.length === 0) throw new Error('the batch queue is empty: run the tests with AGENT_VERDICT_BATCH=collect first')
+  if (items.length === 0)
+    throw new Error('the batch queue is empty: run the tests with AGENT_VERDICT_BATCH=collect first')
   const models = [...new Set(items.map((i) => i.model))]
-  if (models.length !== 1) throw new Error(`a Bedrock batch asks one model, the queue asks ${models.join(', ')}: record each judge's tests separately`)
-  if (!options.roleArn) throw new Error('Bedrock batch judging needs a service role: set AGENT_VERDICT_BEDROCK_BATCH_ROLE to the role ARN Bedrock assumes to read and write S3')
+  if (models.length !== 1)
+    throw new Error(
+      `a Bedrock batch asks one model, the queue asks ${models.join(', ')}: record each judge's tests separately`,
+    )
+  if (!options.roleArn)
+    throw new Error(
+      'Bedrock batch judging needs a service role: set AGENT_VERDICT_BEDROCK_BATCH_ROLE to the role ARN Bedrock assumes to read and write S3',
+    )
   const { bucket, prefix } = parseS3Uri(options.s3Uri)
   const { bedrock, s3, control, storage } = await clients(options)
   const submittedAt = new Date((options.now ?? Date.now)())
@@ -78,22 +88,42 @@ export async function submitBedrockBatch(items: readonly BatchItem[], options: B
     return JSON.stringify({ recordId, modelInput: item.body })
   })
   const inputKey = join(prefix, jobName, 'input.jsonl')
-  await storage.send(new s3.PutObjectCommand({ Bucket: bucket, Key: inputKey, Body: `${lines.join('\n')}\n`, ContentType: 'application/jsonl' }))
+  await storage.send(
+    new s3.PutObjectCommand({
+      Bucket: bucket,
+      Key: inputKey,
+      Body: `${lines.join('\n')}\n`,
+      ContentType: 'application/jsonl',
+    }),
+  )
   const outputUri = `s3://${bucket}/${join(prefix, jobName, 'output')}/`
-  const created = await control.send(new bedrock.CreateModelInvocationJobCommand({
-    jobName,
-    roleArn: options.roleArn,
-    modelId: models[0],
-    inputDataConfig: { s3InputDataConfig: { s3Uri: `s3://${bucket}/${inputKey}`, s3InputFormat: 'JSONL' } },
-    outputDataConfig: { s3OutputDataConfig: { s3Uri: outputUri } },
-  }))
+  const created = await control.send(
+    new bedrock.CreateModelInvocationJobCommand({
+      jobName,
+      roleArn: options.roleArn,
+      modelId: models[0],
+      inputDataConfig: { s3InputDataConfig: { s3Uri: `s3://${bucket}/${inputKey}`, s3InputFormat: 'JSONL' } },
+      outputDataConfig: { s3OutputDataConfig: { s3Uri: outputUri } },
+    }),
+  )
   if (!created.jobArn) throw new Error('Bedrock CreateModelInvocationJob returned no jobArn')
-  return { provider: 'bedrock', id: created.jobArn, submittedAt: submittedAt.toISOString(), total: items.length, outputUri, records }
+  return {
+    provider: 'bedrock',
+    id: created.jobArn,
+    submittedAt: submittedAt.toISOString(),
+    total: items.length,
+    outputUri,
+    records,
+  }
 }
 
 interface OutputLine {
   recordId?: string
-  modelOutput?: { content?: Array<{ type?: string; text?: string; input?: unknown }>; stop_reason?: string; usage?: { input_tokens?: number; output_tokens?: number } }
+  modelOutput?: {
+    content?: Array<{ type?: string; text?: string; input?: unknown }>
+    stop_reason?: string
+    usage?: { input_tokens?: number; output_tokens?: number }
+  }
   error?: { errorCode?: number | string; errorMessage?: string } | string
 }
 
@@ -105,7 +135,11 @@ interface OutputLine {
  * @example
  * const results = await waitBedrockBatch(job, items, { ...options, onProgress: (p) => console.error(formatBatchProgress(p)) })
  */
-export async function waitBedrockBatch(job: BatchJob, items: readonly BatchItem[], options: BedrockBatchOptions & BatchWaitOptions): Promise<BatchResult[]> {
+export async function waitBedrockBatch(
+  job: BatchJob,
+  items: readonly BatchItem[],
+  options: BedrockBatchOptions & BatchWaitOptions,
+): Promise<BatchResult[]> {
   const { bedrock, s3, control, storage } = await clients(options)
   const now = options.now ?? Date.now
   const sleep = options.sleep ?? abortableSleep
@@ -115,7 +149,9 @@ export async function waitBedrockBatch(job: BatchJob, items: readonly BatchItem[
   for (let failures = 0; ; ) {
     let got: { status?: string; message?: string }
     try {
-      got = await control.send(new bedrock.GetModelInvocationJobCommand({ jobIdentifier: job.id }), { abortSignal: options.signal })
+      got = await control.send(new bedrock.GetModelInvocationJobCommand({ jobIdentifier: job.id }), {
+        abortSignal: options.signal,
+      })
       failures = 0
     } catch (err) {
       // A wait lasts hours: a throttled or failed poll is retried at the next interval, not fatal.
@@ -137,7 +173,10 @@ export async function waitBedrockBatch(job: BatchJob, items: readonly BatchItem[
     const jobId = job.id.split('/').pop() ?? job.id
     let text = ''
     try {
-      const object = await storage.send(new s3.GetObjectCommand({ Bucket: bucket, Key: join(prefix, jobId, 'input.jsonl.out') }), { abortSignal: options.signal })
+      const object = await storage.send(
+        new s3.GetObjectCommand({ Bucket: bucket, Key: join(prefix, jobId, 'input.jsonl.out') }),
+        { abortSignal: options.signal },
+      )
       text = (await object.Body?.transformToString()) ?? ''
     } catch (err) {
       // No output file: a job that failed before any record. Every item is then reported as failed below.
@@ -167,11 +206,19 @@ function readRecord(key: string, line: OutputLine): BatchResult {
   const out = line.modelOutput
   if (!out) return { key, status: 'failed', error: 'no modelOutput' }
   const usage = { inputTokens: out.usage?.input_tokens ?? 0, outputTokens: out.usage?.output_tokens ?? 0 }
-  if (out.stop_reason === 'max_tokens') return { key, status: 'failed', error: 'cut off at the token limit (stop_reason max_tokens)' }
+  if (out.stop_reason === 'max_tokens')
+    return { key, status: 'failed', error: 'cut off at the token limit (stop_reason max_tokens)' }
   const content = out.content ?? []
   const tools = content.filter((c) => c.type === 'tool_use')
   // As the live Converse judge: every tool call is a candidate verdict; a text-only reply is parsed whole.
   const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string)
-  if (tools.length > 0) return { key, status: 'ok', candidates: tools.map((t) => (t.input ?? null) as never), ...(texts.length ? { texts } : {}), usage }
+  if (tools.length > 0)
+    return {
+      key,
+      status: 'ok',
+      candidates: tools.map((t) => (t.input ?? null) as never),
+      ...(texts.length ? { texts } : {}),
+      usage,
+    }
   return { key, status: 'ok', text: content.map((c) => c.text ?? '').join('\n'), usage }
 }

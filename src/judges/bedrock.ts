@@ -1,4 +1,9 @@
-import type { BedrockRuntimeClient, BedrockRuntimeClientConfig, ContentBlock, ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime'
+import type {
+  BedrockRuntimeClient,
+  BedrockRuntimeClientConfig,
+  ContentBlock,
+  ConverseCommandInput,
+} from '@aws-sdk/client-bedrock-runtime'
 import type { z } from 'zod'
 import { DEFAULT_BEDROCK_MODEL } from '../config/judge-spec'
 import { JudgeOutputError } from './errors'
@@ -46,7 +51,8 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
   const model = options.model ?? DEFAULT_BEDROCK_MODEL
   const ctx = { provider: 'bedrock', model }
   let client = options.client
-  const regionNow = () => options.region ?? options.clientConfig?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION
+  const regionNow = () =>
+    options.region ?? options.clientConfig?.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION
   const region = regionNow()
   const credentials = registeringCredentials(options.clientConfig?.credentials)
 
@@ -71,54 +77,91 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
   const countTokens = async (system: string, user: string, signal?: AbortSignal): Promise<number | undefined> => {
     const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
     const response = await bedrock.send(
-      new sdk.CountTokensCommand({ modelId: model, input: { converse: { system: [{ text: system }], messages: [{ role: 'user', content: [{ text: user }] }] } } }),
+      new sdk.CountTokensCommand({
+        modelId: model,
+        input: { converse: { system: [{ text: system }], messages: [{ role: 'user', content: [{ text: user }] }] } },
+      }),
       { abortSignal: signal },
     )
     return response.inputTokens
   }
 
-  const judge = createReliableJudge('bedrock', model, async (request, signal) => {
-    const toolName = request.schemaName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'verdict'
-    const input: ConverseCommandInput = {
-      modelId: model,
-      system: [{ text: request.system }],
-      messages: [{ role: 'user', content: request.content.map(toBedrockBlock) }],
-      inferenceConfig: { temperature: options.temperature ?? 0, maxTokens: request.maxOutputTokens ?? options.maxOutputTokens ?? 4096 },
-      toolConfig: {
-        tools: [{ toolSpec: { name: toolName, description: `Record the ${request.metric} verdict.`, inputSchema: { json: replyJsonSchema(request.schema) as never } } }],
-        toolChoice: { tool: { name: toolName } },
-      },
-    }
-    const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
-    const response = await bedrock.send(new sdk.ConverseCommand(input), { abortSignal: signal })
-    const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 }
-    const blocks = response.output?.message?.content ?? []
-    const tools = blocks.flatMap((b) => (b.toolUse ? [b.toolUse] : []))
-    const text = blocks.map((b) => b.text ?? '').join('\n')
-    const raw = tools.length > 0 ? JSON.stringify(tools.length === 1 ? tools[0].input : tools.map((t) => t.input)) : text
-    const who = `bedrock:${model}`
-    const parse = { ...ctx, metric: request.metric, raw, usage }
-    if (response.stopReason === 'max_tokens') {
-      throw new JudgeOutputError(`${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`, { ...ctx, raw, usage, retryable: false })
-    }
-    if (tools.length === 0) {
-      // Converse text (a model that ignored the forced tool): held to the same whole-reply rule.
-      if (text.trim() === '') throw new JudgeOutputError(`${who} did not call the ${toolName} tool for ${request.metric} (stopReason ${response.stopReason})`, parse)
-      return { output: parseJudgeText(text, request.schema, parse), usage }
-    }
-    // Every tool call is a candidate verdict, and so is a text block that is itself a whole verdict:
-    // they must agree, or there is no verdict.
-    const candidates: unknown[] = tools.map((t) => t.input)
-    for (const b of blocks) if (b.text !== undefined && isVerdictText(b.text, request.schema)) candidates.push(JSON.parse(wholeDocument(b.text)))
-    return { output: agreedVerdict(candidates, request.schema, parse), usage }
-  }, { ...options, endpoint: typeof region === 'string' ? `https://bedrock-runtime.${region}.amazonaws.com` : 'Bedrock (region from the AWS config)' })
+  const judge = createReliableJudge(
+    'bedrock',
+    model,
+    async (request, signal) => {
+      const toolName = request.schemaName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'verdict'
+      const input: ConverseCommandInput = {
+        modelId: model,
+        system: [{ text: request.system }],
+        messages: [{ role: 'user', content: request.content.map(toBedrockBlock) }],
+        inferenceConfig: {
+          temperature: options.temperature ?? 0,
+          maxTokens: request.maxOutputTokens ?? options.maxOutputTokens ?? 4096,
+        },
+        toolConfig: {
+          tools: [
+            {
+              toolSpec: {
+                name: toolName,
+                description: `Record the ${request.metric} verdict.`,
+                inputSchema: { json: replyJsonSchema(request.schema) as never },
+              },
+            },
+          ],
+          toolChoice: { tool: { name: toolName } },
+        },
+      }
+      const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
+      const response = await bedrock.send(new sdk.ConverseCommand(input), { abortSignal: signal })
+      const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 }
+      const blocks = response.output?.message?.content ?? []
+      const tools = blocks.flatMap((b) => (b.toolUse ? [b.toolUse] : []))
+      const text = blocks.map((b) => b.text ?? '').join('\n')
+      const raw =
+        tools.length > 0 ? JSON.stringify(tools.length === 1 ? tools[0].input : tools.map((t) => t.input)) : text
+      const who = `bedrock:${model}`
+      const parse = { ...ctx, metric: request.metric, raw, usage }
+      if (response.stopReason === 'max_tokens') {
+        throw new JudgeOutputError(
+          `${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`,
+          { ...ctx, raw, usage, retryable: false },
+        )
+      }
+      if (tools.length === 0) {
+        // Converse text (a model that ignored the forced tool): held to the same whole-reply rule.
+        if (text.trim() === '')
+          throw new JudgeOutputError(
+            `${who} did not call the ${toolName} tool for ${request.metric} (stopReason ${response.stopReason})`,
+            parse,
+          )
+        return { output: parseJudgeText(text, request.schema, parse), usage }
+      }
+      // Every tool call is a candidate verdict, and so is a text block that is itself a whole verdict:
+      // they must agree, or there is no verdict.
+      const candidates: unknown[] = tools.map((t) => t.input)
+      for (const b of blocks)
+        if (b.text !== undefined && isVerdictText(b.text, request.schema))
+          candidates.push(JSON.parse(wholeDocument(b.text)))
+      return { output: agreedVerdict(candidates, request.schema, parse), usage }
+    },
+    {
+      ...options,
+      endpoint:
+        typeof region === 'string'
+          ? `https://bedrock-runtime.${region}.amazonaws.com`
+          : 'Bedrock (region from the AWS config)',
+    },
+  )
   return Object.assign(judge, { countTokens })
 }
 
 type AwsCredentials = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string }
 
 /** Static AWS credentials are registered for scrubbing now; a provider function's as soon as it resolves them. */
-function registeringCredentials(credentials: BedrockRuntimeClientConfig['credentials']): BedrockRuntimeClientConfig['credentials'] {
+function registeringCredentials(
+  credentials: BedrockRuntimeClientConfig['credentials'],
+): BedrockRuntimeClientConfig['credentials'] {
   const register = (c: AwsCredentials | undefined) => {
     registerSecret(c?.accessKeyId)
     registerSecret(c?.secretAccessKey)

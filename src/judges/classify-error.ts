@@ -29,26 +29,75 @@ export function isRetryableStatus(status: number): boolean {
 
 /** Socket-level failures worth another attempt: the request may never have reached the server. */
 const CONNECTION_CODES = new Set([
-  'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
-  'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT',
-  'ERR_HTTP2_STREAM_ERROR', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_STREAM_CANCEL', 'ERR_HTTP2_INVALID_SESSION',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT',
+  'ERR_HTTP2_STREAM_ERROR',
+  'ERR_HTTP2_SESSION_ERROR',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_STREAM_CANCEL',
+  'ERR_HTTP2_INVALID_SESSION',
 ])
 /** Nothing took the connection: retrying for a minute cannot start a server (a few quick tries cover a restart). */
 const REFUSED_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EADDRNOTAVAIL'])
 /** Certificate and handshake failures: the same server fails the same way again. */
 const TLS_CODES = new Set([
-  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_UNTRUSTED', 'CERT_REVOKED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID',
-  'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO', 'ERR_TLS_HANDSHAKE_TIMEOUT', 'HOSTNAME_MISMATCH',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROTO',
+  'ERR_TLS_HANDSHAKE_TIMEOUT',
+  'HOSTNAME_MISMATCH',
 ])
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+])
 
 /** Bedrock (smithy) exception names → what they mean for us. */
 const BEDROCK_RATE_LIMIT = new Set(['ThrottlingException', 'TooManyRequestsException'])
-const BEDROCK_SERVICE = new Set(['ServiceUnavailableException', 'InternalServerException', 'ModelNotReadyException', 'InternalFailure'])
+const BEDROCK_SERVICE = new Set([
+  'ServiceUnavailableException',
+  'InternalServerException',
+  'ModelNotReadyException',
+  'InternalFailure',
+])
 const BEDROCK_TIMEOUT = new Set(['ModelTimeoutException', 'RequestTimeout', 'RequestTimeoutException'])
-const BEDROCK_REQUEST = new Set(['ValidationException', 'ResourceNotFoundException', 'ServiceQuotaExceededException', 'ModelErrorException', 'ConflictException'])
-const AUTH_NAMES = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'ExpiredTokenException', 'InvalidSignatureException', 'IncompleteSignature', 'AuthenticationError', 'PermissionDeniedError'])
+const BEDROCK_REQUEST = new Set([
+  'ValidationException',
+  'ResourceNotFoundException',
+  'ServiceQuotaExceededException',
+  'ModelErrorException',
+  'ConflictException',
+])
+const AUTH_NAMES = new Set([
+  'AccessDeniedException',
+  'UnrecognizedClientException',
+  'ExpiredTokenException',
+  'InvalidSignatureException',
+  'IncompleteSignature',
+  'AuthenticationError',
+  'PermissionDeniedError',
+])
 const CONFIG_NAMES = new Set(['CredentialsProviderError'])
 
 /**
@@ -66,7 +115,9 @@ export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeE
   const e = (err ?? {}) as Record<string, any>
   const names = classNames(err)
   const codes = findCodes(err)
-  const code = codes.find((c) => CONNECTION_CODES.has(c) || TIMEOUT_CODES.has(c) || TLS_CODES.has(c) || c === 'ENOTFOUND') ?? codes[0]
+  const code =
+    codes.find((c) => CONNECTION_CODES.has(c) || TIMEOUT_CODES.has(c) || TLS_CODES.has(c) || c === 'ENOTFOUND') ??
+    codes[0]
   const status = httpStatus(e)
   const detail = scrubSecrets(describe(err))
   const who = `${ctx.provider}:${ctx.model}`
@@ -74,50 +125,97 @@ export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeE
   const whoAt = ctx.endpoint ? `${who} at ${ctx.endpoint}` : who
   const base = { ...ctx, status, cause: err }
 
-  if (names.has('APIUserAbortError') || e.name === 'AbortError' || code === 'ABORT_ERR') return new JudgeAbortError({ ...ctx, cause: err })
+  if (names.has('APIUserAbortError') || e.name === 'AbortError' || code === 'ABORT_ERR')
+    return new JudgeAbortError({ ...ctx, cause: err })
   if (CONFIG_NAMES.has(e.name) || /region is missing|missing credentials/i.test(detail)) {
     return new JudgeConfigError(`${who} is not configured: ${detail}`, { ...ctx, cause: err })
   }
   // Bedrock throttling is the SDK's own name for a 429: retry after backing off.
   if (BEDROCK_RATE_LIMIT.has(e.name) || status === 429) {
     const retryAfterMs = parseRetryAfter(headersOf(e))
-    return new JudgeRateLimitError(`${who} rate limited${status ? ` (${status})` : ''}: ${detail}`, { ...base, retryAfterMs })
+    return new JudgeRateLimitError(`${who} rate limited${status ? ` (${status})` : ''}: ${detail}`, {
+      ...base,
+      retryAfterMs,
+    })
   }
   // Timeouts (ours, the SDK's, the model's, the socket's) are transient: try again.
-  if (names.has('APIConnectionTimeoutError') || BEDROCK_TIMEOUT.has(e.name) || (code && TIMEOUT_CODES.has(code)) || (e.name === 'TimeoutError' && !(code && CONNECTION_CODES.has(code)))) {
+  if (
+    names.has('APIConnectionTimeoutError') ||
+    BEDROCK_TIMEOUT.has(e.name) ||
+    (code && TIMEOUT_CODES.has(code)) ||
+    (e.name === 'TimeoutError' && !(code && CONNECTION_CODES.has(code)))
+  ) {
     return new JudgeTimeoutError(`${whoAt} timed out: ${detail}; raise timeoutMs if the model is slow`, base)
   }
-  if (AUTH_NAMES.has(e.name) || names.has('AuthenticationError') || names.has('PermissionDeniedError') || status === 401 || status === 403) {
-    return new JudgeAuthError(`${who} rejected the credentials${status ? ` (${status})` : ''}: ${detail}; check OPENAI_API_KEY / apiKey, or the AWS credentials and model access`, base)
+  if (
+    AUTH_NAMES.has(e.name) ||
+    names.has('AuthenticationError') ||
+    names.has('PermissionDeniedError') ||
+    status === 401 ||
+    status === 403
+  ) {
+    return new JudgeAuthError(
+      `${who} rejected the credentials${status ? ` (${status})` : ''}: ${detail}; check OPENAI_API_KEY / apiKey, or the AWS credentials and model access`,
+      base,
+    )
   }
   // Bedrock server-side failures and model warm-up are transient.
-  if (BEDROCK_SERVICE.has(e.name)) return new JudgeServiceError(`${who} service error${status ? ` (${status})` : ''}: ${detail}`, base)
-  if (BEDROCK_REQUEST.has(e.name)) return new JudgeRequestError(`${who} rejected the request${status ? ` (${status})` : ''}: ${detail}; check the model id and the input size`, base)
+  if (BEDROCK_SERVICE.has(e.name))
+    return new JudgeServiceError(`${who} service error${status ? ` (${status})` : ''}: ${detail}`, base)
+  if (BEDROCK_REQUEST.has(e.name))
+    return new JudgeRequestError(
+      `${who} rejected the request${status ? ` (${status})` : ''}: ${detail}; check the model id and the input size`,
+      base,
+    )
   if (status !== undefined) {
     if (isRetryableStatus(status)) return new JudgeServiceError(`${who} service error (${status}): ${detail}`, base)
-    return new JudgeRequestError(`${who} rejected the request (${status}): ${detail}; check the model id, options and input size`, base)
+    return new JudgeRequestError(
+      `${who} rejected the request (${status}): ${detail}; check the model id, options and input size`,
+      base,
+    )
   }
   // An unknown host does not appear by waiting: a wrong region or base URL, or no network.
   if (codes.includes('ENOTFOUND')) {
-    return new JudgeError(`${whoAt} cannot resolve the judge's host (DNS, ENOTFOUND): ${detail}; check the region or base URL, and the network`, { ...base, retryable: false, network: 'dns' })
+    return new JudgeError(
+      `${whoAt} cannot resolve the judge's host (DNS, ENOTFOUND): ${detail}; check the region or base URL, and the network`,
+      { ...base, retryable: false, network: 'dns' },
+    )
   }
   // A temporary DNS failure may clear in a moment: a few quick tries only.
   if (codes.includes('EAI_AGAIN')) {
-    return new JudgeServiceError(`${whoAt} cannot resolve the judge's host right now (DNS, EAI_AGAIN): ${detail}; check the network and the base URL`, { ...base, network: 'dns' })
+    return new JudgeServiceError(
+      `${whoAt} cannot resolve the judge's host right now (DNS, EAI_AGAIN): ${detail}; check the network and the base URL`,
+      { ...base, network: 'dns' },
+    )
   }
   // A certificate the client rejects is rejected again on the next try.
-  const tls = codes.find((c) => TLS_CODES.has(c)) ?? (/certificate|ssl routines|tls handshake|wrong version number/i.test(detail) ? 'TLS' : undefined)
+  const tls =
+    codes.find((c) => TLS_CODES.has(c)) ??
+    (/certificate|ssl routines|tls handshake|wrong version number/i.test(detail) ? 'TLS' : undefined)
   if (tls) {
-    return new JudgeError(`${whoAt} TLS handshake failed (${tls}): ${detail}; check the base URL's scheme (http vs https) and the server's certificate (NODE_EXTRA_CA_CERTS for a private CA)`, { ...base, retryable: false, network: 'tls' })
+    return new JudgeError(
+      `${whoAt} TLS handshake failed (${tls}): ${detail}; check the base URL's scheme (http vs https) and the server's certificate (NODE_EXTRA_CA_CERTS for a private CA)`,
+      { ...base, retryable: false, network: 'tls' },
+    )
   }
   // Nothing listens there: a few quick tries cover a restarting server, a minute of retries does not help.
   const refused = codes.find((c) => REFUSED_CODES.has(c))
   if (refused) {
-    return new JudgeServiceError(`${whoAt} connection refused (${refused}): ${detail}; is the judge server running at that address?`, { ...base, network: 'refused' })
+    return new JudgeServiceError(
+      `${whoAt} connection refused (${refused}): ${detail}; is the judge server running at that address?`,
+      { ...base, network: 'refused' },
+    )
   }
   // A connection that failed or was reset may succeed on a fresh socket.
-  if (names.has('APIConnectionError') || (code && CONNECTION_CODES.has(code)) || /fetch failed|socket hang up|other side closed/i.test(detail)) {
-    return new JudgeServiceError(`${whoAt} connection failed${code ? ` (${code})` : ''}: ${detail}; is the judge server reachable?`, base)
+  if (
+    names.has('APIConnectionError') ||
+    (code && CONNECTION_CODES.has(code)) ||
+    /fetch failed|socket hang up|other side closed/i.test(detail)
+  ) {
+    return new JudgeServiceError(
+      `${whoAt} connection failed${code ? ` (${code})` : ''}: ${detail}; is the judge server reachable?`,
+      base,
+    )
   }
   return new JudgeError(`${who} failed unexpectedly: ${detail}`, { ...base, retryable: false })
 }
@@ -159,6 +257,7 @@ function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err)
   const parts = [err.message || err.name]
   const cause = (err as { cause?: unknown }).cause
-  if (cause instanceof Error && cause.message && !err.message.includes(cause.message)) parts.push(`(cause: ${cause.message})`)
+  if (cause instanceof Error && cause.message && !err.message.includes(cause.message))
+    parts.push(`(cause: ${cause.message})`)
   return parts.join(' ')
 }

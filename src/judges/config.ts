@@ -22,9 +22,22 @@ const HeadersSchema = z.record(z.string(), z.string())
 
 /** A judge described as data: provider, model and options. Keys never go here: the SDKs read them from the environment. */
 export const JudgeConfigSchema = z.discriminatedUnion('provider', [
-  ReliabilitySchema.extend({ provider: z.literal('openai'), model: z.string().min(1), headers: HeadersSchema.optional() }),
-  ReliabilitySchema.extend({ provider: z.literal('openai-compatible'), baseURL: z.url(), model: z.string().min(1), headers: HeadersSchema.optional() }),
-  ReliabilitySchema.extend({ provider: z.literal('bedrock'), model: z.string().min(1).default(DEFAULT_BEDROCK_MODEL), region: z.string().optional() }),
+  ReliabilitySchema.extend({
+    provider: z.literal('openai'),
+    model: z.string().min(1),
+    headers: HeadersSchema.optional(),
+  }),
+  ReliabilitySchema.extend({
+    provider: z.literal('openai-compatible'),
+    baseURL: z.url(),
+    model: z.string().min(1),
+    headers: HeadersSchema.optional(),
+  }),
+  ReliabilitySchema.extend({
+    provider: z.literal('bedrock'),
+    model: z.string().min(1).default(DEFAULT_BEDROCK_MODEL),
+    region: z.string().optional(),
+  }),
 ])
 export type JudgeConfig = z.input<typeof JudgeConfigSchema>
 
@@ -38,7 +51,8 @@ export type JudgeConfig = z.input<typeof JudgeConfigSchema>
 export function defineJudge(config: JudgeConfig): Judge {
   // Registered before validation, so even a config that is refused below cannot leak them.
   if (config && typeof config === 'object' && 'headers' in config) registerHeaderSecrets(config.headers)
-  if (config && typeof config === 'object' && 'baseURL' in config && typeof config.baseURL === 'string') refuseUrlCredentials(config.baseURL, 'defineJudge({ baseURL })')
+  if (config && typeof config === 'object' && 'baseURL' in config && typeof config.baseURL === 'string')
+    refuseUrlCredentials(config.baseURL, 'defineJudge({ baseURL })')
   const parsed = JudgeConfigSchema.safeParse(config)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

@@ -78,7 +78,11 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
     let pool = pools.get(name)
     if (!pool) {
       const limit = fixed ?? (wanted && Number.isInteger(wanted) && wanted > 0 ? wanted : DEFAULT_JUDGE_CONCURRENCY)
-      pool = { limiter: new AdaptiveLimiter({ concurrency: limit }), stats: { pool: name, limit, peakInFlight: 0, grants: 0, waits: 0, throttled: 0, cuts: 0 }, starts: [] }
+      pool = {
+        limiter: new AdaptiveLimiter({ concurrency: limit }),
+        stats: { pool: name, limit, peakInFlight: 0, grants: 0, waits: 0, throttled: 0, cuts: 0 },
+        starts: [],
+      }
       pools.set(name, pool)
     }
     return pool
@@ -210,6 +214,9 @@ export function readLines(socket: Socket, onMessage: (msg: CoordinatorMessage) =
  */
 export function formatCoordinatorStats(stats: readonly PoolStats[]): string {
   return stats
-    .map((s) => `judge limit (run-wide): ${s.pool} ${s.limit} — peak ${s.peakInFlight} in flight, ${s.grants} calls, ${s.waits} waited, ${s.throttled} × 429${s.cuts ? `, cut ${s.cuts}×` : ''}`)
+    .map(
+      (s) =>
+        `judge limit (run-wide): ${s.pool} ${s.limit} — peak ${s.peakInFlight} in flight, ${s.grants} calls, ${s.waits} waited, ${s.throttled} × 429${s.cuts ? `, cut ${s.cuts}×` : ''}`,
+    )
     .join('\n')
 }

@@ -40,7 +40,11 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`
  * @example
  * const judge = withTestDeadline(judgeFor(ctx), { startedAt: Date.now(), timeoutMs: 5000, setting: 'testTimeout' })
  */
-export function withTestDeadline<J extends Judge>(judge: J, limit: TestTimeLimit | undefined, now: () => number = Date.now): J {
+export function withTestDeadline<J extends Judge>(
+  judge: J,
+  limit: TestTimeLimit | undefined,
+  now: () => number = Date.now,
+): J {
   if (!limit || !Number.isFinite(limit.timeoutMs) || limit.timeoutMs <= 0) return judge
   const deadline = deadlineOf(limit)
   const evaluate = async <T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> => {
@@ -69,7 +73,13 @@ export function withTestDeadline<J extends Judge>(judge: J, limit: TestTimeLimit
       if (!expired) throw err
       // The inner judge rejects with what it knew when it was aborted (last error, attempt in flight).
       // Bounded: a judge that ignores its signal must not hold the test past the deadline.
-      const inner = await Promise.race([call.then(() => undefined, (e: unknown) => e), new Promise<undefined>((done) => setTimeout(done, 100, undefined))])
+      const inner = await Promise.race([
+        call.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+        new Promise<undefined>((done) => setTimeout(done, 100, undefined)),
+      ])
       throw deadlineError(judge, limit, budgetMs, inner ?? err)
     } finally {
       clearTimeout(timer)
@@ -93,25 +103,57 @@ function deadlineError(judge: Judge, limit: TestTimeLimit, budgetMs: number, cau
     budgetMs <= 0
       ? `${where}: no time left for the judge before the test's ${seconds(limit.timeoutMs)} timeout (the test spent it before this assertion); ${raise}`
       : `${where} gave no verdict before the test's ${seconds(limit.timeoutMs)} timeout (${seconds(budgetMs)} left for the judge): ${happened}. ${capitalize(todo ? `${todo}, or ${raise}` : raise)}.`
-  return new JudgeDeadlineError(message, { provider: judge.provider, model: judge.model, budgetMs, cause: cause instanceof JudgeAbortError ? cause.lastError : cause })
+  return new JudgeDeadlineError(message, {
+    provider: judge.provider,
+    model: judge.model,
+    budgetMs,
+    cause: cause instanceof JudgeAbortError ? cause.lastError : cause,
+  })
 }
 
 /** What the retry loop saw before the deadline, in words, and what would help. */
 function explain(cause: unknown, budgetMs: number): { happened: string; todo?: string } {
   const abort = cause instanceof JudgeAbortError ? cause : undefined
-  const last = abort?.lastError ?? (cause instanceof JudgeError && !(cause instanceof JudgeAbortError) ? cause : undefined)
+  const last =
+    abort?.lastError ?? (cause instanceof JudgeError && !(cause instanceof JudgeAbortError) ? cause : undefined)
   const attempts = last?.attempts ?? abort?.attempts
   const tries = attempts ? ` (${attempts} attempt${attempts === 1 ? '' : 's'})` : ''
-  const waiting = abort?.inFlightSince !== undefined ? `; the last attempt had no answer after ${seconds(Math.max(0, Date.now() - abort.inFlightSince))}` : ''
+  const waiting =
+    abort?.inFlightSince !== undefined
+      ? `; the last attempt had no answer after ${seconds(Math.max(0, Date.now() - abort.inFlightSince))}`
+      : ''
   if (!last) {
     const since = abort?.inFlightSince
-    const happened = since === undefined ? `no answer in ${seconds(budgetMs)}` : `no answer after ${seconds(Math.max(0, Date.now() - since))}${attempts ? '' : ' (first attempt still waiting)'}`
-    return { happened, todo: 'check that the judge is up and not overloaded, or give it a shorter per-call timeout (timeout=DURATION) so a retry fits' }
+    const happened =
+      since === undefined
+        ? `no answer in ${seconds(budgetMs)}`
+        : `no answer after ${seconds(Math.max(0, Date.now() - since))}${attempts ? '' : ' (first attempt still waiting)'}`
+    return {
+      happened,
+      todo: 'check that the judge is up and not overloaded, or give it a shorter per-call timeout (timeout=DURATION) so a retry fits',
+    }
   }
-  if (last.network === 'refused') return { happened: `connection refused${tries}`, todo: 'start the judge server or fix its address (AGENT_VERDICT_JUDGE or baseURL)' }
-  if (last.network === 'dns') return { happened: `its host name does not resolve (DNS)${tries}`, todo: 'fix the host in the base URL or region, or the network' }
-  if (last.network === 'tls') return { happened: `the TLS handshake failed${tries}`, todo: 'check http vs https and the server certificate' }
-  if (last instanceof JudgeRateLimitError) return { happened: `rate limited (429) on ${attempts ?? 'every'} attempt${attempts === 1 ? '' : 's'}${waiting}`, todo: 'lower the judge concurrency (concurrency=N) or the number of judge calls per test' }
-  if (last instanceof JudgeTimeoutError) return { happened: `${last.message}${tries}${waiting}`, todo: 'check that the judge is not overloaded, or lower its timeout (timeout=DURATION) so a retry fits' }
+  if (last.network === 'refused')
+    return {
+      happened: `connection refused${tries}`,
+      todo: 'start the judge server or fix its address (AGENT_VERDICT_JUDGE or baseURL)',
+    }
+  if (last.network === 'dns')
+    return {
+      happened: `its host name does not resolve (DNS)${tries}`,
+      todo: 'fix the host in the base URL or region, or the network',
+    }
+  if (last.network === 'tls')
+    return { happened: `the TLS handshake failed${tries}`, todo: 'check http vs https and the server certificate' }
+  if (last instanceof JudgeRateLimitError)
+    return {
+      happened: `rate limited (429) on ${attempts ?? 'every'} attempt${attempts === 1 ? '' : 's'}${waiting}`,
+      todo: 'lower the judge concurrency (concurrency=N) or the number of judge calls per test',
+    }
+  if (last instanceof JudgeTimeoutError)
+    return {
+      happened: `${last.message}${tries}${waiting}`,
+      todo: 'check that the judge is not overloaded, or lower its timeout (timeout=DURATION) so a retry fits',
+    }
   return { happened: `${last.message}${tries}${waiting}` }
 }

@@ -165,12 +165,17 @@ export class JudgeConfigError extends JudgeError {
   /** `listForms: false` when a judge is configured and the problem is elsewhere (a cassette miss). */
   constructor(message: string, options: Partial<JudgeErrorContext> & { cause?: unknown; listForms?: boolean } = {}) {
     const forms = JUDGE_ENV_FORMS.map((f) => `  AGENT_VERDICT_JUDGE=${f}`).join('\n')
-    super(options.listForms === false ? message : `${message}\nSet AGENT_VERDICT_JUDGE to one of:\n${forms}\nor pass { judge } in code.`, {
-      provider: options.provider ?? 'none',
-      model: options.model ?? 'none',
-      retryable: false,
-      cause: options.cause,
-    })
+    super(
+      options.listForms === false
+        ? message
+        : `${message}\nSet AGENT_VERDICT_JUDGE to one of:\n${forms}\nor pass { judge } in code.`,
+      {
+        provider: options.provider ?? 'none',
+        model: options.model ?? 'none',
+        retryable: false,
+        cause: options.cause,
+      },
+    )
   }
 }
 
@@ -188,7 +193,10 @@ export class JudgeAbortError extends JudgeError {
   /** When the attempt in flight at the abort started (ms since epoch), if one was in flight. */
   inFlightSince?: number
   constructor(options: JudgeErrorContext & { cause?: unknown }) {
-    super(`judge call to ${options.provider}:${options.model} was aborted by the caller`, { ...options, retryable: false })
+    super(`judge call to ${options.provider}:${options.model} was aborted by the caller`, {
+      ...options,
+      retryable: false,
+    })
   }
 }
 

@@ -47,9 +47,12 @@ function makeStrict(node: unknown): JsonSchema {
   const out: JsonSchema = {}
   for (const [key, value] of Object.entries(node as JsonSchema)) {
     if (key === 'default' || key === '$schema') continue
-    if (key === 'properties' || key === '$defs' || key === 'definitions') out[key] = mapValues(value as JsonSchema, makeStrict)
-    else if (key === 'items' || key === 'not' || key === 'additionalProperties') out[key] = typeof value === 'object' ? makeStrict(value) : value
-    else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') out[key] = (value as unknown[]).map(makeStrict)
+    if (key === 'properties' || key === '$defs' || key === 'definitions')
+      out[key] = mapValues(value as JsonSchema, makeStrict)
+    else if (key === 'items' || key === 'not' || key === 'additionalProperties')
+      out[key] = typeof value === 'object' ? makeStrict(value) : value
+    else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems')
+      out[key] = (value as unknown[]).map(makeStrict)
     else out[key] = value
   }
   if (out.type === 'object' && out.properties) {

@@ -50,7 +50,11 @@ export type CallJudgeResult<T> =
  * if (result.status === 'unjudgeable') return fail(`unjudgeable: ${result.cause}`)
  * console.log(result.output, result.samples, result.disagreement, result.errors?.length ?? 0)
  */
-export async function callJudge<T>(judge: Judge, request: JudgeRequest<T>, options: CallJudgeOptions<T> = {}): Promise<CallJudgeResult<T>> {
+export async function callJudge<T>(
+  judge: Judge,
+  request: JudgeRequest<T>,
+  options: CallJudgeOptions<T> = {},
+): Promise<CallJudgeResult<T>> {
   const n = options.samples ?? 1
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`callJudge: samples must be a positive integer, got ${n}`)
   const who = { provider: judge.provider, model: judge.model }
@@ -85,12 +89,18 @@ export async function callJudge<T>(judge: Judge, request: JudgeRequest<T>, optio
   }
   const responses = settled.filter((r): r is JudgeResponse<T> => !(r instanceof JudgeError))
   const errors = settled.filter((r): r is JudgeError => r instanceof JudgeError)
-  if (options.signal?.aborted) throw fatal instanceof JudgeAbortError ? fatal : new JudgeAbortError({ ...who, cause: options.signal.reason })
+  if (options.signal?.aborted)
+    throw fatal instanceof JudgeAbortError ? fatal : new JudgeAbortError({ ...who, cause: options.signal.reason })
   if (notFromJudge !== undefined) throw notFromJudge
   if (fatal) throw fatal
   if (responses.length === 0) {
     const cause = n > 1 ? `none of ${n} samples gave a valid verdict: ${errors[0].message}` : errors[0].message
-    return { status: 'unjudgeable', error: errors[0], cause, ...(n > 1 ? { sampleCount: { asked: n, failed: n } } : {}) }
+    return {
+      status: 'unjudgeable',
+      error: errors[0],
+      cause,
+      ...(n > 1 ? { sampleCount: { asked: n, failed: n } } : {}),
+    }
   }
   if (responses.length * 2 <= n) {
     const cause = `only ${responses.length} of ${n} samples gave a valid verdict (${errors.length} failed; no majority of valid samples): ${errors[0].message}`
@@ -125,7 +135,9 @@ function linkedController(parent?: AbortSignal): AbortController & { dispose(): 
 function defaultScoreOf(output: unknown): number | boolean {
   const score = (output as { score?: unknown } | null)?.score
   if (typeof score === 'number' || typeof score === 'boolean') return score
-  throw new TypeError('callJudge: the reply has no numeric or boolean `score`; pass scoreOf to say which field is the score')
+  throw new TypeError(
+    'callJudge: the reply has no numeric or boolean `score`; pass scoreOf to say which field is the score',
+  )
 }
 
 /** Most frequent score; a tie goes to the lowest of the tied scores. */

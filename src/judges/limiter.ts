@@ -86,7 +86,11 @@ export class AdaptiveLimiter {
   }
 
   /** Runs `fn` in a slot; `outcomeOf` maps a thrown error to an outcome (default 'error'). */
-  async run<T>(fn: () => Promise<T>, outcomeOf: (err: unknown) => LimiterOutcome = () => 'error', signal?: AbortSignal): Promise<T> {
+  async run<T>(
+    fn: () => Promise<T>,
+    outcomeOf: (err: unknown) => LimiterOutcome = () => 'error',
+    signal?: AbortSignal,
+  ): Promise<T> {
     const release = await this.acquire(signal)
     // Granted in the same tick as an abort: hand the slot back rather than start `fn`.
     if (signal?.aborted) {
@@ -139,6 +143,7 @@ export class AdaptiveLimiter {
 }
 
 function positiveInt(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`AdaptiveLimiter: ${name} must be a positive integer, got ${value}`)
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`AdaptiveLimiter: ${name} must be a positive integer, got ${value}`)
   return value
 }

@@ -16,12 +16,20 @@ export type OpenAIBatchClient = OpenAI
  * @example
  * const client = await openaiBatchClient({ apiKey: process.env.OPENAI_API_KEY })
  */
-export async function openaiBatchClient(options: { apiKey: string; baseURL?: string; headers?: Record<string, string> }): Promise<OpenAI> {
+export async function openaiBatchClient(options: {
+  apiKey: string
+  baseURL?: string
+  headers?: Record<string, string>
+}): Promise<OpenAI> {
   // Loaded on use: the cassette's batch hooks sit on every judge call's path, the SDK need not (decision 0021).
   const { default: OpenAI } = await import('openai')
   registerSecret(options.apiKey)
   registerHeaderSecrets(options.headers)
-  return new OpenAI({ apiKey: options.apiKey, ...(options.baseURL ? { baseURL: options.baseURL } : {}), ...(options.headers ? { defaultHeaders: options.headers } : {}) })
+  return new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    ...(options.headers ? { defaultHeaders: options.headers } : {}),
+  })
 }
 const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled'])
 
@@ -32,12 +40,27 @@ const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled'])
  * @example
  * const job = await submitOpenAIBatch(new OpenAI(), await readBatchQueue(dir))
  */
-export async function submitOpenAIBatch(client: OpenAI, items: readonly BatchItem[], now: () => Date = () => new Date()): Promise<BatchJob> {
-  if (items.length === 0) throw new Error('the batch queue is empty: run the tests with AGENT_VERDICT_BATCH=collect first')
-  const jsonl = items.map((item) => JSON.stringify({ custom_id: item.key, method: 'POST', url: ENDPOINT, body: item.body })).join('\n')
+export async function submitOpenAIBatch(
+  client: OpenAI,
+  items: readonly BatchItem[],
+  now: () => Date = () => new Date(),
+): Promise<BatchJob> {
+  if (items.length === 0)
+    throw new Error('the batch queue is empty: run the tests with AGENT_VERDICT_BATCH=collect first')
+  const jsonl = items
+    .map((item) => JSON.stringify({ custom_id: item.key, method: 'POST', url: ENDPOINT, body: item.body }))
+    .join('\n')
   const { toFile } = await import('openai')
-  const file = await client.files.create({ file: await toFile(Buffer.from(`${jsonl}\n`), 'agent-verdict-batch.jsonl'), purpose: 'batch' })
-  const batch = await client.batches.create({ input_file_id: file.id, endpoint: ENDPOINT, completion_window: '24h', metadata: { source: 'agent-verdict' } })
+  const file = await client.files.create({
+    file: await toFile(Buffer.from(`${jsonl}\n`), 'agent-verdict-batch.jsonl'),
+    purpose: 'batch',
+  })
+  const batch = await client.batches.create({
+    input_file_id: file.id,
+    endpoint: ENDPOINT,
+    completion_window: '24h',
+    metadata: { source: 'agent-verdict' },
+  })
   return { provider: 'openai', id: batch.id, submittedAt: now().toISOString(), total: items.length }
 }
 
@@ -49,7 +72,12 @@ export async function submitOpenAIBatch(client: OpenAI, items: readonly BatchIte
  * @example
  * const results = await waitOpenAIBatch(client, job, items, { onProgress: (p) => console.error(formatBatchProgress(p)) })
  */
-export async function waitOpenAIBatch(client: OpenAI, job: BatchJob, items: readonly BatchItem[], options: BatchWaitOptions = {}): Promise<BatchResult[]> {
+export async function waitOpenAIBatch(
+  client: OpenAI,
+  job: BatchJob,
+  items: readonly BatchItem[],
+  options: BatchWaitOptions = {},
+): Promise<BatchResult[]> {
   const now = options.now ?? Date.now
   const sleep = options.sleep ?? abortableSleep
   const started = Date.parse(job.submittedAt)
@@ -61,7 +89,15 @@ export async function waitOpenAIBatch(client: OpenAI, job: BatchJob, items: read
     } catch (err) {
       // A wait lasts hours: a throttled or failed poll is retried at the next interval, not fatal.
       if (options.signal?.aborted || !isTransientPollError(err) || ++failures >= MAX_POLL_FAILURES) throw err
-      options.onProgress?.({ id: job.id, status: `poll failed (${(err as Error).message}); retrying`, done: 0, failed: 0, total: job.total, elapsedMs: Math.max(0, now() - started), etaMs: null })
+      options.onProgress?.({
+        id: job.id,
+        status: `poll failed (${(err as Error).message}); retrying`,
+        done: 0,
+        failed: 0,
+        total: job.total,
+        elapsedMs: Math.max(0, now() - started),
+        etaMs: null,
+      })
       await sleep(options.pollMs ?? 30_000, options.signal)
       continue
     }
@@ -69,7 +105,15 @@ export async function waitOpenAIBatch(client: OpenAI, job: BatchJob, items: read
     const done = (counts?.completed ?? 0) + (counts?.failed ?? 0)
     const total = counts?.total || job.total
     const elapsedMs = Math.max(0, now() - started)
-    options.onProgress?.({ id: job.id, status: batch.status, done, failed: counts?.failed ?? 0, total, elapsedMs, etaMs: etaOf(done, total, elapsedMs) })
+    options.onProgress?.({
+      id: job.id,
+      status: batch.status,
+      done,
+      failed: counts?.failed ?? 0,
+      total,
+      elapsedMs,
+      etaMs: etaOf(done, total, elapsedMs),
+    })
     if (TERMINAL.has(batch.status)) break
     await sleep(options.pollMs ?? 30_000, options.signal)
   }
@@ -84,7 +128,10 @@ export async function waitOpenAIBatch(client: OpenAI, job: BatchJob, items: read
       if (result) results.set(result.key, result)
     }
   }
-  const why = batch.status === 'completed' ? 'no result line for it in the batch output' : `the batch ${batch.status}${batchErrors(batch)}`
+  const why =
+    batch.status === 'completed'
+      ? 'no result line for it in the batch output'
+      : `the batch ${batch.status}${batchErrors(batch)}`
   return items.map((item) => results.get(item.key) ?? { key: item.key, status: 'failed', error: why })
 }
 
@@ -117,13 +164,15 @@ function readOutputLine(line: string): BatchResult | undefined {
   if (parsed.error) return failed(`${parsed.error.code ?? 'error'}: ${parsed.error.message ?? 'no message'}`)
   const status = parsed.response?.status_code
   const body = parsed.response?.body
-  if (status !== 200 || !body) return failed(`HTTP ${status ?? '?'}${body?.error?.message ? `: ${body.error.message}` : ''}`)
+  if (status !== 200 || !body)
+    return failed(`HTTP ${status ?? '?'}${body?.error?.message ? `: ${body.error.message}` : ''}`)
   const usage = { inputTokens: body.usage?.prompt_tokens ?? 0, outputTokens: body.usage?.completion_tokens ?? 0 }
   const choices = body.choices ?? []
   // The same rules as a live reply: one choice, not refused, not cut off, not filtered.
   if (choices.length !== 1) return failed(`${choices.length} choices in the reply`)
   const [choice] = choices
   if (choice.message?.refusal) return failed(`refused: ${choice.message.refusal}`)
-  if (choice.finish_reason === 'length' || choice.finish_reason === 'content_filter') return failed(`finish_reason ${choice.finish_reason}`)
+  if (choice.finish_reason === 'length' || choice.finish_reason === 'content_filter')
+    return failed(`finish_reason ${choice.finish_reason}`)
   return { key, status: 'ok', text: choice.message?.content ?? '', usage }
 }

@@ -1,5 +1,8 @@
 import type OpenAI from 'openai'
-import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsNonStreaming,
+} from 'openai/resources/chat/completions'
 import { JudgeConfigError, JudgeOutputError } from './errors'
 import { replyJsonSchema, strictJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText } from './parse-output'
@@ -66,53 +69,93 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   const getClient = async (): Promise<OpenAI> => {
     if (client) return client
     const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined)
-    if (!apiKey) throw new JudgeConfigError(`${provider}:${model} has no API key: set OPENAI_API_KEY (or pass apiKey)`, ctx)
+    if (!apiKey)
+      throw new JudgeConfigError(`${provider}:${model} has no API key: set OPENAI_API_KEY (or pass apiKey)`, ctx)
     const { default: OpenAIClient } = await loadOpenAI()
-    client ??= new OpenAIClient({ apiKey, baseURL, maxRetries: 0, ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}) })
+    client ??= new OpenAIClient({
+      apiKey,
+      baseURL,
+      maxRetries: 0,
+      ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+    })
     return client
   }
 
-  return createReliableJudge(provider, model, async (request, signal) => {
-    const openai = await getClient()
-    for (let adjustments = 0; ; adjustments++) {
-      const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
-      try {
-        const completion = await openai.chat.completions.create(body, { signal, maxRetries: 0 })
-        const usage = { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 }
-        const choice = completion.choices?.[0]
-        const text = choice?.message?.content ?? ''
-        const who = `${provider}:${model}`
-        if (!choice) throw new JudgeOutputError(`${who} returned no choices for ${request.metric}`, { ...ctx, raw: JSON.stringify(completion), usage })
-        if (choice.message?.refusal) {
-          throw new JudgeOutputError(`${who} refused to judge ${request.metric}: ${choice.message.refusal}`, { ...ctx, raw: choice.message.refusal, usage, retryable: false })
+  return createReliableJudge(
+    provider,
+    model,
+    async (request, signal) => {
+      const openai = await getClient()
+      for (let adjustments = 0; ; adjustments++) {
+        const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
+        try {
+          const completion = await openai.chat.completions.create(body, { signal, maxRetries: 0 })
+          const usage = {
+            inputTokens: completion.usage?.prompt_tokens ?? 0,
+            outputTokens: completion.usage?.completion_tokens ?? 0,
+          }
+          const choice = completion.choices?.[0]
+          const text = choice?.message?.content ?? ''
+          const who = `${provider}:${model}`
+          if (!choice)
+            throw new JudgeOutputError(`${who} returned no choices for ${request.metric}`, {
+              ...ctx,
+              raw: JSON.stringify(completion),
+              usage,
+            })
+          if (choice.message?.refusal) {
+            throw new JudgeOutputError(`${who} refused to judge ${request.metric}: ${choice.message.refusal}`, {
+              ...ctx,
+              raw: choice.message.refusal,
+              usage,
+              retryable: false,
+            })
+          }
+          if (choice.finish_reason === 'length') {
+            throw new JudgeOutputError(
+              `${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`,
+              { ...ctx, raw: text, usage, retryable: false },
+            )
+          }
+          if (choice.finish_reason === 'content_filter') {
+            throw new JudgeOutputError(`${who} reply for ${request.metric} was blocked by the content filter`, {
+              ...ctx,
+              raw: text,
+              usage,
+              retryable: false,
+            })
+          }
+          const parse = { ...ctx, metric: request.metric, usage }
+          const output = parseJudgeText(text, request.schema, parse)
+          // One choice is asked for; a server that sends more gets them all checked, never "the first one".
+          if (completion.choices.length > 1) {
+            const texts = completion.choices.map((c) => c?.message?.content ?? '')
+            return {
+              output: agreedVerdict(
+                texts.map((t) => parseJudgeText(t, request.schema, parse)),
+                request.schema,
+                { ...parse, raw: texts.join('\n') },
+              ),
+              usage,
+            }
+          }
+          return { output, usage }
+        } catch (err) {
+          if (adjustments < 2 && adapt(err, body, features, Boolean(baseURL))) continue
+          throw err
         }
-        if (choice.finish_reason === 'length') {
-          throw new JudgeOutputError(`${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`, { ...ctx, raw: text, usage, retryable: false })
-        }
-        if (choice.finish_reason === 'content_filter') {
-          throw new JudgeOutputError(`${who} reply for ${request.metric} was blocked by the content filter`, { ...ctx, raw: text, usage, retryable: false })
-        }
-        const parse = { ...ctx, metric: request.metric, usage }
-        const output = parseJudgeText(text, request.schema, parse)
-        // One choice is asked for; a server that sends more gets them all checked, never "the first one".
-        if (completion.choices.length > 1) {
-          const texts = completion.choices.map((c) => c?.message?.content ?? '')
-          return { output: agreedVerdict(texts.map((t) => parseJudgeText(t, request.schema, parse)), request.schema, { ...parse, raw: texts.join('\n') }), usage }
-        }
-        return { output, usage }
-      } catch (err) {
-        if (adjustments < 2 && adapt(err, body, features, Boolean(baseURL))) continue
-        throw err
       }
-    }
-  }, { ...options, endpoint: redactUrl(endpoint) })
+    },
+    { ...options, endpoint: redactUrl(endpoint) },
+  )
 }
 
 /** A client built elsewhere still holds our credentials: its key and every default header value. */
 function registerClientSecrets(client: OpenAI): void {
   registerSecret(client.apiKey)
   // The SDK keeps constructor options on `_options`; read defensively, it is not public API.
-  const headers = (client as unknown as { _options?: { defaultHeaders?: Record<string, unknown> } })._options?.defaultHeaders
+  const headers = (client as unknown as { _options?: { defaultHeaders?: Record<string, unknown> } })._options
+    ?.defaultHeaders
   registerHeaderSecrets(headers)
 }
 
@@ -120,7 +163,12 @@ function registerClientSecrets(client: OpenAI): void {
  * Drops an option a server rejected with a 400 that names it; true when a retry is worth it. Looks at
  * the body that was sent, so concurrent calls that all hit the same 400 all retry.
  */
-function adapt(err: unknown, sent: ChatCompletionCreateParamsNonStreaming, features: { jsonSchema: boolean; temperature: boolean }, compatible: boolean): boolean {
+function adapt(
+  err: unknown,
+  sent: ChatCompletionCreateParamsNonStreaming,
+  features: { jsonSchema: boolean; temperature: boolean },
+  compatible: boolean,
+): boolean {
   const e = err as { status?: unknown; message?: unknown }
   if (e?.status !== 400 || typeof e.message !== 'string') return false
   if (sent.temperature !== undefined && /temperature/i.test(e.message)) {

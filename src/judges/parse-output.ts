@@ -26,8 +26,14 @@ export function parseJudgeText<T>(text: string, schema: z.ZodType<T>, ctx: Parse
   try {
     value = JSON.parse(document)
   } catch {
-    const what = text.trim() === '' ? 'an empty reply' : 'text that is not JSON as a whole (the reply must be exactly one JSON verdict, at most inside one code fence)'
-    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} replied with ${what} for ${ctx.metric}: "${short(text)}"`, { ...ctx, raw: text })
+    const what =
+      text.trim() === ''
+        ? 'an empty reply'
+        : 'text that is not JSON as a whole (the reply must be exactly one JSON verdict, at most inside one code fence)'
+    throw new JudgeOutputError(
+      `${ctx.provider}:${ctx.model} replied with ${what} for ${ctx.metric}: "${short(text)}"`,
+      { ...ctx, raw: text },
+    )
   }
   return validateJudgeOutput(value, schema, { ...ctx, raw: text })
 }
@@ -45,14 +51,23 @@ export function validateJudgeOutput<T>(value: unknown, schema: z.ZodType<T>, ctx
   const raw = ctx.raw ?? JSON.stringify(value) ?? String(value)
   const extra = extraKey(value, strictJsonSchema(schema), '')
   if (extra !== undefined) {
-    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned an invalid verdict for ${ctx.metric} (unexpected key ${extra}): "${short(raw)}"`, { ...ctx, raw })
+    throw new JudgeOutputError(
+      `${ctx.provider}:${ctx.model} returned an invalid verdict for ${ctx.metric} (unexpected key ${extra}): "${short(raw)}"`,
+      { ...ctx, raw },
+    )
   }
   const first = schema.safeParse(value)
   if (first.success) return first.data
   const second = schema.safeParse(dropNulls(value))
   if (second.success) return second.data
-  const issues = first.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')
-  throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned an invalid verdict for ${ctx.metric} (${issues}): "${short(raw)}"`, { ...ctx, raw })
+  const issues = first.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ')
+  throw new JudgeOutputError(
+    `${ctx.provider}:${ctx.model} returned an invalid verdict for ${ctx.metric} (${issues}): "${short(raw)}"`,
+    { ...ctx, raw },
+  )
 }
 
 /**
@@ -63,12 +78,23 @@ export function validateJudgeOutput<T>(value: unknown, schema: z.ZodType<T>, ctx
  * @example
  * agreedVerdict([toolA.input, toolB.input], schema, ctx) // throws JudgeOutputError when they differ
  */
-export function agreedVerdict<T>(candidates: readonly unknown[], schema: z.ZodType<T>, ctx: ParseContext & { raw?: string }): T {
-  if (candidates.length === 0) throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned no verdict for ${ctx.metric}`, { ...ctx, raw: ctx.raw ?? '' })
+export function agreedVerdict<T>(
+  candidates: readonly unknown[],
+  schema: z.ZodType<T>,
+  ctx: ParseContext & { raw?: string },
+): T {
+  if (candidates.length === 0)
+    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned no verdict for ${ctx.metric}`, {
+      ...ctx,
+      raw: ctx.raw ?? '',
+    })
   const verdicts = candidates.map((c) => validateJudgeOutput(c, schema, ctx))
   if (verdicts.some((v) => !isDeepStrictEqual(v, verdicts[0]))) {
     const raw = ctx.raw ?? JSON.stringify(candidates)
-    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} returned ${verdicts.length} verdicts for ${ctx.metric} that disagree; none is taken: "${short(raw)}"`, { ...ctx, raw })
+    throw new JudgeOutputError(
+      `${ctx.provider}:${ctx.model} returned ${verdicts.length} verdicts for ${ctx.metric} that disagree; none is taken: "${short(raw)}"`,
+      { ...ctx, raw },
+    )
   }
   return verdicts[0]
 }
@@ -90,7 +116,12 @@ export function wholeDocument(text: string): string {
 /** The first key (as a path) of `value` that the strict JSON schema does not allow, if any. */
 function extraKey(value: unknown, node: unknown, path: string): string | undefined {
   if (!node || typeof node !== 'object' || value === null || typeof value !== 'object') return undefined
-  const n = node as { anyOf?: unknown[]; properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown }
+  const n = node as {
+    anyOf?: unknown[]
+    properties?: Record<string, unknown>
+    items?: unknown
+    additionalProperties?: unknown
+  }
   if (Array.isArray(n.anyOf)) {
     const found = n.anyOf.map((branch) => extraKey(value, branch, path))
     return found.includes(undefined) ? undefined : found[0]
@@ -119,7 +150,11 @@ function extraKey(value: unknown, node: unknown, path: string): string | undefin
 function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls)
   if (!value || typeof value !== 'object') return value
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, dropNulls(v)]))
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, dropNulls(v)]),
+  )
 }
 
 // Not src/verdict/text's oneLineExcerpt: judges may import only config and media (DESIGN's arrows).

@@ -8,7 +8,10 @@ import { runWidePermits } from './run-limit'
 import type { Judge, JudgeRequest, JudgeResponse, JudgeUsage } from './types'
 
 /** What a provider does once: one HTTP call, parsed and validated. Throws on any failure. */
-export type ProviderAttempt = <T>(request: JudgeRequest<T>, signal: AbortSignal) => Promise<{ output: T; usage: JudgeUsage }>
+export type ProviderAttempt = <T>(
+  request: JudgeRequest<T>,
+  signal: AbortSignal,
+) => Promise<{ output: T; usage: JudgeUsage }>
 
 /** Reliability and billing options every provider shares. */
 export interface JudgeReliabilityOptions {
@@ -28,7 +31,10 @@ export interface JudgeReliabilityOptions {
   /** Share a limiter between judges (e.g. two metrics' judges on one account). */
   limiter?: AdaptiveLimiter
   /** Test hooks for the retry loop (sleep, clock, jitter). */
-  retry?: Pick<RetryOptions, 'sleep' | 'now' | 'random' | 'baseDelayMs' | 'maxDelayMs' | 'outputRetries' | 'networkAttempts' | 'networkDelayMs'>
+  retry?: Pick<
+    RetryOptions,
+    'sleep' | 'now' | 'random' | 'baseDelayMs' | 'maxDelayMs' | 'outputRetries' | 'networkAttempts' | 'networkDelayMs'
+  >
 }
 
 /** A Judge with retries, an adaptive limiter, latency and cost; what every provider factory returns. */
@@ -48,10 +54,14 @@ export function createReliableJudge(
   provider: string,
   model: string,
   attempt: ProviderAttempt,
-  options: JudgeReliabilityOptions & { /** Where the judge is, without credentials, for messages. */ endpoint?: string } = {},
+  options: JudgeReliabilityOptions & {
+    /** Where the judge is, without credentials, for messages. */ endpoint?: string
+  } = {},
 ): ReliableJudge {
   // AGENT_VERDICT_CONCURRENCY wins over the option, as it does in the run coordinator: one knob for CI.
-  const limiter = options.limiter ?? new AdaptiveLimiter({ concurrency: concurrencyFromEnv() ?? options.concurrency ?? DEFAULT_JUDGE_CONCURRENCY })
+  const limiter =
+    options.limiter ??
+    new AdaptiveLimiter({ concurrency: concurrencyFromEnv() ?? options.concurrency ?? DEFAULT_JUDGE_CONCURRENCY })
   const ctx = { provider, model, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }
   // Run-wide permits when the run has a coordinator, else this process's limiter.
   const permits = runWidePermits(`${provider}:${model}`, limiter)
@@ -78,7 +88,10 @@ export function createReliableJudge(
           }
         },
       })
-      const usage = { inputTokens: value.usage.inputTokens + wasted.inputTokens, outputTokens: value.usage.outputTokens + wasted.outputTokens }
+      const usage = {
+        inputTokens: value.usage.inputTokens + wasted.inputTokens,
+        outputTokens: value.usage.outputTokens + wasted.outputTokens,
+      }
       return {
         // A judge can quote a credential it was sent (a header dump, a key in the judged text's context).
         output: scrubDeep(value.output),

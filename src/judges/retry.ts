@@ -1,4 +1,11 @@
-import { JudgeAbortError, type JudgeError, type JudgeErrorContext, JudgeOutputError, JudgeRateLimitError, JudgeTimeoutError } from './errors'
+import {
+  JudgeAbortError,
+  type JudgeError,
+  type JudgeErrorContext,
+  JudgeOutputError,
+  JudgeRateLimitError,
+  JudgeTimeoutError,
+} from './errors'
 import { classifyJudgeError } from './classify-error'
 import type { PermitSource } from './run-limit'
 
@@ -37,7 +44,16 @@ export interface RetryResult<T> {
   reasks: number
 }
 
-export const RETRY_DEFAULTS = { maxWaitMs: 60_000, maxAttempts: 50, timeoutMs: 60_000, baseDelayMs: 500, maxDelayMs: 8_000, outputRetries: 1, networkAttempts: 3, networkDelayMs: 200 } as const
+export const RETRY_DEFAULTS = {
+  maxWaitMs: 60_000,
+  maxAttempts: 50,
+  timeoutMs: 60_000,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  outputRetries: 1,
+  networkAttempts: 3,
+  networkDelayMs: 200,
+} as const
 
 /**
  * Runs `attempt` until it succeeds or the failure is final. Retryable errors (see
@@ -76,7 +92,11 @@ export async function withRetry<T>(
 
   for (let n = 1; ; n++) {
     if (signal?.aborted) throw aborted(signal.reason)
-    const release = limiter ? await limiter.acquire(signal, { retry: n > 1 }).catch(() => { throw aborted(signal?.reason) }) : undefined
+    const release = limiter
+      ? await limiter.acquire(signal, { retry: n > 1 }).catch(() => {
+          throw aborted(signal?.reason)
+        })
+      : undefined
     // A slot granted in the same tick as an abort must not start a request: hand it back unused.
     if (signal?.aborted) {
       release?.('error')
@@ -109,7 +129,9 @@ export async function withRetry<T>(
     const backoff = random() * Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (n - 1))
     const delay = error.network
       ? o.networkDelayMs * 2 ** (networkFailures - 1)
-      : error instanceof JudgeRateLimitError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoff
+      : error instanceof JudgeRateLimitError && error.retryAfterMs !== undefined
+        ? error.retryAfterMs
+        : backoff
     if (spentMs + delay > o.maxWaitMs) throw gaveUp(error, n, spentMs)
     try {
       await sleep(delay, signal)
@@ -122,7 +144,8 @@ export async function withRetry<T>(
 
 /** A retryable failure that is now final says how long it was tried ("N retries on 429" is what a user needs to read). */
 function gaveUp(error: JudgeError, attempts: number, spentMs: number): JudgeError {
-  if (attempts > 1) error.message = `${error.message} (gave up after ${attempts} attempts in ${(spentMs / 1000).toFixed(1)} s)`
+  if (attempts > 1)
+    error.message = `${error.message} (gave up after ${attempts} attempts in ${(spentMs / 1000).toFixed(1)} s)`
   return error
 }
 
@@ -145,7 +168,10 @@ async function attemptWithTimeout<T>(
       reject(new JudgeAbortError({ ...ctx, cause: outer!.reason }))
     }
     const timer = setTimeout(() => {
-      timeoutError = new JudgeTimeoutError(`${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} gave no answer within ${timeoutMs} ms; raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE) if the model is slow`, ctx)
+      timeoutError = new JudgeTimeoutError(
+        `${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} gave no answer within ${timeoutMs} ms; raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE) if the model is slow`,
+        ctx,
+      )
       controller.abort(timeoutError)
       reject(timeoutError)
     }, timeoutMs)

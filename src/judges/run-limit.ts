@@ -83,7 +83,12 @@ export function runWidePermits(pool: string, local: AdaptiveLimiter): PermitSour
       const address = coordinatorAddress()
       if (!address) {
         // A script or CLI is one process, so its limit is already the whole run's: no note there.
-        if (store[IN_TEST_RUN_KEY]) noteOnce('none', `no run coordinator, so judge concurrency ${local.max} applies per worker; add globalSetup: ['agent-verdict/global-setup'] to share one limit across the run`, true)
+        if (store[IN_TEST_RUN_KEY])
+          noteOnce(
+            'none',
+            `no run coordinator, so judge concurrency ${local.max} applies per worker; add globalSetup: ['agent-verdict/global-setup'] to share one limit across the run`,
+            true,
+          )
         return local.acquire(signal, options)
       }
       const client = clientFor(address)
@@ -91,15 +96,24 @@ export function runWidePermits(pool: string, local: AdaptiveLimiter): PermitSour
       try {
         return await client.acquire(pool, local.max, signal, options.retry === true)
       } catch (err) {
-        if ((err as { coordinatorGone?: boolean } | undefined)?.coordinatorGone) return fallback(local, address, signal, options)
+        if ((err as { coordinatorGone?: boolean } | undefined)?.coordinatorGone)
+          return fallback(local, address, signal, options)
         throw err
       }
     },
   }
 }
 
-function fallback(local: AdaptiveLimiter, address: string, signal: AbortSignal | undefined, options: { retry?: boolean }): Promise<LimiterRelease> {
-  noteOnce(`gone:${address}`, `run coordinator at ${address} is unreachable; judge concurrency ${local.max} now applies per process`)
+function fallback(
+  local: AdaptiveLimiter,
+  address: string,
+  signal: AbortSignal | undefined,
+  options: { retry?: boolean },
+): Promise<LimiterRelease> {
+  noteOnce(
+    `gone:${address}`,
+    `run coordinator at ${address} is unreachable; judge concurrency ${local.max} now applies per process`,
+  )
   return local.acquire(signal, options)
 }
 

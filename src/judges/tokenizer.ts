@@ -17,7 +17,10 @@ let o200k: Promise<TextTokenCounter> | undefined
  */
 export function loadO200k(): Promise<TextTokenCounter> {
   o200k ??= (async () => {
-    const [{ Tiktoken }, ranks] = await Promise.all([import('js-tiktoken/lite'), import('js-tiktoken/ranks/o200k_base')])
+    const [{ Tiktoken }, ranks] = await Promise.all([
+      import('js-tiktoken/lite'),
+      import('js-tiktoken/ranks/o200k_base'),
+    ])
     const encoder = new Tiktoken((ranks as { default: ConstructorParameters<typeof Tiktoken>[0] }).default)
     // Special-token text in judged data is counted as plain text, never rejected.
     return (text: string) => countInPieces((piece) => encoder.encode(piece, [], []).length, text)
@@ -57,7 +60,10 @@ export async function promptTokenCounter(judge: Judge | undefined): Promise<Prom
   const count = await loadO200k()
   const margin = isClaude(judge) ? CLAUDE_O200K_MARGIN : 1
   const local = (system: string, user: string) => Math.ceil((count(system) + count(user)) * margin)
-  const native = judge && typeof (judge as Partial<TokenCountingJudge>).countTokens === 'function' ? (judge as TokenCountingJudge) : undefined
+  const native =
+    judge && typeof (judge as Partial<TokenCountingJudge>).countTokens === 'function'
+      ? (judge as TokenCountingJudge)
+      : undefined
   if (!native) return async (system, user) => local(system, user)
   let unavailable = false
   return async (system, user) => {

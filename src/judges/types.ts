@@ -5,9 +5,7 @@ import type { ImagePart } from '../media/loaded-image'
 export type { ImageFormat } from '../media/sniff'
 
 /** A piece of the user message sent to a judge. Images travel as bytes, never as a description. */
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | ImagePart
+export type ContentPart = { type: 'text'; text: string } | ImagePart
 
 /**
  * What a metric asks a judge. `schema` validates the judge's JSON reply; its first property is

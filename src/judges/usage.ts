@@ -10,5 +10,8 @@ import { z } from 'zod'
  * @example
  * JudgeUsageSchema.parse({ inputTokens: 1200, outputTokens: 80 })
  */
-export const JudgeUsageSchema = z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() })
+export const JudgeUsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+})
 export type JudgeUsage = z.infer<typeof JudgeUsageSchema>

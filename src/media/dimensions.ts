@@ -29,7 +29,10 @@ function jpegDimensions(b: Uint8Array): ImageDimensions | null {
     let marker = b[i + 1]
     while (marker === 0xff && i + 2 < b.length) marker = b[++i + 1] // fill bytes before a marker
     // Standalone markers (TEM, RSTn, SOI) have no length field.
-    if (marker === 0x01 || marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7)) { i += 2; continue }
+    if (marker === 0x01 || marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2
+      continue
+    }
     if (marker === 0xd9 || marker === 0xda) return null // end of image / scan data before any frame header
     if (isSof(marker)) {
       if (i + 8 >= b.length) return null
@@ -50,7 +53,8 @@ function webpDimensions(b: Uint8Array): ImageDimensions | null {
     case 'VP8 ': // lossy: 3-byte frame tag, start code 9d 01 2a, then 14-bit sizes
       if (b[23] !== 0x9d || b[24] !== 0x01 || b[25] !== 0x2a) return null
       return { width: u16le(b, 26) & 0x3fff, height: u16le(b, 28) & 0x3fff }
-    case 'VP8L': { // lossless: signature 0x2f, then width-1 and height-1 as 14-bit fields
+    case 'VP8L': {
+      // lossless: signature 0x2f, then width-1 and height-1 as 14-bit fields
       if (b[20] !== 0x2f) return null
       const bits = u32le(b, 21)
       return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 }
@@ -95,7 +99,10 @@ export function isAnimated(bytes: Uint8Array, format: ImageFormat): boolean {
   while (i < bytes.length) {
     const block = bytes[i]
     if (block === 0x3b) break // trailer
-    if (block === 0x21) { i = skipSubBlocks(bytes, i + 2); continue } // extension: introducer, label, sub-blocks
+    if (block === 0x21) {
+      i = skipSubBlocks(bytes, i + 2)
+      continue
+    } // extension: introducer, label, sub-blocks
     if (block !== 0x2c) break // corrupt: judge by the frames seen so far
     if (++frames > 1) return true
     const flags = bytes[i + 9]

@@ -34,21 +34,33 @@ function isLoopback(hostname: string): boolean {
 /** Throws unless the URL is https, or http on a loopback host (tests serve images from 127.0.0.1). */
 export function assertFetchable(url: URL): void {
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return
-  const what = url.protocol === 'http:' ? 'plain http is only allowed for localhost/127.0.0.1' : `${url.protocol} URLs cannot be fetched`
-  throw new ImageInputError(`${describeUrl(url)}: ${what} — use an https URL or pass the image bytes (Buffer) instead`, {
-    source: describeUrl(url),
-    limit: 'protocol',
-  })
+  const what =
+    url.protocol === 'http:'
+      ? 'plain http is only allowed for localhost/127.0.0.1'
+      : `${url.protocol} URLs cannot be fetched`
+  throw new ImageInputError(
+    `${describeUrl(url)}: ${what} — use an https URL or pass the image bytes (Buffer) instead`,
+    {
+      source: describeUrl(url),
+      limit: 'protocol',
+    },
+  )
 }
 
 async function readCapped(res: Response, source: string, maxBytes: number, abort: () => void): Promise<Uint8Array> {
   const tooBig = (seen: string) =>
-    new ImageInputError(`${source}: download is ${seen}, over the ${maxBytes}-byte cap — raise maxBytes or pass a smaller image`, {
-      source,
-      limit: 'maxBytes',
-    })
+    new ImageInputError(
+      `${source}: download is ${seen}, over the ${maxBytes}-byte cap — raise maxBytes or pass a smaller image`,
+      {
+        source,
+        limit: 'maxBytes',
+      },
+    )
   const declared = Number(res.headers.get('content-length'))
-  if (declared > maxBytes) { abort(); throw tooBig(`${declared} bytes`) }
+  if (declared > maxBytes) {
+    abort()
+    throw tooBig(`${declared} bytes`)
+  }
   if (!res.body) return new Uint8Array(await res.arrayBuffer())
   const chunks: Uint8Array[] = []
   let total = 0
@@ -58,12 +70,19 @@ async function readCapped(res: Response, source: string, maxBytes: number, abort
     if (done) break
     total += value.byteLength
     // Stop reading as soon as the cap is passed: a huge or endless body must not fill memory.
-    if (total > maxBytes) { abort(); await reader.cancel().catch(() => {}); throw tooBig(`more than ${maxBytes} bytes`) }
+    if (total > maxBytes) {
+      abort()
+      await reader.cancel().catch(() => {})
+      throw tooBig(`more than ${maxBytes} bytes`)
+    }
     chunks.push(value)
   }
   const out = new Uint8Array(total)
   let at = 0
-  for (const c of chunks) { out.set(c, at); at += c.byteLength }
+  for (const c of chunks) {
+    out.set(c, at)
+    at += c.byteLength
+  }
   return out
 }
 
@@ -73,7 +92,10 @@ async function download(start: URL, options: FetchImageOptions): Promise<Uint8Ar
   const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS
   const controller = new AbortController()
   let timedOut = false
-  const timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs)
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, timeoutMs)
   let url = start
   try {
     for (let hop = 0; ; hop++) {
@@ -81,14 +103,21 @@ async function download(start: URL, options: FetchImageOptions): Promise<Uint8Ar
       const res = await doFetch(url, { signal: controller.signal, redirect: 'manual' })
       const location = res.headers.get('location')
       if (res.status >= 300 && res.status < 400 && location) {
-        if (hop >= MAX_REDIRECTS) throw new ImageInputError(`${describeUrl(start)}: more than ${MAX_REDIRECTS} redirects — pass the final URL or the bytes`, { source: describeUrl(start) })
+        if (hop >= MAX_REDIRECTS)
+          throw new ImageInputError(
+            `${describeUrl(start)}: more than ${MAX_REDIRECTS} redirects — pass the final URL or the bytes`,
+            { source: describeUrl(start) },
+          )
         await res.body?.cancel().catch(() => {})
         url = new URL(location, url)
         continue
       }
       if (!res.ok) {
         await res.body?.cancel().catch(() => {})
-        throw new ImageInputError(`${describeUrl(url)}: HTTP ${res.status} fetching the image — check the URL, or download it and pass the bytes`, { source: describeUrl(url) })
+        throw new ImageInputError(
+          `${describeUrl(url)}: HTTP ${res.status} fetching the image — check the URL, or download it and pass the bytes`,
+          { source: describeUrl(url) },
+        )
       }
       return await readCapped(res, describeUrl(url), maxBytes, () => controller.abort())
     }
@@ -96,10 +125,16 @@ async function download(start: URL, options: FetchImageOptions): Promise<Uint8Ar
     if (err instanceof ImageInputError) throw err
     const source = describeUrl(url)
     if (timedOut) {
-      throw new ImageInputError(`${source}: no complete response within ${timeoutMs} ms — raise timeoutMs, or download the image yourself and pass the bytes`, { source, limit: 'timeoutMs', cause: err })
+      throw new ImageInputError(
+        `${source}: no complete response within ${timeoutMs} ms — raise timeoutMs, or download the image yourself and pass the bytes`,
+        { source, limit: 'timeoutMs', cause: err },
+      )
     }
     const reason = err instanceof Error ? err.message : String(err)
-    throw new ImageInputError(`${source}: could not fetch the image (${reason}) — check the URL, or pass the bytes instead`, { source, cause: err })
+    throw new ImageInputError(
+      `${source}: could not fetch the image (${reason}) — check the URL, or pass the bytes instead`,
+      { source, cause: err },
+    )
   } finally {
     clearTimeout(timer)
   }
@@ -120,12 +155,17 @@ export async function fetchImageBytes(input: URL | string, options: FetchImageOp
     pending = download(url, options)
     cache.set(url.href, pending)
     // A failed download is not cached, so a later test can try again.
-    pending.catch(() => { if (cache.get(url.href) === pending) cache.delete(url.href) })
+    pending.catch(() => {
+      if (cache.get(url.href) === pending) cache.delete(url.href)
+    })
   }
   const bytes = await pending
   const maxBytes = options.maxBytes ?? DEFAULT_FETCH_MAX_BYTES
   if (bytes.byteLength > maxBytes) {
-    throw new ImageInputError(`${describeUrl(url)}: image is ${bytes.byteLength} bytes, over the ${maxBytes}-byte cap — raise maxBytes or pass a smaller image`, { source: describeUrl(url), limit: 'maxBytes' })
+    throw new ImageInputError(
+      `${describeUrl(url)}: image is ${bytes.byteLength} bytes, over the ${maxBytes}-byte cap — raise maxBytes or pass a smaller image`,
+      { source: describeUrl(url), limit: 'maxBytes' },
+    )
   }
   return bytes
 }

@@ -31,11 +31,23 @@ export type ImageLimits = z.infer<typeof ImageLimitsSchema>
  */
 export const IMAGE_LIMITS = {
   // Bedrock Converse documents 3.75 MB and 8000×8000 px per image.
-  bedrock: { label: 'Bedrock Converse', maxBytes: 3.75 * MB, maxWidth: 8000, maxHeight: 8000, formats: ['png', 'jpeg', 'gif', 'webp'], animatedGif: true },
+  bedrock: {
+    label: 'Bedrock Converse',
+    maxBytes: 3.75 * MB,
+    maxWidth: 8000,
+    maxHeight: 8000,
+    formats: ['png', 'jpeg', 'gif', 'webp'],
+    animatedGif: true,
+  },
   // OpenAI vision: up to 20 MB per image; GIFs must not be animated.
   openai: { label: 'OpenAI', maxBytes: 20 * MB, formats: ['png', 'jpeg', 'gif', 'webp'], animatedGif: false },
   // Compatible servers (vLLM, Ollama, Azure…) are held to OpenAI's limits unless told otherwise.
-  'openai-compatible': { label: 'OpenAI-compatible', maxBytes: 20 * MB, formats: ['png', 'jpeg', 'gif', 'webp'], animatedGif: false },
+  'openai-compatible': {
+    label: 'OpenAI-compatible',
+    maxBytes: 20 * MB,
+    formats: ['png', 'jpeg', 'gif', 'webp'],
+    animatedGif: false,
+  },
 } as const satisfies Record<string, ImageLimits>
 
 /**
@@ -64,14 +76,23 @@ export function checkImageLimits(image: LoadedImage, provider: string | ImageLim
     throw new ImageInputError(`${image.source}: ${message}`, { source: image.source, limit })
   }
   if (!limits.formats.includes(image.format)) {
-    fail('format', `${image.format.toUpperCase()} is not accepted by ${limits.label} (accepts ${limits.formats.join(', ')}) — convert it to PNG or JPEG`)
+    fail(
+      'format',
+      `${image.format.toUpperCase()} is not accepted by ${limits.label} (accepts ${limits.formats.join(', ')}) — convert it to PNG or JPEG`,
+    )
   }
   if (image.byteLength > limits.maxBytes) {
-    fail('maxBytes', `image is ${mb(image.byteLength)}, over ${limits.label}'s limit of ${mb(limits.maxBytes)} per image — downscale it or convert it to JPEG`)
+    fail(
+      'maxBytes',
+      `image is ${mb(image.byteLength)}, over ${limits.label}'s limit of ${mb(limits.maxBytes)} per image — downscale it or convert it to JPEG`,
+    )
   }
   const { maxWidth, maxHeight } = limits
   if ((maxWidth && image.width > maxWidth) || (maxHeight && image.height > maxHeight)) {
-    fail('maxDimensions', `image is ${image.width}×${image.height} px, over ${limits.label}'s limit of ${maxWidth ?? '∞'}×${maxHeight ?? '∞'} px — downscale it to ≤ ${Math.min(maxWidth ?? Infinity, maxHeight ?? Infinity)} px on each side`)
+    fail(
+      'maxDimensions',
+      `image is ${image.width}×${image.height} px, over ${limits.label}'s limit of ${maxWidth ?? '∞'}×${maxHeight ?? '∞'} px — downscale it to ≤ ${Math.min(maxWidth ?? Infinity, maxHeight ?? Infinity)} px on each side`,
+    )
   }
   if (image.format === 'gif' && image.animated && !limits.animatedGif) {
     fail('animatedGif', `animated GIFs are not accepted by ${limits.label} — pass a single frame as PNG`)

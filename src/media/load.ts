@@ -39,7 +39,10 @@ function parseDataUrl(text: string): RawImage {
   if (!/;base64$/i.test(meta)) return { bytes: new TextEncoder().encode(decodeURIComponent(payload)), source }
   const clean = payload.replace(/\s+/g, '')
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean)) {
-    throw new ImageInputError(`${source}: the base64 payload has invalid characters — check how the data URL was built`, { source })
+    throw new ImageInputError(
+      `${source}: the base64 payload has invalid characters — check how the data URL was built`,
+      { source },
+    )
   }
   return { bytes: new Uint8Array(Buffer.from(clean, 'base64')), source }
 }
@@ -60,7 +63,12 @@ function notRegular(info: Stats): string | undefined {
 }
 
 /** At most `maxBytes` bytes of an open file; more is an error (the file may have grown since its stat). */
-async function readCapped(handle: FileHandle, source: string, maxBytes: number, explicit: boolean): Promise<Uint8Array> {
+async function readCapped(
+  handle: FileHandle,
+  source: string,
+  maxBytes: number,
+  explicit: boolean,
+): Promise<Uint8Array> {
   const chunks: Buffer[] = []
   let total = 0
   for (;;) {
@@ -91,9 +99,15 @@ async function readPath(path: string, maxBytes: number | undefined): Promise<Raw
     // Checked on the open file, so the path cannot be swapped for a pipe or device between check and read.
     const info = await handle.stat()
     const what = notRegular(info)
-    if (what === 'a directory') throw new ImageInputError(`${source}: is a directory, not an image file — pass the path of an image file`, { source })
+    if (what === 'a directory')
+      throw new ImageInputError(`${source}: is a directory, not an image file — pass the path of an image file`, {
+        source,
+      })
     if (what !== undefined) {
-      throw new ImageInputError(`${source}: is ${what}, not a regular file, so it is not read (it could block or never end) — save the image to a file, or read it yourself and pass the bytes as a Buffer`, { source })
+      throw new ImageInputError(
+        `${source}: is ${what}, not a regular file, so it is not read (it could block or never end) — save the image to a file, or read it yourself and pass the bytes as a Buffer`,
+        { source },
+      )
     }
     // Check the size before reading so a huge file is refused without loading it.
     if (info.size > cap) throw overCap(source, `${info.size} bytes`, cap, maxBytes !== undefined)
@@ -101,8 +115,14 @@ async function readPath(path: string, maxBytes: number | undefined): Promise<Raw
   } catch (err) {
     if (err instanceof ImageInputError) throw err
     const code = (err as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? `image file not found (looked at ${resolve(path)})` : `could not read the image file (${code ?? String(err)})`
-    throw new ImageInputError(`${source}: ${why} — relative paths resolve from the current directory, ${process.cwd()}`, { source, cause: err })
+    const why =
+      code === 'ENOENT'
+        ? `image file not found (looked at ${resolve(path)})`
+        : `could not read the image file (${code ?? String(err)})`
+    throw new ImageInputError(
+      `${source}: ${why} — relative paths resolve from the current directory, ${process.cwd()}`,
+      { source, cause: err },
+    )
   } finally {
     await handle?.close().catch(() => {})
   }
@@ -124,7 +144,10 @@ async function readInput(input: ImageInput, options: LoadImageOptions): Promise<
     const kind = Buffer.isBuffer(input) ? 'Buffer' : 'Uint8Array'
     return { bytes: new Uint8Array(input), source: `${kind} (${input.byteLength} bytes)` }
   }
-  throw new ImageInputError(`unsupported image input (${typeof input}) — pass a file path, data URL, https URL, URL, Buffer or Uint8Array`, { source: typeof input })
+  throw new ImageInputError(
+    `unsupported image input (${typeof input}) — pass a file path, data URL, https URL, URL, Buffer or Uint8Array`,
+    { source: typeof input },
+  )
 }
 
 /**
@@ -139,7 +162,10 @@ async function readInput(input: ImageInput, options: LoadImageOptions): Promise<
 export async function loadImage(input: ImageInput, options: LoadImageOptions = {}): Promise<LoadedImage> {
   const { bytes, source } = await readInput(input, options)
   if (options.maxBytes !== undefined && bytes.byteLength > options.maxBytes) {
-    throw new ImageInputError(`${source}: image is ${bytes.byteLength} bytes, over maxBytes ${options.maxBytes} — pass a smaller image or raise maxBytes`, { source, limit: 'maxBytes' })
+    throw new ImageInputError(
+      `${source}: image is ${bytes.byteLength} bytes, over maxBytes ${options.maxBytes} — pass a smaller image or raise maxBytes`,
+      { source, limit: 'maxBytes' },
+    )
   }
   const kind = sniffImage(bytes)
   if (!isSupportedFormat(kind)) {
@@ -147,7 +173,10 @@ export async function loadImage(input: ImageInput, options: LoadImageOptions = {
   }
   const dims = readDimensions(bytes, kind)
   if (!dims) {
-    throw new ImageInputError(`${source}: ${kind.toUpperCase()} header is truncated or corrupt (no image size found) — re-export the image`, { source, detected: kind })
+    throw new ImageInputError(
+      `${source}: ${kind.toUpperCase()} header is truncated or corrupt (no image size found) — re-export the image`,
+      { source, detected: kind },
+    )
   }
   const image: LoadedImage = {
     bytes,

@@ -18,7 +18,17 @@ export type ImageFormat = z.infer<typeof ImageFormatSchema>
  */
 export const DetectedKindSchema = z.enum([
   ...ImageFormatSchema.options,
-  'svg', 'pdf', 'bmp', 'tiff', 'heic', 'avif', 'ico', 'html', 'video', 'empty', 'unknown',
+  'svg',
+  'pdf',
+  'bmp',
+  'tiff',
+  'heic',
+  'avif',
+  'ico',
+  'html',
+  'video',
+  'empty',
+  'unknown',
 ])
 export type DetectedKind = z.infer<typeof DetectedKindSchema>
 
@@ -39,7 +49,7 @@ function ascii(bytes: Uint8Array, start: number, end: number): string {
 
 function sniffIsoBmff(bytes: Uint8Array): DetectedKind | null {
   if (bytes.length < 12 || ascii(bytes, 4, 8) !== 'ftyp') return null
-  const boxSize = Math.min((bytes[0] << 24 | bytes[1] << 16 | bytes[2] << 8 | bytes[3]) >>> 0, bytes.length)
+  const boxSize = Math.min(((bytes[0] << 24) | (bytes[1] << 16) | (bytes[2] << 8) | bytes[3]) >>> 0, bytes.length)
   const brands = [ascii(bytes, 8, 12)]
   for (let at = 16; at + 4 <= boxSize; at += 4) brands.push(ascii(bytes, at, at + 4))
   // AVIF files often list mif1 too, so an avif brand anywhere wins over the generic HEIF ones.
@@ -78,9 +88,17 @@ export function sniffImage(bytes: Uint8Array): DetectedKind {
   if (ascii(bytes, 0, 5) === '%PDF-') return 'pdf'
   if (startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a])) return 'tiff'
   // BMP's "BM" is only two bytes, so also require a known DIB header size to avoid false hits.
-  if (ascii(bytes, 0, 2) === 'BM' && bytes.length >= 18 && [12, 40, 52, 56, 64, 108, 124].includes(bytes[14])) return 'bmp'
+  if (ascii(bytes, 0, 2) === 'BM' && bytes.length >= 18 && [12, 40, 52, 56, 64, 108, 124].includes(bytes[14]))
+    return 'bmp'
   // ICO (type 1) and CUR (type 2): reserved 0, type, then a non-zero image count.
-  if (startsWith(bytes, [0, 0]) && (bytes[2] === 1 || bytes[2] === 2) && bytes[3] === 0 && bytes.length >= 6 && (bytes[4] | bytes[5]) !== 0) return 'ico'
+  if (
+    startsWith(bytes, [0, 0]) &&
+    (bytes[2] === 1 || bytes[2] === 2) &&
+    bytes[3] === 0 &&
+    bytes.length >= 6 &&
+    (bytes[4] | bytes[5]) !== 0
+  )
+    return 'ico'
   return sniffIsoBmff(bytes) ?? sniffText(bytes) ?? 'unknown'
 }
 

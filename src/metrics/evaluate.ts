@@ -22,7 +22,10 @@ const withJudge = (options: EvaluateOptions): RunMetricOptions => ({ ...options,
  * const v = await evaluateInstructionFollowing({ output: 'W7', instruction: 'Answer with the week label only.' })
  * v.pass // true
  */
-export async function evaluateInstructionFollowing(input: InstructionFollowingInput, options: EvaluateOptions = {}): Promise<Verdict> {
+export async function evaluateInstructionFollowing(
+  input: InstructionFollowingInput,
+  options: EvaluateOptions = {},
+): Promise<Verdict> {
   return runMetric(instructionFollowingMetric, input, withJudge(options))
 }
 

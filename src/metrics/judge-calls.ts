@@ -11,7 +11,10 @@ import type { JudgeInfo, TokenUsage } from '../verdict/verdict'
  * @example
  * judgeCalls(result.responses, result.errors) // { made: 3, replayed: 0, retries: 0, reasks: 0 } for samples: 3
  */
-export function judgeCalls(responses: readonly JudgeResponse<unknown>[], errors: readonly JudgeError[] = []): NonNullable<JudgeInfo['calls']> {
+export function judgeCalls(
+  responses: readonly JudgeResponse<unknown>[],
+  errors: readonly JudgeError[] = [],
+): NonNullable<JudgeInfo['calls']> {
   let made = 0
   let replayed = 0
   let retries = 0

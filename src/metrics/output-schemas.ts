@@ -1,7 +1,11 @@
 import { z } from 'zod'
 
 // Property order matters: the judge writes `reasoning` before it commits to a score.
-const reasoning = z.string().describe('Your analysis, written before the score: the constraints, claims or values you checked and what you found.')
+const reasoning = z
+  .string()
+  .describe(
+    'Your analysis, written before the score: the constraints, claims or values you checked and what you found.',
+  )
 
 /** Reply of a binary metric: 1 = pass, 0 = fail. */
 export const BinaryOutputSchema = z.object({

@@ -31,7 +31,10 @@ function define<O extends BinaryOutput | LikertOutput>(
     schema,
     inputSchema: RubricInputSchema as z.ZodType<ParsedRubricInput>,
     imageOf: (input) => input.image,
-    prompt: (input, hasImage) => ({ system, text: renderUser({ rubric: input.rubric, output: input.output, input: input.input, hasImage }) }),
+    prompt: (input, hasImage) => ({
+      system,
+      text: renderUser({ rubric: input.rubric, output: input.output, input: input.input, hasImage }),
+    }),
   }
 }
 
@@ -44,6 +47,8 @@ const LIKERT = define('likert5', LikertOutputSchema, SYSTEM_LIKERT)
  * @example
  * await runMetric(rubricMetric('likert5'), { output, rubric: 'Polite and names the order number.', scale: 'likert5' }, { judge })
  */
-export function rubricMetric(scale: 'binary' | 'likert5' = 'binary'): MetricDefinition<ParsedRubricInput, BinaryOutput | LikertOutput> {
+export function rubricMetric(
+  scale: 'binary' | 'likert5' = 'binary',
+): MetricDefinition<ParsedRubricInput, BinaryOutput | LikertOutput> {
   return scale === 'binary' ? BINARY : LIKERT
 }

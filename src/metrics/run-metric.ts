@@ -59,7 +59,12 @@ export async function runMetric<I extends { output: string }, O extends { reason
       schema: metric.schema,
       schemaName: metric.schemaName,
     },
-    { samples: options.samples, scoreOf: (o) => o.score, aggregate: metric.scale === 'binary' ? 'majority' : 'median', signal: options.signal },
+    {
+      samples: options.samples,
+      scoreOf: (o) => o.score,
+      aggregate: metric.scale === 'binary' ? 'majority' : 'median',
+      signal: options.signal,
+    },
   )
 
   const base = {
@@ -83,7 +88,16 @@ export async function runMetric<I extends { output: string }, O extends { reason
       calls: judgeCalls([], [result.error]),
     }
     const failed = result.sampleCount ? { samplesFailed: result.sampleCount.failed } : {}
-    return { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: result.cause, ...failed, judge: judgeFailed }
+    return {
+      ...base,
+      raw: null,
+      score: null,
+      pass: false,
+      outcome: 'unjudgeable',
+      reason: result.cause,
+      ...failed,
+      judge: judgeFailed,
+    }
   }
   const raw = result.output.score
   const score = normalizeScore(metric.scale, raw)
@@ -91,7 +105,9 @@ export async function runMetric<I extends { output: string }, O extends { reason
   const disagreement = result.disagreement && result.samples ? ` (samples disagreed: ${result.samples.join(', ')})` : ''
   const n = result.responses.length + (result.errors?.length ?? 0)
   // Said in the reason too: a verdict resting on 2 of 3 samples should not read like one resting on 3.
-  const failedSamples = result.errors?.length ? ` (${result.errors.length} of ${n} samples gave no valid verdict: ${result.errors[0].message})` : ''
+  const failedSamples = result.errors?.length
+    ? ` (${result.errors.length} of ${n} samples gave no valid verdict: ${result.errors[0].message})`
+    : ''
   return {
     ...base,
     raw,

@@ -1,7 +1,14 @@
 // The `agent-verdict-report.json` artifact: build from tests, validate + write, read, merge shards.
 import { readFile } from 'node:fs/promises'
 import { callsOf, countAssertions } from '../verdict/assertion'
-import { READABLE_REPORT_VERSIONS, REPORT_SCHEMA_VERSION, ReportSchema, type Report, type ReportTest, type ReportTotals } from '../verdict/report'
+import {
+  READABLE_REPORT_VERSIONS,
+  REPORT_SCHEMA_VERSION,
+  ReportSchema,
+  type Report,
+  type ReportTest,
+  type ReportTotals,
+} from '../verdict/report'
 import { writeFileAtomic } from './write-atomic'
 
 /** Input of {@link buildReport}. */
@@ -133,7 +140,9 @@ export async function readReport(path: string): Promise<Report> {
   try {
     json = JSON.parse(await readFile(path, 'utf8'))
   } catch (error) {
-    throw new Error(`agent-verdict: cannot read report ${path}: ${(error as Error).message}. Pass the agent-verdict-report.json a test run wrote.`)
+    throw new Error(
+      `agent-verdict: cannot read report ${path}: ${(error as Error).message}. Pass the agent-verdict-report.json a test run wrote.`,
+    )
   }
   return parseReport(json, path)
 }
@@ -155,7 +164,9 @@ export function parseReport(json: unknown, path: string): Report {
   const parsed = ReportSchema.safeParse(upgrade(json as { schemaVersion: number; run?: unknown; tests?: unknown }))
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
-    throw new Error(`agent-verdict: ${path} is not a valid report at ${issue.path.join('.') || '(root)'}: ${issue.message}. Regenerate it or fix the file.`)
+    throw new Error(
+      `agent-verdict: ${path} is not a valid report at ${issue.path.join('.') || '(root)'}: ${issue.message}. Regenerate it or fix the file.`,
+    )
   }
   return parsed.data
 }
@@ -190,7 +201,9 @@ export function mergeReports(reports: readonly Report[]): Report {
     schemaVersion: REPORT_SCHEMA_VERSION,
     run: {
       startedAt,
-      ...(finished.length > 0 ? { finishedAt: finished.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a)) } : {}),
+      ...(finished.length > 0
+        ? { finishedAt: finished.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a)) }
+        : {}),
       ...(runners.length === 1 ? { runner: runners[0] } : {}),
       judge: judges.length === 0 ? null : judges.join(', '),
       mode: unique(reports.map((r) => r.run.mode)).join(', '),

@@ -69,7 +69,17 @@ export function itemsFromReport(report: Report): DiffItem[] {
         reason: v.reason,
         tokens: v.judge ? v.judge.tokens.input + v.judge.tokens.output : 0,
         costUsd: v.judge?.costUsd ?? null,
-        ...(v.trials ? { trials: { k: v.trials.k, passes: v.trials.passes, rate: v.trials.rate, lower: v.trials.lower, upper: v.trials.upper } } : {}),
+        ...(v.trials
+          ? {
+              trials: {
+                k: v.trials.k,
+                passes: v.trials.passes,
+                rate: v.trials.rate,
+                lower: v.trials.lower,
+                upper: v.trials.upper,
+              },
+            }
+          : {}),
       })
     }
   }
@@ -110,7 +120,13 @@ export function diffVerdicts(base: DiffSide, head: DiffSide): VerdictDiff {
     if (!b) continue
     const noise = isNoise(b, h)
     if (b.outcome !== undefined && h.outcome !== undefined && b.outcome !== h.outcome) {
-      const label: ChangeLabel = noise ? 'noise' : b.outcome === 'pass' ? 'regression' : h.outcome === 'pass' ? 'fix' : 'changed'
+      const label: ChangeLabel = noise
+        ? 'noise'
+        : b.outcome === 'pass'
+          ? 'regression'
+          : h.outcome === 'pass'
+            ? 'fix'
+            : 'changed'
       flipped.push({ key: h.key, base: b, head: h, label })
     } else if (b.score !== null && h.score !== null && Math.abs(b.score - h.score) > 1e-9) {
       scoreChanges.push({ key: h.key, base: b, head: h, label: noise ? 'noise' : h.score < b.score ? 'drop' : 'rise' })

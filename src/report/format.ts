@@ -63,7 +63,9 @@ export function verdictsOfSpan(span: ReportSpan, verdicts: readonly Verdict[]): 
 /** True when a span-level verdict's span is part of one of the test's traces (shown under that trace). */
 export function isInTraces(v: Verdict, traces: readonly ReportTrace[] | undefined): boolean {
   if (!traces || v.level !== 'span') return false
-  return traces.some((t) => t.spans.some((s) => s.id === v.spanId || (v.id !== undefined && s.verdictIds.includes(v.id))))
+  return traces.some((t) =>
+    t.spans.some((s) => s.id === v.spanId || (v.id !== undefined && s.verdictIds.includes(v.id))),
+  )
 }
 
 /** `Tool Output Misinterpretation (reasoning-integrity 2/5)` or just the metric when no category. */
@@ -115,7 +117,8 @@ export function traceSummary(trace: ReportTrace, verdicts: readonly Verdict[]): 
   const parts = [`trace ${shortSpanId(trace.id)}`, `${c.spans} spans`, `${c.failing} failing`]
   if (c.propagated > 0) parts.push(`${c.propagated} above them by propagation`)
   if (c.unjudgeable > 0) parts.push(`${c.unjudgeable} unjudgeable`)
-  if (c.passedVerdicts > 0) parts.push(`${c.passedVerdicts} span ${c.passedVerdicts === 1 ? 'verdict' : 'verdicts'} passed`)
+  if (c.passedVerdicts > 0)
+    parts.push(`${c.passedVerdicts} span ${c.passedVerdicts === 1 ? 'verdict' : 'verdicts'} passed`)
   return parts.join(' · ')
 }
 
@@ -127,7 +130,10 @@ export function traceSummary(trace: ReportTrace, verdicts: readonly Verdict[]): 
  * totalsParts(report.run.totals).map(([k, v]) => `${k} ${v}`).join(' · ')
  */
 export function totalsParts(t: ReportTotals): Array<[string, string]> {
-  const extra = [t.judgeRetries > 0 ? `${formatInt(t.judgeRetries)} ${t.judgeRetries === 1 ? 'retry' : 'retries'}` : '', t.judgeReasks > 0 ? `${formatInt(t.judgeReasks)} ${t.judgeReasks === 1 ? 're-ask' : 're-asks'}` : ''].filter(Boolean)
+  const extra = [
+    t.judgeRetries > 0 ? `${formatInt(t.judgeRetries)} ${t.judgeRetries === 1 ? 'retry' : 'retries'}` : '',
+    t.judgeReasks > 0 ? `${formatInt(t.judgeReasks)} ${t.judgeReasks === 1 ? 're-ask' : 're-asks'}` : '',
+  ].filter(Boolean)
   return [
     ['assertions', formatInt(t.assertions)],
     ['failed', formatInt(t.failed)],

@@ -19,7 +19,9 @@ export const GatesSchema = z
     minPassRate: Rate.optional(),
     maxUnjudgeable: z.number().int().nonnegative().optional(),
     maxCostUsd: z.number().nonnegative().optional(),
-    metrics: z.record(z.string().min(1), z.object({ minPassRate: Rate.optional(), minMeanScore: Rate.optional() }).strict()).optional(),
+    metrics: z
+      .record(z.string().min(1), z.object({ minPassRate: Rate.optional(), minMeanScore: Rate.optional() }).strict())
+      .optional(),
   })
   .strict()
 export type Gates = z.infer<typeof GatesSchema>
@@ -48,14 +50,34 @@ export function evaluateGates(report: Report, gates: Gates): GateResult[] {
   const verdicts = report.tests.flatMap((t) => t.verdicts)
   const results: GateResult[] = []
   // `holds` / `breaks`: the relation printed when the gate holds or breaks (≥ / <, ≤ / >).
-  const check = (gate: string, measured: number | null, limit: number, ok: boolean, what: string, [holds, breaks]: [string, string]) => {
+  const check = (
+    gate: string,
+    measured: number | null,
+    limit: number,
+    ok: boolean,
+    what: string,
+    [holds, breaks]: [string, string],
+  ) => {
     const value = measured === null ? 'unknown' : fmt(measured)
-    results.push({ gate, measured, limit, ok, line: `gate ${gate} ${ok ? 'ok' : 'broken'}: ${what} ${value} ${ok ? holds : breaks} ${fmt(limit)}` })
+    results.push({
+      gate,
+      measured,
+      limit,
+      ok,
+      line: `gate ${gate} ${ok ? 'ok' : 'broken'}: ${what} ${value} ${ok ? holds : breaks} ${fmt(limit)}`,
+    })
   }
   if (gates.minPassRate !== undefined) {
     const passed = verdicts.filter((v) => assertionStatus(v) === 'pass').length
     const rate = verdicts.length === 0 ? null : passed / verdicts.length
-    check('minPassRate', rate, gates.minPassRate, rate !== null && rate >= gates.minPassRate, `pass rate (${passed}/${verdicts.length} verdicts)`, ['≥', '<'])
+    check(
+      'minPassRate',
+      rate,
+      gates.minPassRate,
+      rate !== null && rate >= gates.minPassRate,
+      `pass rate (${passed}/${verdicts.length} verdicts)`,
+      ['≥', '<'],
+    )
   }
   if (gates.maxUnjudgeable !== undefined) {
     const n = report.run.totals.unjudgeable
@@ -65,21 +87,39 @@ export function evaluateGates(report: Report, gates: Gates): GateResult[] {
     // null = calls were made with no known price: the limit cannot be shown to hold, so it does not.
     const cost = report.run.totals.costUsd
     check('maxCostUsd', cost, gates.maxCostUsd, cost !== null && cost <= gates.maxCostUsd, 'judge cost USD', ['≤', '>'])
-    if (cost === null) results[results.length - 1].line += ' (the judge model has no known price: add it to the price table or drop this gate)'
+    if (cost === null)
+      results[results.length - 1].line +=
+        ' (the judge model has no known price: add it to the price table or drop this gate)'
   }
   for (const [metric, limits] of Object.entries(gates.metrics ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
     const mine = verdicts.filter((v) => v.metric === metric)
     if (limits.minPassRate !== undefined) {
       const passed = mine.filter((v) => assertionStatus(v) === 'pass').length
       const rate = mine.length === 0 ? null : passed / mine.length
-      check(`metrics.${metric}.minPassRate`, rate, limits.minPassRate, rate !== null && rate >= limits.minPassRate, `${metric} pass rate (${passed}/${mine.length} verdicts)`, ['≥', '<'])
+      check(
+        `metrics.${metric}.minPassRate`,
+        rate,
+        limits.minPassRate,
+        rate !== null && rate >= limits.minPassRate,
+        `${metric} pass rate (${passed}/${mine.length} verdicts)`,
+        ['≥', '<'],
+      )
     }
     if (limits.minMeanScore !== undefined) {
       const scores = mine.map((v) => v.score).filter((s): s is number => s !== null)
       const mean = scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length
-      check(`metrics.${metric}.minMeanScore`, mean, limits.minMeanScore, mean !== null && mean >= limits.minMeanScore, `${metric} mean score (${scores.length} scored verdicts)`, ['≥', '<'])
+      check(
+        `metrics.${metric}.minMeanScore`,
+        mean,
+        limits.minMeanScore,
+        mean !== null && mean >= limits.minMeanScore,
+        `${metric} mean score (${scores.length} scored verdicts)`,
+        ['≥', '<'],
+      )
     }
-    if (mine.length === 0) results[results.length - 1].line += ` (no verdict of metric "${metric}" in this run: check the name or that its tests ran)`
+    if (mine.length === 0)
+      results[results.length - 1].line +=
+        ` (no verdict of metric "${metric}" in this run: check the name or that its tests ran)`
   }
   return results
 }

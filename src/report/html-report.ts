@@ -36,7 +36,10 @@ function sniffMime(bytes: Uint8Array): string | undefined {
  * @example
  * const images = await loadImageEmbeds(report, { baseDir: process.cwd() })
  */
-export async function loadImageEmbeds(report: Report, options: ImageEmbedOptions = {}): Promise<Map<string, ImageEmbed>> {
+export async function loadImageEmbeds(
+  report: Report,
+  options: ImageEmbedOptions = {},
+): Promise<Map<string, ImageEmbed>> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const baseDir = options.baseDir ?? process.cwd()
   const out = new Map<string, ImageEmbed>()
@@ -44,18 +47,31 @@ export async function loadImageEmbeds(report: Report, options: ImageEmbedOptions
     for (const v of test.verdicts) {
       const image = v.image
       if (!image) continue
-      const fromSource = image.source === undefined ? undefined : (out.get(image.source) ?? (await embedOne(image.source, baseDir, maxBytes)))
+      const fromSource =
+        image.source === undefined
+          ? undefined
+          : (out.get(image.source) ?? (await embedOne(image.source, baseDir, maxBytes)))
       if (image.source !== undefined && fromSource) out.set(image.source, fromSource)
       if (out.has(image.digest) && 'dataUrl' in out.get(image.digest)!) continue
       const kept = await embedKept(image.digest, image.format, baseDir, maxBytes)
-      out.set(image.digest, kept && 'dataUrl' in kept ? kept : (fromSource ?? kept ?? { skipped: 'no copy of the image was kept and it has no readable source' }))
+      out.set(
+        image.digest,
+        kept && 'dataUrl' in kept
+          ? kept
+          : (fromSource ?? kept ?? { skipped: 'no copy of the image was kept and it has no readable source' }),
+      )
     }
   }
   return out
 }
 
 /** The copy a matcher kept under the image's digest, if any. */
-async function embedKept(digest: string, format: string, baseDir: string, maxBytes: number): Promise<ImageEmbed | undefined> {
+async function embedKept(
+  digest: string,
+  format: string,
+  baseDir: string,
+  maxBytes: number,
+): Promise<ImageEmbed | undefined> {
   let path: string
   try {
     path = imageCachePath(digest, format)
@@ -72,7 +88,9 @@ async function embedOne(source: string, baseDir: string, maxBytes: number): Prom
     if (!match) return { skipped: 'not a base64 png/jpeg/gif/webp data URL' }
     const bytes = Buffer.from(match[2], 'base64')
     if (bytes.length > maxBytes) return { skipped: `${bytes.length} bytes, over the ${maxBytes}-byte cap` }
-    return sniffMime(bytes) === match[1] ? { dataUrl: source } : { skipped: 'data URL bytes do not match its image type' }
+    return sniffMime(bytes) === match[1]
+      ? { dataUrl: source }
+      : { skipped: 'data URL bytes do not match its image type' }
   }
   let path: string
   if (/^file:/i.test(source)) path = fileURLToPath(source)

@@ -5,7 +5,15 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import type { Report } from '../verdict/report'
-import { evaluationRecords, logFieldsOf, renderOtlpJsonLines, renderOtlpTraces, EVALUATION_EVENT, type OtlpAnyValue, type OtlpEventsAs } from './otlp'
+import {
+  evaluationRecords,
+  logFieldsOf,
+  renderOtlpJsonLines,
+  renderOtlpTraces,
+  EVALUATION_EVENT,
+  type OtlpAnyValue,
+  type OtlpEventsAs,
+} from './otlp'
 
 /** `endpoint`: base URL of an OTLP/HTTP receiver (`http://localhost:4318`); `file`: OTLP JSON lines. */
 export interface OtlpTarget {
@@ -23,7 +31,8 @@ export class OtlpExportError extends Error {
   override name = 'OtlpExportError'
 }
 
-const PEERS = '@opentelemetry/api @opentelemetry/api-logs @opentelemetry/sdk-logs @opentelemetry/exporter-logs-otlp-http @opentelemetry/resources'
+const PEERS =
+  '@opentelemetry/api @opentelemetry/api-logs @opentelemetry/sdk-logs @opentelemetry/exporter-logs-otlp-http @opentelemetry/resources'
 
 /**
  * Exports the verdicts of a (scrubbed) report; returns where they went, for the run's output line.
@@ -35,7 +44,10 @@ export async function exportOtlp(report: Report, target: OtlpTarget, root = proc
   const as = target.as ?? 'logs'
   if (target.file) return writeAtomic(resolve(root, target.file), renderOtlpJsonLines(report, as))
   const endpoint = target.endpoint
-  if (!endpoint) throw new OtlpExportError('agent-verdict otlp: give either endpoint (an OTLP/HTTP base URL such as http://localhost:4318) or file (OTLP JSON lines).')
+  if (!endpoint)
+    throw new OtlpExportError(
+      'agent-verdict otlp: give either endpoint (an OTLP/HTTP base URL such as http://localhost:4318) or file (OTLP JSON lines).',
+    )
   const { base, authorization } = otlpBase(endpoint)
   if (authorization) target = { ...target, headers: { authorization, ...target.headers } }
   const traces = renderOtlpTraces(report, as)
@@ -50,16 +62,27 @@ function otlpBase(endpoint: string): { base: string; authorization?: string } {
   try {
     url = new URL(endpoint)
   } catch {
-    throw new OtlpExportError(`agent-verdict otlp: endpoint ${JSON.stringify(redactUrl(endpoint))} is not a URL; give the OTLP/HTTP base URL, e.g. http://localhost:4318.`)
+    throw new OtlpExportError(
+      `agent-verdict otlp: endpoint ${JSON.stringify(redactUrl(endpoint))} is not a URL; give the OTLP/HTTP base URL, e.g. http://localhost:4318.`,
+    )
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OtlpExportError(`agent-verdict otlp: endpoint must be http(s), got ${url.protocol} — OTLP/gRPC is not supported; use the collector's HTTP port (4318).`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OtlpExportError(
+      `agent-verdict otlp: endpoint must be http(s), got ${url.protocol} — OTLP/gRPC is not supported; use the collector's HTTP port (4318).`,
+    )
   let authorization: string | undefined
   if (url.username || url.password) {
     authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
     url.username = ''
     url.password = ''
   }
-  return { base: url.toString().replace(/\/+$/, '').replace(/\/v1\/(logs|traces)$/, ''), ...(authorization ? { authorization } : {}) }
+  return {
+    base: url
+      .toString()
+      .replace(/\/+$/, '')
+      .replace(/\/v1\/(logs|traces)$/, ''),
+    ...(authorization ? { authorization } : {}),
+  }
 }
 
 async function postJson(url: string, body: unknown, target: OtlpTarget): Promise<void> {
@@ -72,9 +95,14 @@ async function postJson(url: string, body: unknown, target: OtlpTarget): Promise
       signal: AbortSignal.timeout(target.timeoutMs ?? 10_000),
     })
   } catch (error) {
-    throw new OtlpExportError(`agent-verdict otlp: could not send test spans to ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}. Is the collector running?`)
+    throw new OtlpExportError(
+      `agent-verdict otlp: could not send test spans to ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}. Is the collector running?`,
+    )
   }
-  if (!response.ok) throw new OtlpExportError(`agent-verdict otlp: ${redactUrl(url)} answered HTTP ${response.status} to the test spans.`)
+  if (!response.ok)
+    throw new OtlpExportError(
+      `agent-verdict otlp: ${redactUrl(url)} answered HTTP ${response.status} to the test spans.`,
+    )
 }
 
 function plain(value: OtlpAnyValue): string | number | boolean {
@@ -87,15 +115,31 @@ function plain(value: OtlpAnyValue): string | number | boolean {
 async function emitLogs(report: Report, url: string, target: OtlpTarget): Promise<void> {
   const { records } = evaluationRecords(report)
   if (records.length === 0) return
-  let sdk: [typeof import('@opentelemetry/api'), typeof import('@opentelemetry/sdk-logs'), typeof import('@opentelemetry/exporter-logs-otlp-http'), typeof import('@opentelemetry/resources')]
+  let sdk: [
+    typeof import('@opentelemetry/api'),
+    typeof import('@opentelemetry/sdk-logs'),
+    typeof import('@opentelemetry/exporter-logs-otlp-http'),
+    typeof import('@opentelemetry/resources'),
+  ]
   try {
-    sdk = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/sdk-logs'), import('@opentelemetry/exporter-logs-otlp-http'), import('@opentelemetry/resources')])
+    sdk = await Promise.all([
+      import('@opentelemetry/api'),
+      import('@opentelemetry/sdk-logs'),
+      import('@opentelemetry/exporter-logs-otlp-http'),
+      import('@opentelemetry/resources'),
+    ])
   } catch {
-    throw new OtlpExportError(`agent-verdict otlp: exporting to an endpoint needs the OpenTelemetry logs SDK — npm install -D ${PEERS} — or write a file instead: otlp: { file: 'verdicts.otlp.jsonl' }.`)
+    throw new OtlpExportError(
+      `agent-verdict otlp: exporting to an endpoint needs the OpenTelemetry logs SDK — npm install -D ${PEERS} — or write a file instead: otlp: { file: 'verdicts.otlp.jsonl' }.`,
+    )
   }
   const [api, logs, exporterPkg, resources] = sdk
   const failures: string[] = []
-  const inner = new exporterPkg.OTLPLogExporter({ url, headers: target.headers, timeoutMillis: target.timeoutMs ?? 10_000 })
+  const inner = new exporterPkg.OTLPLogExporter({
+    url,
+    headers: target.headers,
+    timeoutMillis: target.timeoutMs ?? 10_000,
+  })
   const exporter: import('@opentelemetry/sdk-logs').LogRecordExporter = {
     export: (batch, done) =>
       inner.export(batch, (result) => {
@@ -109,7 +153,14 @@ async function emitLogs(report: Report, url: string, target: OtlpTarget): Promis
     resource: resources.resourceFromAttributes({ 'service.name': 'agent-verdict' }),
     // The queue holds every record (its default of 2048 would drop the rest of a large diagnosis);
     // nothing is sent on a timer, forceFlush below sends it all in batches of 512.
-    processors: [new logs.BatchLogRecordProcessor({ exporter, maxQueueSize: Math.max(2048, records.length), maxExportBatchSize: 512, scheduledDelayMillis: 60_000 })],
+    processors: [
+      new logs.BatchLogRecordProcessor({
+        exporter,
+        maxQueueSize: Math.max(2048, records.length),
+        maxExportBatchSize: 512,
+        scheduledDelayMillis: 60_000,
+      }),
+    ],
   })
   const logger = provider.getLogger('agent-verdict')
   for (const r of records) {
@@ -124,12 +175,19 @@ async function emitLogs(report: Report, url: string, target: OtlpTarget): Promis
       severityText,
       body,
       attributes: Object.fromEntries(r.attributes.map((a) => [a.key, plain(a.value)])),
-      context: api.trace.setSpanContext(api.ROOT_CONTEXT, { traceId: r.traceId, spanId: r.spanId, traceFlags: api.TraceFlags.SAMPLED }),
+      context: api.trace.setSpanContext(api.ROOT_CONTEXT, {
+        traceId: r.traceId,
+        spanId: r.spanId,
+        traceFlags: api.TraceFlags.SAMPLED,
+      }),
     })
   }
   await provider.forceFlush()
   await provider.shutdown()
-  if (failures.length) throw new OtlpExportError(`agent-verdict otlp: ${redactUrl(url)} did not take the verdicts: ${failures[0]}. Is the collector running and reachable?`)
+  if (failures.length)
+    throw new OtlpExportError(
+      `agent-verdict otlp: ${redactUrl(url)} did not take the verdicts: ${failures[0]}. Is the collector running and reachable?`,
+    )
 }
 
 /** `user:pass@` of a URL replaced, for messages (the report itself is scrubbed by its caller). */

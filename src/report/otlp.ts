@@ -140,12 +140,19 @@ export function testSpanOf(report: Report, test: ReportTest): TestSpan {
     startTimeUnixNano: nanos(startMs),
     endTimeUnixNano: nanos(startMs + (test.durationMs ?? 0)),
     failed: test.state === 'fail',
-    attributes: [str('test.case.name', test.name), str('code.file.path', test.file), str('test.case.result.status', test.state)],
+    attributes: [
+      str('test.case.name', test.name),
+      str('code.file.path', test.file),
+      str('test.case.result.status', test.state),
+    ],
   }
 }
 
 /** Where a span verdict's span lives: its trace id and normalized span id, when both are valid OTLP ids. */
-function judgedSpan(traces: readonly ReportTrace[] | undefined, spanId: string): { traceId: string; spanId: string } | undefined {
+function judgedSpan(
+  traces: readonly ReportTrace[] | undefined,
+  spanId: string,
+): { traceId: string; spanId: string } | undefined {
   for (const trace of traces ?? []) {
     if (!trace.spans.some((s) => s.id === spanId)) continue
     const ids = { traceId: normalizeId(trace.id), spanId: normalizeId(spanId) }
@@ -175,7 +182,10 @@ export function evaluationAttributes(verdict: Verdict): OtlpKeyValue[] {
   out.push(str('gen_ai.evaluation.score.label', verdict.outcome))
   out.push(str('gen_ai.evaluation.explanation', verdict.reason))
   if (verdict.outcome === 'unjudgeable') out.push(str('error.type', 'unjudgeable'))
-  out.push(str('agent_verdict.level', verdict.level), num('agent_verdict.threshold', verdict.threshold), { key: 'agent_verdict.pass', value: { boolValue: verdict.pass } })
+  out.push(str('agent_verdict.level', verdict.level), num('agent_verdict.threshold', verdict.threshold), {
+    key: 'agent_verdict.pass',
+    value: { boolValue: verdict.pass },
+  })
   if (typeof verdict.raw === 'number') out.push(num('agent_verdict.score.raw', verdict.raw))
   if (verdict.category) out.push(str('agent_verdict.category', verdict.category))
   if (verdict.spanId) out.push(str('agent_verdict.span.id', verdict.spanId))
@@ -201,14 +211,20 @@ export function evaluationRecords(report: Report): { records: EvaluationRecord[]
     const own = testSpanOf(report, test)
     let usesOwn = false
     for (const verdict of test.verdicts) {
-      const target = (verdict.level === 'span' && verdict.spanId ? judgedSpan(test.traces, verdict.spanId) : undefined) ?? (verdict.level === 'agent' ? rootSpan(test.traces) : undefined)
+      const target =
+        (verdict.level === 'span' && verdict.spanId ? judgedSpan(test.traces, verdict.spanId) : undefined) ??
+        (verdict.level === 'agent' ? rootSpan(test.traces) : undefined)
       if (!target) usesOwn = true
       const parent = target ?? own
       records.push({
         traceId: parent.traceId,
         spanId: parent.spanId,
         timeUnixNano: own.endTimeUnixNano,
-        attributes: [...evaluationAttributes(verdict), str('test.case.name', test.name), str('code.file.path', test.file)],
+        attributes: [
+          ...evaluationAttributes(verdict),
+          str('test.case.name', test.name),
+          str('code.file.path', test.file),
+        ],
         test: { file: test.file, name: test.name },
         ...(verdict.id ? { verdictId: verdict.id } : {}),
       })
@@ -268,7 +284,12 @@ export function renderOtlpTraces(report: Report, as: OtlpEventsAs = 'logs'): Otl
   if (as === 'span-events') {
     const own = new Map(spans.map((s) => [`${s.traceId}/${s.spanId}`, s]))
     records.forEach((r, i) => {
-      const event = { timeUnixNano: r.timeUnixNano, name: EVALUATION_EVENT, attributes: r.attributes, droppedAttributesCount: 0 }
+      const event = {
+        timeUnixNano: r.timeUnixNano,
+        name: EVALUATION_EVENT,
+        attributes: r.attributes,
+        droppedAttributesCount: 0,
+      }
       const testSpan = own.get(`${r.traceId}/${r.spanId}`)
       if (testSpan) {
         testSpan.events.push(event)
@@ -277,7 +298,10 @@ export function renderOtlpTraces(report: Report, as: OtlpEventsAs = 'logs'): Otl
       const metric = r.attributes.find((a) => a.key === 'gen_ai.evaluation.name')?.value
       spans.push({
         traceId: r.traceId,
-        spanId: hex(`${report.run.startedAt}\u0000${r.test.file}\u0000${r.test.name}\u0000${r.verdictId ?? i}\u0000evaluation`, 16),
+        spanId: hex(
+          `${report.run.startedAt}\u0000${r.test.file}\u0000${r.test.name}\u0000${r.verdictId ?? i}\u0000evaluation`,
+          16,
+        ),
         parentSpanId: r.spanId,
         name: `gen_ai.evaluation ${metric && 'stringValue' in metric ? metric.stringValue : ''}`.trim(),
         kind: 1,

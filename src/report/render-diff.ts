@@ -6,7 +6,8 @@ const signed = (n: number, f: (n: number) => string) => (n >= 0 ? `+${f(n)}` : `
 const usd = (n: number | null) => (n === null ? 'unknown' : `$${num(n)}`)
 
 function state(i: DiffItem): string {
-  if (i.trials) return `${i.outcome ?? '?'} ${i.trials.passes}/${i.trials.k} [${num(i.trials.lower)}, ${num(i.trials.upper)}]`
+  if (i.trials)
+    return `${i.outcome ?? '?'} ${i.trials.passes}/${i.trials.k} [${num(i.trials.lower)}, ${num(i.trials.upper)}]`
   return `${i.outcome ?? 'score'} ${i.score === null ? '–' : num(i.score)}`
 }
 
@@ -47,7 +48,12 @@ export function renderDiffText(d: VerdictDiff): string {
 
 // Test names and reasons are user/judge text: keep them from breaking the table or injecting markup.
 function cell(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ')
 }
 
 /**
@@ -59,11 +65,18 @@ function cell(text: string): string {
 export function renderDiffMarkdown(d: VerdictDiff): string {
   const out = [`### agent-verdict diff: ${cell(d.base)} → ${cell(d.head)}`, '', `${counts(d)}.`, '']
   const rows: string[] = []
-  for (const c of d.flipped) rows.push(`| ${c.label === 'regression' ? '🔴' : c.label === 'fix' ? '🟢' : '⚪'} flipped | ${cell(c.key)} | ${cell(state(c.base))} | ${cell(state(c.head))} | ${c.label} |`)
-  for (const c of d.scoreChanges) rows.push(`| ${c.label === 'drop' ? '🔻' : c.label === 'rise' ? '🔺' : '⚪'} score | ${cell(c.key)} | ${num(c.base.score ?? 0)} | ${num(c.head.score ?? 0)} | ${c.label} |`)
+  for (const c of d.flipped)
+    rows.push(
+      `| ${c.label === 'regression' ? '🔴' : c.label === 'fix' ? '🟢' : '⚪'} flipped | ${cell(c.key)} | ${cell(state(c.base))} | ${cell(state(c.head))} | ${c.label} |`,
+    )
+  for (const c of d.scoreChanges)
+    rows.push(
+      `| ${c.label === 'drop' ? '🔻' : c.label === 'rise' ? '🔺' : '⚪'} score | ${cell(c.key)} | ${num(c.base.score ?? 0)} | ${num(c.head.score ?? 0)} | ${c.label} |`,
+    )
   for (const i of d.added) rows.push(`| new | ${cell(i.key)} | – | ${cell(state(i))} | |`)
   for (const i of d.removed) rows.push(`| removed | ${cell(i.key)} | ${cell(state(i))} | – | |`)
-  if (rows.length > 0) out.push('| change | test › metric › span | base | head | label |', '|---|---|---|---|---|', ...rows, '')
+  if (rows.length > 0)
+    out.push('| change | test › metric › span | base | head | label |', '|---|---|---|---|---|', ...rows, '')
   const [tokens, cost] = costLines(d)
   out.push(`Judge tokens ${tokens}; cost ${cost}.`, '')
   return out.join('\n')

@@ -4,7 +4,16 @@ import type { Report, ReportTest } from '../verdict/report'
 import { assertionStatus, judgedNote } from '../verdict/assertion'
 import { oneLineExcerpt, shortSpanId } from '../verdict/text'
 import type { Verdict, VerdictAssertion } from '../verdict/verdict'
-import { OUTCOME_SYMBOL, describeSpan, formatInt, formatScoreVsThreshold, indexSpans, spanPath, stripAnsi, totalsParts } from './format'
+import {
+  OUTCOME_SYMBOL,
+  describeSpan,
+  formatInt,
+  formatScoreVsThreshold,
+  indexSpans,
+  spanPath,
+  stripAnsi,
+  totalsParts,
+} from './format'
 
 /** GitHub rejects step summaries over 1 MiB; stay clearly below it. */
 export const GITHUB_SUMMARY_LIMIT = 1024 * 1024
@@ -54,12 +63,20 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
     const rows: Row[] = test.verdicts.filter((v) => assertionStatus(v) !== 'pass').map((v) => ({ test, v }))
     // A failed assertion without a verdict to show (`.not` on a trace with no failing span) still gets its row.
     const shown = new Set(rows.flatMap((r) => ('v' in r && r.v.assertion ? [r.v.assertion.id] : [])))
-    for (const a of test.assertions ?? []) if (!a.passed && !shown.has(a.id) && !test.verdicts.some((v) => v.assertion?.id === a.id && assertionStatus(v) !== 'pass')) rows.push({ test, assertion: a })
+    for (const a of test.assertions ?? [])
+      if (
+        !a.passed &&
+        !shown.has(a.id) &&
+        !test.verdicts.some((v) => v.assertion?.id === a.id && assertionStatus(v) !== 'pass')
+      )
+        rows.push({ test, assertion: a })
     return rows
   })
-  if (bad.length === 0) return `${head}All ${formatInt(t.assertions)} ${t.assertions === 1 ? 'assertion' : 'assertions'} passed.\n\n`
+  if (bad.length === 0)
+    return `${head}All ${formatInt(t.assertions)} ${t.assertions === 1 ? 'assertion' : 'assertions'} passed.\n\n`
 
-  const tableHead = '### Failed assertions\n\n| | test | metric | where | score | judged | reason |\n|---|---|---|---|---|---|---|\n'
+  const tableHead =
+    '### Failed assertions\n\n| | test | metric | where | score | judged | reason |\n|---|---|---|---|---|---|---|\n'
   const rows: string[] = []
   // Byte counts are kept incrementally: re-measuring the growing body per row is quadratic on big runs.
   let bytes = Buffer.byteLength(head + tableHead) + 1
@@ -74,7 +91,9 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
 }
 
 function tail(remaining: number, artifactName = 'agent-verdict-report.json'): string {
-  return remaining > 0 ? `\n_… and ${formatInt(remaining)} more verdicts of failed assertions — see \`${artifactName}\`._\n` : ''
+  return remaining > 0
+    ? `\n_… and ${formatInt(remaining)} more verdicts of failed assertions — see \`${artifactName}\`._\n`
+    : ''
 }
 
 type Row = { test: ReportTest; v: Verdict } | { test: ReportTest; assertion: VerdictAssertion }
@@ -122,10 +141,17 @@ function where(test: ReportTest, v: Verdict): string {
  * @example
  * await appendGithubSummary(report) // no-op outside GitHub Actions
  */
-export async function appendGithubSummary(report: Report, env: NodeJS.ProcessEnv = process.env, options: GithubSummaryOptions = {}): Promise<string | null> {
+export async function appendGithubSummary(
+  report: Report,
+  env: NodeJS.ProcessEnv = process.env,
+  options: GithubSummaryOptions = {},
+): Promise<string | null> {
   const path = env.GITHUB_STEP_SUMMARY
   if (!path) return null
-  const existing = await stat(path).then((s) => s.size, () => 0)
+  const existing = await stat(path).then(
+    (s) => s.size,
+    () => 0,
+  )
   const room = Math.min(options.maxBytes ?? DEFAULT_BUDGET, GITHUB_SUMMARY_LIMIT - existing - 4096)
   if (room < 1024) return path // the summary is already full; writing more would make GitHub drop it all
   await appendFile(path, renderGithubSummary(report, { ...options, maxBytes: room }), 'utf8')

@@ -5,7 +5,18 @@ import { assertionStatus, judgedNote } from '../verdict/assertion'
 import type { Report, ReportTest, ReportTrace } from '../verdict/report'
 import { shortSpanId } from '../verdict/text'
 import type { Verdict } from '../verdict/verdict'
-import { OUTCOME_SYMBOL, STATE_SYMBOL, formatCost, formatInt, formatScoreVsThreshold, indexSpans, totalsParts, traceSummary, verdictsOfSpan, type ReportSpan } from './format'
+import {
+  OUTCOME_SYMBOL,
+  STATE_SYMBOL,
+  formatCost,
+  formatInt,
+  formatScoreVsThreshold,
+  indexSpans,
+  totalsParts,
+  traceSummary,
+  verdictsOfSpan,
+  type ReportSpan,
+} from './format'
 import { HTML_SCRIPT, HTML_STYLE } from './html-assets'
 
 /** An image resolved for embedding (`dataUrl`), or why it was not (`skipped`). Keyed by `image.source`. */
@@ -77,9 +88,17 @@ ${inline.render()}<script>${HTML_SCRIPT}</script>
 function renderRun(report: Report): string {
   const { run } = report
   const t = run.totals
-  const cls: Record<string, string | undefined> = { failed: t.failed > 0 ? 'fail' : undefined, unjudgeable: t.unjudgeable > 0 ? 'unjudgeable' : undefined }
+  const cls: Record<string, string | undefined> = {
+    failed: t.failed > 0 ? 'fail' : undefined,
+    unjudgeable: t.unjudgeable > 0 ? 'unjudgeable' : undefined,
+  }
   const cells: Array<[string, string, string?]> = totalsParts(t).map(([k, v]) => [k, v, cls[k]])
-  const meta = [`started ${run.startedAt}`, run.runner ? `runner ${run.runner}` : '', `judge ${run.judge ?? 'none'}`, `mode ${run.mode}`].filter(Boolean)
+  const meta = [
+    `started ${run.startedAt}`,
+    run.runner ? `runner ${run.runner}` : '',
+    `judge ${run.judge ?? 'none'}`,
+    `mode ${run.mode}`,
+  ].filter(Boolean)
   return `<p class="meta">${meta.map(e).join(' · ')}</p>
 <table class="totals"><tr>${cells.map(([k]) => `<th>${e(k)}</th>`).join('')}</tr>
 <tr>${cells.map(([, v, cls]) => `<td${cls ? ` class="${cls}"` : ''}>${e(v)}</td>`).join('')}</tr></table>`
@@ -116,10 +135,14 @@ function spanNames(test: ReportTest): Map<string, string> {
 
 function renderVerdictRow(v: Verdict, names: ReadonlyMap<string, string>, images: ImageView): string {
   const spanName = v.spanId === undefined ? undefined : names.get(v.spanId)
-  const where = v.level === 'span' ? `span ${spanName ? `${e(spanName)} ` : ''}<code>${e(v.spanId ?? '?')}</code>` : e(v.level)
+  const where =
+    v.level === 'span' ? `span ${spanName ? `${e(spanName)} ` : ''}<code>${e(v.spanId ?? '?')}</code>` : e(v.level)
   const details: string[] = []
   const note = judgedNote(v)
-  if (note) details.push(`<div class="expected">${e(note)} — the assertion ${assertionStatus(v) === 'pass' ? 'passed' : 'failed'}</div>`)
+  if (note)
+    details.push(
+      `<div class="expected">${e(note)} — the assertion ${assertionStatus(v) === 'pass' ? 'passed' : 'failed'}</div>`,
+    )
   if (v.category) details.push(`<div class="category">${e(v.category)}</div>`)
   details.push(`<div class="reason">${e(v.reason) || '<em>no reason given</em>'}</div>`)
   if (v.evidence) details.push(`<blockquote class="evidence">${e(v.evidence)}</blockquote>`)
@@ -199,7 +222,9 @@ function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[]): string {
     if (seen.has(item.id)) continue
     seen.add(item.id)
     const kids = (children.get(item.id) ?? []).filter((k) => !seen.has(k.id))
-    html.push(`<li class="span${item.failed ? ' failed' : ''}">${renderSpanLabel(item, verdictsOfSpan(item, verdicts))}`)
+    html.push(
+      `<li class="span${item.failed ? ' failed' : ''}">${renderSpanLabel(item, verdictsOfSpan(item, verdicts))}`,
+    )
     if (kids.length === 0) html.push('</li>')
     else {
       html.push('<ul>')
@@ -214,7 +239,9 @@ function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[]): string {
 function renderSpanLabel(span: ReportSpan, own: readonly Verdict[]): string {
   const items = own
     .map((v) => {
-      const label = v.category ? `${v.category} (${v.metric} ${formatScoreVsThreshold(v)})` : `${v.metric} ${formatScoreVsThreshold(v)}`
+      const label = v.category
+        ? `${v.category} (${v.metric} ${formatScoreVsThreshold(v)})`
+        : `${v.metric} ${formatScoreVsThreshold(v)}`
       const anchor = v.id ? `<a href="#verdict-${e(v.id)}">${e(label)}</a>` : e(label)
       const status = assertionStatus(v)
       const note = judgedNote(v) ? ` [${e(judgedNote(v)!)}]` : ''

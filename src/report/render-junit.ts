@@ -5,7 +5,15 @@ import type { Report, ReportTest } from '../verdict/report'
 import { assertionStatus, judgedNote } from '../verdict/assertion'
 import { oneLineExcerpt } from '../verdict/text'
 import type { Verdict } from '../verdict/verdict'
-import { describeSpan, formatScoreVsThreshold, indexSpans, OUTCOME_SYMBOL, spanPath, stripAnsi, totalsParts } from './format'
+import {
+  describeSpan,
+  formatScoreVsThreshold,
+  indexSpans,
+  OUTCOME_SYMBOL,
+  spanPath,
+  stripAnsi,
+  totalsParts,
+} from './format'
 
 export const DEFAULT_JUNIT_FILE = 'agent-verdict-junit.xml'
 
@@ -25,12 +33,17 @@ export function escapeXmlText(text: string): string {
 
 /** An attribute value in double quotes: also `"`, and tab/newline/CR as references (parsers turn raw ones into spaces). */
 export function escapeXmlAttribute(text: string): string {
-  return escapeXmlText(text).replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;')
+  return escapeXmlText(text)
+    .replace(/"/g, '&quot;')
+    .replace(/\t/g, '&#9;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
 }
 
 function attrs(values: Record<string, string | number | undefined>): string {
   let out = ''
-  for (const [name, value] of Object.entries(values)) if (value !== undefined) out += ` ${name}="${escapeXmlAttribute(String(value))}"`
+  for (const [name, value] of Object.entries(values))
+    if (value !== undefined) out += ` ${name}="${escapeXmlAttribute(String(value))}"`
   return out
 }
 
@@ -62,7 +75,9 @@ function verdictLine(test: ReportTest, v: Verdict): string {
 function property(_test: ReportTest, v: Verdict): string {
   const score = v.outcome === 'unjudgeable' ? 'n/a' : formatScoreVsThreshold(v)
   const where = v.level === 'span' && v.spanId !== undefined ? ` span ${v.spanId}` : ''
-  const outcome = judgedNote(v) ? `${v.outcome} (expected not: assertion ${assertionStatus(v) === 'pass' ? 'passed' : 'failed'})` : v.outcome
+  const outcome = judgedNote(v)
+    ? `${v.outcome} (expected not: assertion ${assertionStatus(v) === 'pass' ? 'passed' : 'failed'})`
+    : v.outcome
   const value = `${outcome} ${score}: ${oneLineExcerpt(v.reason, MAX_PROPERTY_REASON)}`
   return `        <property${attrs({ name: `verdict ${verdictName(v)}${where}`, value })}/>\n`
 }
@@ -71,7 +86,8 @@ function testcase(test: ReportTest): string {
   const lines = test.verdicts.map((v) => verdictLine(test, v))
   const failing = test.verdicts.filter((v) => assertionStatus(v) !== 'pass')
   let body = ''
-  if (test.verdicts.length > 0) body += `      <properties>\n${test.verdicts.map((v) => property(test, v)).join('')}      </properties>\n`
+  if (test.verdicts.length > 0)
+    body += `      <properties>\n${test.verdicts.map((v) => property(test, v)).join('')}      </properties>\n`
   if (test.state === 'fail') {
     const error = test.error ? stripAnsi(test.error).trim() : ''
     const first = error.split('\n')[0] || (failing[0] ? verdictLine(test, failing[0]) : 'test failed')

@@ -41,7 +41,10 @@ const STATE_STYLE: Record<ReportTest['state'], Style> = { pass: 'green', fail: '
  * @example
  * renderTerminal(report, terminalOptionsFor(process.stdout))
  */
-export function terminalOptionsFor(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv = process.env): TerminalRenderOptions {
+export function terminalOptionsFor(
+  stream: { isTTY?: boolean; columns?: number },
+  env: NodeJS.ProcessEnv = process.env,
+): TerminalRenderOptions {
   const tty = stream.isTTY === true
   return { colors: tty && !env.NO_COLOR, width: tty && stream.columns ? stream.columns : undefined }
 }
@@ -59,7 +62,9 @@ export function renderTerminal(report: Report, options: TerminalRenderOptions = 
     const whole = [...head, { text: separator + reason }]
     return widthOf(whole) <= width ? [line(whole)] : [line(trimEnd(head)), line([{ text: indent + reason }])]
   }
-  const tests = report.tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0)
+  const tests = report.tests.filter(
+    (t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0,
+  )
   if (tests.length === 0) return line([{ text: 'agent-verdict: no verdicts in this run', style: 'dim' }]) + '\n'
 
   const out: string[] = []
@@ -77,7 +82,12 @@ type Line = (segments: Segment[]) => string
 type Row = (head: Segment[], separator: string, reason: string, indent: string) => string[]
 
 function renderTest(test: ReportTest, line: Line, row: Row, width: number): string[] {
-  const out = [line([{ text: STATE_SYMBOL[test.state], style: STATE_STYLE[test.state] }, { text: ` ${test.file} › ${test.name}`, style: 'bold' }])]
+  const out = [
+    line([
+      { text: STATE_SYMBOL[test.state], style: STATE_STYLE[test.state] },
+      { text: ` ${test.file} › ${test.name}`, style: 'bold' },
+    ]),
+  ]
   const listed = test.verdicts.filter((v) => !isInTraces(v, test.traces))
   const metricWidth = Math.min(28, Math.max(0, ...listed.map((v) => metricLabel(v).length)))
   const scoreWidth = Math.max(0, ...listed.map((v) => formatScoreVsThreshold(v).length))
@@ -109,7 +119,8 @@ function renderTrace(trace: ReportTrace, verdicts: readonly Verdict[], line: Lin
     // The spans the judge did not pass, each marked with its assertion's status (a .not that expected it is ✓).
     const bad = verdictsOfSpan(span, verdicts).filter((v) => v.outcome !== 'pass')
     if (bad.length === 0) continue
-    const worst = bad.find((v) => assertionStatus(v) === 'unjudgeable') ?? bad.find((v) => assertionStatus(v) === 'fail') ?? bad[0]
+    const worst =
+      bad.find((v) => assertionStatus(v) === 'unjudgeable') ?? bad.find((v) => assertionStatus(v) === 'fail') ?? bad[0]
     const status = assertionStatus(worst)
     const where: Segment[] = [
       { text: '      ' },
@@ -146,8 +157,16 @@ function reasonOf(v: Verdict): string {
 
 function totalsSegments(report: Report): Segment[] {
   const t = report.run.totals
-  const style: Record<string, Style | undefined> = { failed: t.failed > 0 ? 'red' : undefined, unjudgeable: t.unjudgeable > 0 ? 'yellow' : undefined, assertions: 'bold' }
-  return totalsParts(t).flatMap(([label, value], i): Segment[] => [...(i > 0 ? [{ text: ' · ' }] : []), { text: `${label} ` }, { text: value, style: style[label] }])
+  const style: Record<string, Style | undefined> = {
+    failed: t.failed > 0 ? 'red' : undefined,
+    unjudgeable: t.unjudgeable > 0 ? 'yellow' : undefined,
+    assertions: 'bold',
+  }
+  return totalsParts(t).flatMap(([label, value], i): Segment[] => [
+    ...(i > 0 ? [{ text: ' · ' }] : []),
+    { text: `${label} ` },
+    { text: value, style: style[label] },
+  ])
 }
 
 function widthOf(segments: readonly Segment[]): number {
@@ -175,7 +194,12 @@ function fit(segments: Segment[], width: number, colors: boolean): string {
     const len = Array.from(segment.text).length
     // The segment where the line hits the width ends with '…' so the cut is visible.
     const safe = terminalSafe(segment.text)
-    const text = cut && len >= room ? Array.from(safe).slice(0, room - 1).join('') + '…' : safe
+    const text =
+      cut && len >= room
+        ? Array.from(safe)
+            .slice(0, room - 1)
+            .join('') + '…'
+        : safe
     room -= len
     // validateStream off: whether to colour was decided from the reporter's own stream, not process.stdout.
     out += colors && segment.style ? styleText(segment.style, text, { validateStream: false }) : text

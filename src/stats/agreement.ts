@@ -14,18 +14,29 @@ export interface ConfusionMatrix<T extends string | number = string | number> {
  * @example
  * confusionMatrix([true, false], [true, true]).matrix // [[0, 1], [0, 1]] (categories [false, true] as strings)
  */
-export function confusionMatrix<T extends string | number | boolean>(labels: readonly T[], predictions: readonly T[], categories?: readonly T[]): ConfusionMatrix<string | number> {
-  if (labels.length !== predictions.length) throw new RangeError(`confusionMatrix: ${labels.length} labels but ${predictions.length} predictions; pass one prediction per label`)
+export function confusionMatrix<T extends string | number | boolean>(
+  labels: readonly T[],
+  predictions: readonly T[],
+  categories?: readonly T[],
+): ConfusionMatrix<string | number> {
+  if (labels.length !== predictions.length)
+    throw new RangeError(
+      `confusionMatrix: ${labels.length} labels but ${predictions.length} predictions; pass one prediction per label`,
+    )
   const norm = (v: T): string | number => (typeof v === 'boolean' ? String(v) : v)
   const cats = (categories ?? [...new Set([...labels, ...predictions])]).map(norm)
   const unique = [...new Set(cats)]
-  if (!categories) unique.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))))
+  if (!categories)
+    unique.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))))
   const index = new Map(unique.map((c, i) => [c, i]))
   const matrix = unique.map(() => unique.map(() => 0))
   labels.forEach((label, i) => {
     const r = index.get(norm(label))
     const c = index.get(norm(predictions[i]))
-    if (r === undefined || c === undefined) throw new RangeError(`confusionMatrix: value ${String(r === undefined ? label : predictions[i])} is not one of the categories ${unique.join(', ')}`)
+    if (r === undefined || c === undefined)
+      throw new RangeError(
+        `confusionMatrix: value ${String(r === undefined ? label : predictions[i])} is not one of the categories ${unique.join(', ')}`,
+      )
     matrix[r][c]++
   })
   return { categories: unique, matrix, n: labels.length }

@@ -20,22 +20,33 @@ export interface ProportionInterval {
  */
 export function normalQuantile(p: number): number {
   if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile: p must be strictly between 0 and 1, got ${p}`)
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239]
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239,
+  ]
   const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572]
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783]
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ]
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416]
   const low = 0.02425
   let x: number
   if (p < low) {
     const q = Math.sqrt(-2 * Math.log(p))
-    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    x =
+      (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
   } else if (p <= 1 - low) {
     const q = p - 0.5
     const r = q * q
-    x = ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+    x =
+      ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) /
+      (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
   } else {
     const q = Math.sqrt(-2 * Math.log(1 - p))
-    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    x =
+      -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
   }
   return x
 }
@@ -50,8 +61,10 @@ export function normalQuantile(p: number): number {
  */
 export function wilsonInterval(successes: number, n: number, confidence = 0.95): ProportionInterval {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`wilsonInterval: n must be a non-negative integer, got ${n}`)
-  if (!Number.isInteger(successes) || successes < 0 || successes > n) throw new RangeError(`wilsonInterval: successes must be an integer in 0..n (${n}), got ${successes}`)
-  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`wilsonInterval: confidence must be in (0, 1), e.g. 0.95; got ${confidence}`)
+  if (!Number.isInteger(successes) || successes < 0 || successes > n)
+    throw new RangeError(`wilsonInterval: successes must be an integer in 0..n (${n}), got ${successes}`)
+  if (!(confidence > 0 && confidence < 1))
+    throw new RangeError(`wilsonInterval: confidence must be in (0, 1), e.g. 0.95; got ${confidence}`)
   if (n === 0) return { successes, n, rate: Number.NaN, lower: 0, upper: 1, confidence }
   const z = normalQuantile(1 - (1 - confidence) / 2)
   const p = successes / n

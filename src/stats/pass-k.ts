@@ -1,9 +1,12 @@
 // Trial statistics: pass rate, pass@k (any of k passes) and pass^k (all k pass, τ-bench's reliability).
 
 function check(n: number, c: number, k: number, name: string): void {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name}: n (trials run) must be a positive integer, got ${n}`)
-  if (!Number.isInteger(c) || c < 0 || c > n) throw new RangeError(`${name}: passes must be an integer in 0..n (${n}), got ${c}`)
-  if (!Number.isInteger(k) || k < 1 || k > n) throw new RangeError(`${name}: k must be an integer in 1..n (${n}), got ${k}; run at least k trials`)
+  if (!Number.isInteger(n) || n < 1)
+    throw new RangeError(`${name}: n (trials run) must be a positive integer, got ${n}`)
+  if (!Number.isInteger(c) || c < 0 || c > n)
+    throw new RangeError(`${name}: passes must be an integer in 0..n (${n}), got ${c}`)
+  if (!Number.isInteger(k) || k < 1 || k > n)
+    throw new RangeError(`${name}: k must be an integer in 1..n (${n}), got ${k}; run at least k trials`)
 }
 
 // C(a, k) / C(b, k) as a product of ratios, so large n never overflows.

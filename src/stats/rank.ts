@@ -27,8 +27,10 @@ export function averageRanks(values: readonly number[]): number[] {
  * spearman([1, 2, 2, 3], [1, 3, 2, 4]) // 0.9487 (3/√10)
  */
 export function spearman(x: readonly number[], y: readonly number[]): number {
-  if (x.length !== y.length) throw new RangeError(`spearman: x has ${x.length} values and y has ${y.length}; pass paired lists`)
-  if (x.some((v) => !Number.isFinite(v)) || y.some((v) => !Number.isFinite(v))) throw new RangeError('spearman: every value must be a finite number')
+  if (x.length !== y.length)
+    throw new RangeError(`spearman: x has ${x.length} values and y has ${y.length}; pass paired lists`)
+  if (x.some((v) => !Number.isFinite(v)) || y.some((v) => !Number.isFinite(v)))
+    throw new RangeError('spearman: every value must be a finite number')
   if (x.length < 2) return Number.NaN
   const rx = averageRanks(x)
   const ry = averageRanks(y)

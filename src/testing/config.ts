@@ -29,7 +29,10 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 export function toConfigError(error: z.ZodError, source: string): FakeJudgeConfigError {
   const issues = error.issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message }))
   const lines = issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')
-  return new FakeJudgeConfigError(`${source} is not a valid fake-judge rules file:\n${lines}\nSee examples/fake-judge-rules.json for the format.`, issues)
+  return new FakeJudgeConfigError(
+    `${source} is not a valid fake-judge rules file:\n${lines}\nSee examples/fake-judge-rules.json for the format.`,
+    issues,
+  )
 }
 
 /**
@@ -53,13 +56,17 @@ export async function loadFakeJudgeRules(path: string): Promise<FakeJudgeRulesFi
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new FakeJudgeConfigError(`cannot read rules file ${path}: ${(error as Error).message}. Check the path (relative to ${process.cwd()}).`)
+    throw new FakeJudgeConfigError(
+      `cannot read rules file ${path}: ${(error as Error).message}. Check the path (relative to ${process.cwd()}).`,
+    )
   }
   let raw: unknown
   try {
     raw = JSON.parse(text)
   } catch (error) {
-    throw new FakeJudgeConfigError(`${path} is not JSON: ${(error as Error).message}. Fix the syntax (no comments or trailing commas).`)
+    throw new FakeJudgeConfigError(
+      `${path} is not JSON: ${(error as Error).message}. Fix the syntax (no comments or trailing commas).`,
+    )
   }
   const { $schema: _schema, description: _description, ...config } = parseFakeJudgeRules(raw, path)
   return config

@@ -75,7 +75,9 @@ function readBody(req: IncomingMessage): Promise<{ text: string } | { error: 'to
       size += chunk.length
       if (size <= MAX_BODY_BYTES) chunks.push(chunk)
     })
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? { error: 'too-large' } : { text: Buffer.concat(chunks).toString('utf8') }))
+    req.on('end', () =>
+      resolve(size > MAX_BODY_BYTES ? { error: 'too-large' } : { text: Buffer.concat(chunks).toString('utf8') }),
+    )
     req.on('error', () => resolve({ error: 'aborted' }))
     req.on('close', () => resolve({ error: 'aborted' }))
   })
@@ -117,18 +119,44 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req)
     if ('error' in body && body.error === 'aborted') return
-    if ('error' in body) return reply(res, 413, errorBody(`Request body over ${MAX_BODY_BYTES} bytes; send smaller images.`, 'invalid_request_error', 'request_too_large'))
+    if ('error' in body)
+      return reply(
+        res,
+        413,
+        errorBody(
+          `Request body over ${MAX_BODY_BYTES} bytes; send smaller images.`,
+          'invalid_request_error',
+          'request_too_large',
+        ),
+      )
     let raw: unknown
     try {
       raw = JSON.parse(body.text)
     } catch {
-      return reply(res, 400, errorBody('The request body is not valid JSON; send a chat.completions request body.', 'invalid_request_error', 'invalid_json'))
+      return reply(
+        res,
+        400,
+        errorBody(
+          'The request body is not valid JSON; send a chat.completions request body.',
+          'invalid_request_error',
+          'invalid_json',
+        ),
+      )
     }
     const parsed = ChatRequestSchema.safeParse(raw)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       const param = issue.path.join('.') || null
-      return reply(res, 400, errorBody(`Invalid chat.completions request at '${param ?? '(body)'}': ${issue.message}.`, 'invalid_request_error', 'invalid_value', param))
+      return reply(
+        res,
+        400,
+        errorBody(
+          `Invalid chat.completions request at '${param ?? '(body)'}': ${issue.message}.`,
+          'invalid_request_error',
+          'invalid_value',
+          param,
+        ),
+      )
     }
     const view = viewRequest(parsed.data)
     const n = ++arrivals
@@ -151,7 +179,16 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
     calls.push(call)
     if (view.stream) {
       call.status = 400
-      return reply(res, 400, errorBody('stream: true is not supported by the fake judge; send non-streaming requests.', 'invalid_request_error', 'unsupported_value', 'stream'))
+      return reply(
+        res,
+        400,
+        errorBody(
+          'stream: true is not supported by the fake judge; send non-streaming requests.',
+          'invalid_request_error',
+          'unsupported_value',
+          'stream',
+        ),
+      )
     }
 
     const fault = faults.select(view)
@@ -209,16 +246,28 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
     const path = new URL(req.url ?? '/', 'http://fake-judge').pathname.replace(/\/+$/, '')
     if (req.method === 'POST' && path === '/v1/chat/completions') {
       chat(req, res).catch((error: unknown) => {
-        if (!res.headersSent) reply(res, 500, errorBody(`fake judge bug: ${(error as Error).message}`, 'server_error', 'internal_error'))
+        if (!res.headersSent)
+          reply(res, 500, errorBody(`fake judge bug: ${(error as Error).message}`, 'server_error', 'internal_error'))
       })
       return
     }
     req.resume()
     if (req.method === 'GET' && path === '/v1/models') {
-      reply(res, 200, { object: 'list', data: [{ id: model, object: 'model', created: Math.floor(startedAt / 1000), owned_by: 'agent-verdict' }] })
+      reply(res, 200, {
+        object: 'list',
+        data: [{ id: model, object: 'model', created: Math.floor(startedAt / 1000), owned_by: 'agent-verdict' }],
+      })
       return
     }
-    reply(res, 404, errorBody(`Unknown route ${req.method} ${path || '/'}: the fake judge serves POST /v1/chat/completions and GET /v1/models.`, 'invalid_request_error', 'unknown_url'))
+    reply(
+      res,
+      404,
+      errorBody(
+        `Unknown route ${req.method} ${path || '/'}: the fake judge serves POST /v1/chat/completions and GET /v1/models.`,
+        'invalid_request_error',
+        'unknown_url',
+      ),
+    )
   }
 
   const server = createServer(route)

@@ -39,7 +39,12 @@ export class FaultSelector {
 
   /** Replaces the faults and restarts their counters and the `firstMs` window. */
   set(faults: FakeJudgeFault[]): void {
-    this.states = faults.map((fault) => ({ fault, seen: 0, fired: 0, random: fault.seed !== undefined ? seededRandom(fault.seed) : undefined }))
+    this.states = faults.map((fault) => ({
+      fault,
+      seen: 0,
+      fired: 0,
+      random: fault.seed !== undefined ? seededRandom(fault.seed) : undefined,
+    }))
     this.since = Date.now()
   }
 
@@ -77,7 +82,8 @@ export function faultHeaders(fault: FakeJudgeFault, now = Date.now()): Record<st
   const headers: Record<string, string> = {}
   if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter)
   // HTTP-dates have whole seconds: round up so a client never waits less than asked.
-  else if (fault.retryAfterDateMs !== undefined) headers['retry-after'] = new Date(Math.ceil((now + fault.retryAfterDateMs) / 1000) * 1000).toUTCString()
+  else if (fault.retryAfterDateMs !== undefined)
+    headers['retry-after'] = new Date(Math.ceil((now + fault.retryAfterDateMs) / 1000) * 1000).toUTCString()
   else if (fault.type === 'rate-limit' && fault.retryAfterMs === undefined) headers['retry-after'] = '1'
   if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = String(fault.retryAfterMs)
   return headers

@@ -1,9 +1,20 @@
 // Just enough JSON Schema reading for reply synthesis: $ref, nullable unions, kinds, numeric bounds.
 
 export type JsonSchema = Record<string, unknown>
-export type SchemaKind = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'enum' | 'const' | 'any'
+export type SchemaKind =
+  | 'object'
+  | 'array'
+  | 'string'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'null'
+  | 'enum'
+  | 'const'
+  | 'any'
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Follows local `$ref`s (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer); unknown refs become `{}`. */
 export function resolveRef(node: JsonSchema, root: JsonSchema): JsonSchema {
@@ -40,8 +51,14 @@ export function concrete(node: JsonSchema, root: JsonSchema, depth = 0): JsonSch
   if (Array.isArray(current.allOf)) {
     const { allOf, ...rest } = current
     for (const part of allOf.filter(isObject).map((p) => concrete(p, root, depth + 1))) {
-      const properties = { ...(rest.properties as JsonSchema | undefined), ...(part.properties as JsonSchema | undefined) }
-      const required = [...((rest.required as string[] | undefined) ?? []), ...((part.required as string[] | undefined) ?? [])]
+      const properties = {
+        ...(rest.properties as JsonSchema | undefined),
+        ...(part.properties as JsonSchema | undefined),
+      }
+      const required = [
+        ...((rest.required as string[] | undefined) ?? []),
+        ...((part.required as string[] | undefined) ?? []),
+      ]
       Object.assign(rest, part, Object.keys(properties).length ? { properties, required } : {})
     }
     current = rest
@@ -74,7 +91,9 @@ export function kindOf(node: JsonSchema): SchemaKind {
 
 /** Object properties in declaration order (the order the model is asked to write them). */
 export function propertiesOf(node: JsonSchema): [string, JsonSchema][] {
-  return isObject(node.properties) ? Object.entries(node.properties).filter((e): e is [string, JsonSchema] => isObject(e[1])) : []
+  return isObject(node.properties)
+    ? Object.entries(node.properties).filter((e): e is [string, JsonSchema] => isObject(e[1]))
+    : []
 }
 
 /** Inclusive numeric bounds, turning exclusive ones into the nearest allowed value. */
@@ -88,8 +107,10 @@ export function boundsOf(node: JsonSchema): { min?: number; max?: number } {
   if (node.exclusiveMaximum === true && max !== undefined) max -= step
   const exMin = num(node.exclusiveMinimum)
   const exMax = num(node.exclusiveMaximum)
-  if (exMin !== undefined) min = Math.max(min ?? -Infinity, node.type === 'integer' ? Math.floor(exMin) + 1 : exMin + step)
-  if (exMax !== undefined) max = Math.min(max ?? Infinity, node.type === 'integer' ? Math.ceil(exMax) - 1 : exMax - step)
+  if (exMin !== undefined)
+    min = Math.max(min ?? -Infinity, node.type === 'integer' ? Math.floor(exMin) + 1 : exMin + step)
+  if (exMax !== undefined)
+    max = Math.min(max ?? Infinity, node.type === 'integer' ? Math.ceil(exMax) - 1 : exMax - step)
   if (node.type === 'integer') {
     if (min !== undefined) min = Math.ceil(min)
     if (max !== undefined) max = Math.floor(max)

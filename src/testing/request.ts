@@ -15,7 +15,9 @@ export const ChatRequestSchema = z.looseObject({
   response_format: z
     .looseObject({
       type: z.string(),
-      json_schema: z.looseObject({ name: z.string().optional(), schema: z.record(z.string(), z.unknown()).optional() }).optional(),
+      json_schema: z
+        .looseObject({ name: z.string().optional(), schema: z.record(z.string(), z.unknown()).optional() })
+        .optional(),
     })
     .nullable()
     .optional(),
@@ -46,7 +48,8 @@ export function viewRequest(request: ChatRequest): PromptView {
   for (const message of request.messages) {
     const isSystem = message.role === 'system' || message.role === 'developer'
     if (!isSystem && message.role !== 'user') continue
-    const parts = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content ?? [])
+    const parts =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content ?? [])
     for (const part of parts) {
       if (IMAGE_PART_TYPES.has(part.type)) imageCount++
       else if (typeof part.text === 'string') (isSystem ? system : user).push(part.text)

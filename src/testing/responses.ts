@@ -20,7 +20,12 @@ export function estimateUsage(promptChars: number, imageCount: number, completio
 }
 
 /** A non-streaming `chat.completion` object; `content` null with `choices` empty for the empty-choices fault. */
-export function chatCompletion(options: { n: number; model: string; content: string | null; usage: WireUsage }): Record<string, unknown> {
+export function chatCompletion(options: {
+  n: number
+  model: string
+  content: string | null
+  usage: WireUsage
+}): Record<string, unknown> {
   return {
     id: `chatcmpl-fake-${options.n}`,
     object: 'chat.completion',
@@ -29,28 +34,56 @@ export function chatCompletion(options: { n: number; model: string; content: str
     choices:
       options.content === null
         ? []
-        : [{ index: 0, message: { role: 'assistant', content: options.content, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+        : [
+            {
+              index: 0,
+              message: { role: 'assistant', content: options.content, refusal: null, annotations: [] },
+              logprobs: null,
+              finish_reason: 'stop',
+            },
+          ],
     usage: options.usage,
     system_fingerprint: 'fake-judge',
   }
 }
 
 /** OpenAI's error body: `{ error: { message, type, param, code } }`. */
-export function errorBody(message: string, type: string, code: string | null, param: string | null = null): Record<string, unknown> {
+export function errorBody(
+  message: string,
+  type: string,
+  code: string | null,
+  param: string | null = null,
+): Record<string, unknown> {
   return { error: { message, type, param, code } }
 }
 
 const ERROR_TEXT: Record<number, [string, string, string]> = {
-  429: ['Rate limit reached for fake-judge (injected rate-limit fault). Retry after the retry-after delay.', 'requests', 'rate_limit_exceeded'],
-  500: ['The server had an error while processing your request (injected server-error fault).', 'server_error', 'internal_error'],
+  429: [
+    'Rate limit reached for fake-judge (injected rate-limit fault). Retry after the retry-after delay.',
+    'requests',
+    'rate_limit_exceeded',
+  ],
+  500: [
+    'The server had an error while processing your request (injected server-error fault).',
+    'server_error',
+    'internal_error',
+  ],
   502: ['Bad gateway (injected server-error fault).', 'server_error', 'bad_gateway'],
-  503: ['The engine is currently overloaded, please try again later (injected server-error fault).', 'server_error', 'service_unavailable'],
+  503: [
+    'The engine is currently overloaded, please try again later (injected server-error fault).',
+    'server_error',
+    'service_unavailable',
+  ],
   504: ['Gateway timeout (injected server-error fault).', 'server_error', 'gateway_timeout'],
 }
 
 /** The error body for an injected HTTP-status fault. */
 export function faultErrorBody(status: number): Record<string, unknown> {
-  const [message, type, code] = ERROR_TEXT[status] ?? [`Injected server-error fault (HTTP ${status}).`, 'server_error', 'server_error']
+  const [message, type, code] = ERROR_TEXT[status] ?? [
+    `Injected server-error fault (HTTP ${status}).`,
+    'server_error',
+    'server_error',
+  ]
   return errorBody(message, type, code)
 }
 

@@ -20,9 +20,15 @@ export const PromptMatchSchema = z.strictObject({
   /** Substring(s) of the prompt text; with an array, all must occur (case-sensitive). */
   contains: z.union([z.string(), z.array(z.string())]).optional(),
   /** JavaScript regular expression source tested against the prompt text. */
-  regex: z.string().refine(isRegExp, { error: 'is not a valid JavaScript regular expression; escape it as JSON (\\\\d, not \\d)' }).optional(),
+  regex: z
+    .string()
+    .refine(isRegExp, { error: 'is not a valid JavaScript regular expression; escape it as JSON (\\\\d, not \\d)' })
+    .optional(),
   /** Flags for `regex`, e.g. `i`. */
-  regexFlags: z.string().regex(/^[dgimsuvy]*$/, { error: 'must only hold RegExp flags (dgimsuvy)' }).optional(),
+  regexFlags: z
+    .string()
+    .regex(/^[dgimsuvy]*$/, { error: 'must only hold RegExp flags (dgimsuvy)' })
+    .optional(),
   /** `response_format.json_schema.name` of the request. */
   schemaName: z.string().optional(),
   /** true: only requests with at least one image part; false: only requests without. */
@@ -57,7 +63,15 @@ export const FakeJudgeRuleSchema = z.strictObject({
 })
 export type FakeJudgeRule = z.infer<typeof FakeJudgeRuleSchema>
 
-export const FAULT_TYPES = ['rate-limit', 'server-error', 'hang', 'malformed-json', 'out-of-range', 'disconnect', 'empty-choices'] as const
+export const FAULT_TYPES = [
+  'rate-limit',
+  'server-error',
+  'hang',
+  'malformed-json',
+  'out-of-range',
+  'disconnect',
+  'empty-choices',
+] as const
 
 /**
  * An injected failure. Faults are checked in order before rules; the first one selected answers.
@@ -89,8 +103,14 @@ export const FakeJudgeFaultSchema = z
      */
     delayMs: z.number().nonnegative().optional(),
   })
-  .refine((f) => f.seed === undefined || f.rate !== undefined, { error: '`seed` only applies with `rate`; add a rate (0..1)', path: ['seed'] })
-  .refine((f) => f.status === undefined || f.type === 'server-error', { error: '`status` only applies to server-error faults', path: ['status'] })
+  .refine((f) => f.seed === undefined || f.rate !== undefined, {
+    error: '`seed` only applies with `rate`; add a rate (0..1)',
+    path: ['seed'],
+  })
+  .refine((f) => f.status === undefined || f.type === 'server-error', {
+    error: '`status` only applies to server-error faults',
+    path: ['status'],
+  })
 export type FakeJudgeFault = z.infer<typeof FakeJudgeFaultSchema>
 
 /**

@@ -32,13 +32,52 @@ const EVIDENCE_KEY = /evidence|quote|citation/i
 const SCORE_KEY = /^(score|verdict)$/i
 const SCORE_LIKE_KEY = /score|rating|verdict|grade|^(is_?)?pass(ed|es)?$|^(is_?)?correct$|^label$/i
 const CATEGORY_KEY = /categor/i
-const PASS_WORDS = new Set(['pass', 'passed', 'yes', 'true', 'correct', 'good', 'ok', 'valid', 'faithful', 'compliant', 'followed', 'grounded', 'supported', 'acceptable', 'complete', 'success', 'accept', 'approved'])
-const FAIL_WORDS = new Set(['fail', 'failed', 'no', 'false', 'incorrect', 'bad', 'invalid', 'unfaithful', 'noncompliant', 'non-compliant', 'not_followed', 'ungrounded', 'unsupported', 'unacceptable', 'incomplete', 'failure', 'reject', 'rejected'])
+const PASS_WORDS = new Set([
+  'pass',
+  'passed',
+  'yes',
+  'true',
+  'correct',
+  'good',
+  'ok',
+  'valid',
+  'faithful',
+  'compliant',
+  'followed',
+  'grounded',
+  'supported',
+  'acceptable',
+  'complete',
+  'success',
+  'accept',
+  'approved',
+])
+const FAIL_WORDS = new Set([
+  'fail',
+  'failed',
+  'no',
+  'false',
+  'incorrect',
+  'bad',
+  'invalid',
+  'unfaithful',
+  'noncompliant',
+  'non-compliant',
+  'not_followed',
+  'ungrounded',
+  'unsupported',
+  'unacceptable',
+  'incomplete',
+  'failure',
+  'reject',
+  'rejected',
+])
 const NONE_WORDS = new Set(['none', 'n/a', 'no_error', 'no error', 'no_failure'])
 const MAX_DEPTH = 32
 
 const norm = (value: unknown) => String(value).trim().toLowerCase()
-const isScalarScoreKind = (kind: SchemaKind) => kind === 'number' || kind === 'integer' || kind === 'boolean' || kind === 'enum'
+const isScalarScoreKind = (kind: SchemaKind) =>
+  kind === 'number' || kind === 'integer' || kind === 'boolean' || kind === 'enum'
 
 /** The property of an object node that carries its score, by the priority documented above. */
 export function scoreKeyOf(node: JsonSchema, root: JsonSchema): string | undefined {
@@ -64,7 +103,11 @@ export function rootScoreNode(schema: JsonSchema): JsonSchema | undefined {
  * The verdict a rule means: explicit, else from its score (true/false; a number at or above the middle
  * of the score field's range — or ≥ 0.5 when unbounded — passes), else pass.
  */
-export function inferVerdict(verdict: VerdictWord | undefined, score: number | boolean | undefined, schema: JsonSchema | null): VerdictWord {
+export function inferVerdict(
+  verdict: VerdictWord | undefined,
+  score: number | boolean | undefined,
+  schema: JsonSchema | null,
+): VerdictWord {
   if (verdict) return verdict
   if (typeof score === 'boolean') return score ? 'pass' : 'fail'
   if (typeof score !== 'number') return 'pass'
@@ -82,7 +125,10 @@ function pickEnum(values: unknown[], verdict: VerdictWord, isScore: boolean): un
   const passLike = (v: unknown) => PASS_WORDS.has(norm(v))
   const noneLike = (v: unknown) => NONE_WORDS.has(norm(v))
   if (verdict === 'pass') return values.find(passLike) ?? (isScore ? undefined : values.find(noneLike)) ?? values[0]
-  return values.find((v) => FAIL_WORDS.has(norm(v))) ?? (isScore ? values[values.length - 1] : values.find((v) => !passLike(v) && !noneLike(v)) ?? values[0])
+  return (
+    values.find((v) => FAIL_WORDS.has(norm(v))) ??
+    (isScore ? values[values.length - 1] : (values.find((v) => !passLike(v) && !noneLike(v)) ?? values[0]))
+  )
 }
 
 function scoreValue(node: JsonSchema, plan: ReplyPlan): unknown {
@@ -112,13 +158,25 @@ function scoreValue(node: JsonSchema, plan: ReplyPlan): unknown {
 
 function stringValue(node: JsonSchema, key: string, plan: ReplyPlan): string {
   if (REASON_KEY.test(key)) return plan.reason
-  const formats: Record<string, string> = { 'date-time': new Date(0).toISOString(), date: '1970-01-01', email: 'judge@example.com', uri: 'https://example.com/' }
+  const formats: Record<string, string> = {
+    'date-time': new Date(0).toISOString(),
+    date: '1970-01-01',
+    email: 'judge@example.com',
+    uri: 'https://example.com/',
+  }
   const base = typeof node.format === 'string' ? (formats[node.format] ?? '') : ''
   const minLength = typeof node.minLength === 'number' ? node.minLength : 0
   return base.padEnd(minLength, 'x')
 }
 
-function valueFor(raw: JsonSchema, key: string, plan: ReplyPlan, root: JsonSchema, scope: Record<string, unknown> | undefined, depth: number): unknown {
+function valueFor(
+  raw: JsonSchema,
+  key: string,
+  plan: ReplyPlan,
+  root: JsonSchema,
+  scope: Record<string, unknown> | undefined,
+  depth: number,
+): unknown {
   const node = concrete(raw, root)
   const kind = kindOf(node)
   // Recursive schemas: past the limit arrays end empty; objects stop only if arrays never end the chain.
@@ -130,7 +188,8 @@ function valueFor(raw: JsonSchema, key: string, plan: ReplyPlan, root: JsonSchem
       const items = isObject(node.items) ? node.items : {}
       const itemKind = kindOf(concrete(items, root))
       const maxItems = typeof node.maxItems === 'number' ? node.maxItems : Infinity
-      if (itemKind === 'string' && (REASON_KEY.test(key) || EVIDENCE_KEY.test(key)) && maxItems > 0) return [plan.reason]
+      if (itemKind === 'string' && (REASON_KEY.test(key) || EVIDENCE_KEY.test(key)) && maxItems > 0)
+        return [plan.reason]
       const count = typeof node.minItems === 'number' ? node.minItems : 0
       return Array.from({ length: count }, () => valueFor(items, key, plan, root, undefined, depth + 1))
     }
@@ -150,7 +209,13 @@ function valueFor(raw: JsonSchema, key: string, plan: ReplyPlan, root: JsonSchem
   return Math.min(Math.max(0, min ?? 0), max ?? Infinity)
 }
 
-function objectValue(node: JsonSchema, plan: ReplyPlan, root: JsonSchema, scope: Record<string, unknown> | undefined, depth: number): Record<string, unknown> {
+function objectValue(
+  node: JsonSchema,
+  plan: ReplyPlan,
+  root: JsonSchema,
+  scope: Record<string, unknown> | undefined,
+  depth: number,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   const scoreKey = scoreKeyOf(node, root)
   for (const [key, child] of propertiesOf(node)) {

@@ -88,7 +88,11 @@ export function parseBoundedJson(text: string): unknown {
  * @example
  * checkAttributeDepth(span.attributes, '$.spans[0].span_attributes', 'trace.json')
  */
-export function checkAttributeDepth(attributes: Readonly<Record<string, unknown>>, jsonPath: string, file?: string): void {
+export function checkAttributeDepth(
+  attributes: Readonly<Record<string, unknown>>,
+  jsonPath: string,
+  file?: string,
+): void {
   for (const key in attributes) {
     const v = attributes[key]
     if (v !== null && typeof v === 'object' && valueTooDeep(v, MAX_NESTING_DEPTH)) {

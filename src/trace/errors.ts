@@ -67,14 +67,18 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return `an array of ${value.length}`
   switch (typeof value) {
     case 'string':
-      return value.length > 40 ? `the string "${value.slice(0, 40)}…" (${value.length} chars)` : `the string ${JSON.stringify(value)}`
+      return value.length > 40
+        ? `the string "${value.slice(0, 40)}…" (${value.length} chars)`
+        : `the string ${JSON.stringify(value)}`
     case 'number':
     case 'boolean':
     case 'bigint':
       return `${typeof value} ${String(value)}`
     case 'object': {
       const keys = Object.keys(value as object)
-      return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', …' : ''}`
+      return keys.length === 0
+        ? 'an empty object'
+        : `an object with keys ${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', …' : ''}`
     }
     default:
       return typeof value
@@ -82,7 +86,13 @@ export function describeValue(value: unknown): string {
 }
 
 /** Builds the "expected …, found …" error every structural check throws. */
-export function expected(what: string, found: unknown, jsonPath: string, file?: string, hint?: string): TraceFormatError {
+export function expected(
+  what: string,
+  found: unknown,
+  jsonPath: string,
+  file?: string,
+  hint?: string,
+): TraceFormatError {
   const next = hint ?? 'fix the exporter or the file, or report the format if it is a real exporter output'
   return new TraceFormatError(`expected ${what}, found ${describeValue(found)}; ${next}`, { file, jsonPath })
 }
@@ -114,7 +124,15 @@ export function fileReadError(path: string, err: unknown): TraceFormatError {
 export function notRegularFileError(path: string, info: Stats): TraceFormatError | undefined {
   if (info.isFile()) return undefined
   if (info.isDirectory()) return fileReadError(path, Object.assign(new Error('is a directory'), { code: 'EISDIR' }))
-  const what = info.isFIFO() ? 'a FIFO (named pipe)' : info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'not a regular file'
+  const what = info.isFIFO()
+    ? 'a FIFO (named pipe)'
+    : info.isCharacterDevice()
+      ? 'a character device'
+      : info.isBlockDevice()
+        ? 'a block device'
+        : info.isSocket()
+          ? 'a socket'
+          : 'not a regular file'
   return new TraceFormatError(
     `is ${what}, not a regular file, so it is not read (it could block or never end); write the trace to a file first, or read it yourself and pass the text to parseTraces()`,
     { file: path },

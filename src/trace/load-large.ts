@@ -57,7 +57,8 @@ export async function loadJsonlFile(path: string, opts: { maxLineBytes?: number 
         reader.add(line, body)
       } catch (err) {
         // A first line that is no document on its own: a pretty-printed single document, too big to read whole.
-        if (read === 0 && err instanceof TraceFormatError && /not valid JSON/.test(err.problem)) throw notJsonl(path, line, err)
+        if (read === 0 && err instanceof TraceFormatError && /not valid JSON/.test(err.problem))
+          throw notJsonl(path, line, err)
         throw err
       }
       read++

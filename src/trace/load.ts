@@ -59,12 +59,17 @@ export async function loadTraceFile(path: string): Promise<Trace[]> {
 export async function loadTrace(input: TraceInput, opts: TraceOptions = {}): Promise<Trace> {
   if (input instanceof Trace) {
     if (opts.traceId !== undefined && input.traceId.toLowerCase() !== opts.traceId.toLowerCase()) {
-      throw new TraceFormatError(`no trace with id ${opts.traceId}: the Trace passed in has id ${input.traceId}`, { file: input.source })
+      throw new TraceFormatError(`no trace with id ${opts.traceId}: the Trace passed in has id ${input.traceId}`, {
+        file: input.source,
+      })
     }
     return input
   }
   // No file path starts with `{`; JSON text passed by mistake for a path still loads.
-  if (typeof input === 'string') return /^\s*\{/.test(input) ? parseTrace(input, undefined, opts) : pickTrace(await loadTraceFile(input), opts, input)
+  if (typeof input === 'string')
+    return /^\s*\{/.test(input)
+      ? parseTrace(input, undefined, opts)
+      : pickTrace(await loadTraceFile(input), opts, input)
   // File bytes, e.g. what the OTel JsonTraceSerializer returns.
   if (input instanceof Uint8Array) return pickTrace(parseTraces(new TextDecoder().decode(input)), opts)
   const captured = Array.isArray(input) && input.length > 0 && isReadableSpanLike(input[0])

@@ -134,7 +134,8 @@ function readText(text: string, ctx: ReadContext): Reading {
   }
   const streamed = readOtlpText(body, ctx)
   // Span ids are located for errors only (a parent-id cycle), so the document is parsed only then.
-  if (streamed) return { spans: streamed, locate: (id) => pathTo(locateOtlpSpan(JSON.parse(body), id), '.parentSpanId') }
+  if (streamed)
+    return { spans: streamed, locate: (id) => pathTo(locateOtlpSpan(JSON.parse(body), id), '.parentSpanId') }
   let doc: unknown
   try {
     doc = JSON.parse(body)
@@ -164,7 +165,8 @@ function buildTraces({ spans, locate }: Reading, ctx: ReadContext): Trace[] {
     try {
       trace = new Trace(group, { traceId, warnings: ctx.warningsFor(traceId), source: ctx.source })
     } catch (err) {
-      if (err instanceof TraceFormatError && err.spanIds) throw err.locate({ file: ctx.source, ...locate(err.spanIds[0]) })
+      if (err instanceof TraceFormatError && err.spanIds)
+        throw err.locate({ file: ctx.source, ...locate(err.spanIds[0]) })
       throw err
     }
     addTreeWarnings(trace)
@@ -201,7 +203,7 @@ export function tracesFromValue(value: unknown, source?: string): Trace[] {
  */
 export const CONTEXT_PROPAGATION_HINT = [
   'If these spans are one agent run, its spans landed in different traces: the agent did not propagate the OTel context.',
-  'Start child spans inside their parent\'s context — tracer.startActiveSpan(name, fn), or context.with(trace.setSpan(context.active(), parent), fn) —',
+  "Start child spans inside their parent's context — tracer.startActiveSpan(name, fn), or context.with(trace.setSpan(context.active(), parent), fn) —",
   'and register an async-hooks context manager so the context survives `await`: NodeTracerProvider.register() does; with BasicTracerProvider call',
   'context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()) (@opentelemetry/context-async-hooks).',
   'If they are several runs, call exporter.reset() between runs, or pick one with { traceId }.',
@@ -216,7 +218,11 @@ export const CONTEXT_PROPAGATION_HINT = [
  * const trace = pickTrace(parseTraces(text, 'export.jsonl'), { traceId: '5b8efff7…' }, 'export.jsonl')
  */
 export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: string, captured = false): Trace {
-  if (traces.length === 0) throw new TraceFormatError('no spans found: the input holds no spans; check that the exporter ran and flushed', { file: source, jsonPath: '$' })
+  if (traces.length === 0)
+    throw new TraceFormatError('no spans found: the input holds no spans; check that the exporter ran and flushed', {
+      file: source,
+      jsonPath: '$',
+    })
   // The usual case, one trace and no id asked for, needs no list of ids.
   if (traces.length === 1 && opts.traceId === undefined) return traces[0]
   const ids = traces.map((t) => t.traceId)
@@ -224,13 +230,23 @@ export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: str
   if (opts.traceId !== undefined) {
     const wanted = opts.traceId.toLowerCase()
     const found = traces.find((t) => t.traceId.toLowerCase() === wanted)
-    if (!found) throw new TraceFormatError(`no trace with id ${opts.traceId}: found ${ids.length} trace(s): ${list}`, { file: source })
-    if (traces.length > 1) found.warnings.push({ code: 'multiple-traces', message: `the input holds ${traces.length} traces (${list}); returned ${found.traceId}` })
+    if (!found)
+      throw new TraceFormatError(`no trace with id ${opts.traceId}: found ${ids.length} trace(s): ${list}`, {
+        file: source,
+      })
+    if (traces.length > 1)
+      found.warnings.push({
+        code: 'multiple-traces',
+        message: `the input holds ${traces.length} traces (${list}); returned ${found.traceId}`,
+      })
     return found
   }
   if (traces.length > 1) {
     const hint = captured ? `\n${CONTEXT_PROPAGATION_HINT}` : ''
-    throw new TraceFormatError(`holds ${traces.length} traces (${list}); pass { traceId } to pick one, or use loadTraceFile() / parseTraces() to get them all${hint}`, { file: source })
+    throw new TraceFormatError(
+      `holds ${traces.length} traces (${list}); pass { traceId } to pick one, or use loadTraceFile() / parseTraces() to get them all${hint}`,
+      { file: source },
+    )
   }
   return traces[0]
 }

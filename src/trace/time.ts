@@ -31,7 +31,14 @@ function fractionNs(text: string, from: number, to: number): number {
  */
 export function isoToNs(text: string): bigint | undefined {
   // Fast path for `YYYY-MM-DDTHH:MM:SS[.f…][Z]`, which is every TRAIL timestamp: no regex, no Date.parse.
-  if (text.length >= 19 && text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45 && text.charCodeAt(10) === 84 && text.charCodeAt(13) === 58 && text.charCodeAt(16) === 58) {
+  if (
+    text.length >= 19 &&
+    text.charCodeAt(4) === 45 &&
+    text.charCodeAt(7) === 45 &&
+    text.charCodeAt(10) === 84 &&
+    text.charCodeAt(13) === 58 &&
+    text.charCodeAt(16) === 58
+  ) {
     let end = 19
     if (text.charCodeAt(19) === 46) for (end = 20; text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57; end++);
     const rest = text.length - end
@@ -42,7 +49,19 @@ export function isoToNs(text: string): bigint | undefined {
       const h = digitsAt(text, 11, 2)
       const mi = digitsAt(text, 14, 2)
       const sec = digitsAt(text, 17, 2)
-      if (y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h < 24 && mi >= 0 && mi < 60 && sec >= 0 && sec <= 60) {
+      if (
+        y >= 0 &&
+        mo >= 1 &&
+        mo <= 12 &&
+        d >= 1 &&
+        d <= 31 &&
+        h >= 0 &&
+        h < 24 &&
+        mi >= 0 &&
+        mi < 60 &&
+        sec >= 0 &&
+        sec <= 60
+      ) {
         const ms = Date.UTC(y, mo - 1, d, h, mi, sec)
         return BigInt(ms) * NS_PER_MS + BigInt(end > 20 ? fractionNs(text, 20, end) : 0)
       }
@@ -50,7 +69,8 @@ export function isoToNs(text: string): bigint | undefined {
   }
   const m = ISO_TIMESTAMP.exec(text)
   if (!m) return undefined
-  const zone = m[3] === undefined || m[3] === 'z' ? 'Z' : m[3].length === 5 ? `${m[3].slice(0, 3)}:${m[3].slice(3)}` : m[3]
+  const zone =
+    m[3] === undefined || m[3] === 'z' ? 'Z' : m[3].length === 5 ? `${m[3].slice(0, 3)}:${m[3].slice(3)}` : m[3]
   const ms = Date.parse(`${m[1].replace(' ', 'T')}${zone}`)
   if (Number.isNaN(ms)) return undefined
   const frac = m[2] ?? ''

@@ -47,7 +47,11 @@ export class Trace {
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]
       if (nodes.has(span.id)) {
-        this.warnings.push({ code: 'duplicate-span', spanId: span.id, message: `span ${span.id} (${span.name}) appears more than once; kept the first copy` })
+        this.warnings.push({
+          code: 'duplicate-span',
+          spanId: span.id,
+          message: `span ${span.id} (${span.name}) appears more than once; kept the first copy`,
+        })
         continue
       }
       const node: TraceNode = { span, children: undefined, kids: undefined, depth: -1 }
@@ -133,7 +137,12 @@ export class Trace {
   path(id: string): string[] {
     const span = this.get(id)
     if (!span) return []
-    return [...this.ancestors(id).reverse().map((s) => s.name), span.name]
+    return [
+      ...this.ancestors(id)
+        .reverse()
+        .map((s) => s.name),
+      span.name,
+    ]
   }
 
   /** True if the span has no children. */
@@ -152,17 +161,23 @@ export class Trace {
     const attr = typeof query.attr === 'string' ? { key: query.attr } : query.attr
     return this.spans.filter((s) => {
       if (kinds && !kinds.includes(s.kind)) return false
-      if (query.name !== undefined && !(typeof query.name === 'string' ? s.name === query.name : query.name.test(s.name))) return false
+      if (
+        query.name !== undefined &&
+        !(typeof query.name === 'string' ? s.name === query.name : query.name.test(s.name))
+      )
+        return false
       if (attr) {
         if (!(attr.key in s.attributes)) return false
-        if ('value' in attr && attr.value !== undefined && String(s.attributes[attr.key]) !== String(attr.value)) return false
+        if ('value' in attr && attr.value !== undefined && String(s.attributes[attr.key]) !== String(attr.value))
+          return false
       }
       return true
     })
   }
 }
 
-const byStart = (a: TraceNode, b: TraceNode) => (a.span.startNs < b.span.startNs ? -1 : a.span.startNs > b.span.startNs ? 1 : 0)
+const byStart = (a: TraceNode, b: TraceNode) =>
+  a.span.startNs < b.span.startNs ? -1 : a.span.startNs > b.span.startNs ? 1 : 0
 
 /** Sorts by start time, stable; exporters almost always write siblings in order, so check before sorting. */
 function sortByStart(list: TraceNode[]): void {

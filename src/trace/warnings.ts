@@ -25,7 +25,10 @@ export function addTreeWarnings(trace: Trace): void {
     }
   }
   if (orphans > MAX_ORPHAN_WARNINGS) {
-    trace.warnings.push({ code: 'orphan', message: `${orphans - MAX_ORPHAN_WARNINGS} more orphan spans not listed (${orphans} in all)` })
+    trace.warnings.push({
+      code: 'orphan',
+      message: `${orphans - MAX_ORPHAN_WARNINGS} more orphan spans not listed (${orphans} in all)`,
+    })
   }
 
   let leaves = 0
@@ -41,7 +44,10 @@ export function addTreeWarnings(trace: Trace): void {
     if (!noIn && !noOut) continue
     count++
     firstId ??= span.id
-    if (listed.length < 5) listed.push(`${span.id} (${span.kind}:${span.name}, no ${noIn && noOut ? 'input or output' : noIn ? 'input' : 'output'})`)
+    if (listed.length < 5)
+      listed.push(
+        `${span.id} (${span.kind}:${span.name}, no ${noIn && noOut ? 'input or output' : noIn ? 'input' : 'output'})`,
+      )
   }
   if (count > 0) {
     const more = count > listed.length ? `, and ${count - listed.length} more` : ''

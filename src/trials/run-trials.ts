@@ -26,10 +26,16 @@ export interface RunTrialsOptions {
  * const answers = await runTrials(5, () => myAgent('Which region leads?'), { concurrency: 2 })
  * await expect(answers).toBeCorrect({ reference: 'North America', trials: 'pass^k' })
  */
-export async function runTrials<T>(k: number, fn: (trial: number) => T | Promise<T>, options: RunTrialsOptions = {}): Promise<Trials<T>> {
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`runTrials: k must be a positive integer (how many times to run the agent), got ${k}`)
+export async function runTrials<T>(
+  k: number,
+  fn: (trial: number) => T | Promise<T>,
+  options: RunTrialsOptions = {},
+): Promise<Trials<T>> {
+  if (!Number.isInteger(k) || k < 1)
+    throw new RangeError(`runTrials: k must be a positive integer (how many times to run the agent), got ${k}`)
   const concurrency = options.concurrency ?? 1
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`runTrials: concurrency must be a positive integer, got ${concurrency}`)
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`runTrials: concurrency must be a positive integer, got ${concurrency}`)
   const results = new Array<T>(k)
   let next = 0
   const worker = async () => {
@@ -38,7 +44,9 @@ export async function runTrials<T>(k: number, fn: (trial: number) => T | Promise
       try {
         results[i] = await fn(i)
       } catch (error) {
-        throw new Error(`runTrials: trial ${i + 1} of ${k} threw: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+        throw new Error(`runTrials: trial ${i + 1} of ${k} threw: ${(error as Error)?.message ?? String(error)}`, {
+          cause: error,
+        })
       }
     }
   }

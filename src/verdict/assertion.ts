@@ -49,7 +49,10 @@ export function callsOf(judge: JudgeInfo | undefined): NonNullable<JudgeInfo['ca
  * Assertion counts of one test: its recorded `assertions` (which include those without verdicts), then
  * the verdicts' own (ids group the verdicts of one assertion).
  */
-export function countAssertions(verdicts: readonly Verdict[], assertions: readonly VerdictAssertion[] = []): { assertions: number; failed: number } {
+export function countAssertions(
+  verdicts: readonly Verdict[],
+  assertions: readonly VerdictAssertion[] = [],
+): { assertions: number; failed: number } {
   const passed = new Map<string, boolean>()
   for (const a of assertions) passed.set(a.id, (passed.get(a.id) ?? true) && a.passed)
   verdicts.forEach((v, i) => {

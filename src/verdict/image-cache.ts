@@ -15,7 +15,8 @@ export const IMAGE_CACHE_ENV = 'AGENT_VERDICT_IMAGE_CACHE'
  * imageCachePath(verdict.image.digest, verdict.image.format) // /tmp/agent-verdict-images/3f…a1.png
  */
 export function imageCachePath(digest: string, format: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (!/^[0-9a-f]{64}$/.test(digest) || !/^[a-z]{3,4}$/.test(format)) throw new Error(`agent-verdict: not an image digest and format: ${digest}.${format}`)
+  if (!/^[0-9a-f]{64}$/.test(digest) || !/^[a-z]{3,4}$/.test(format))
+    throw new Error(`agent-verdict: not an image digest and format: ${digest}.${format}`)
   const dir = env[IMAGE_CACHE_ENV] || join(tmpdir(), 'agent-verdict-images')
   return join(dir, `${digest}.${format}`)
 }

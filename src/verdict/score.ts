@@ -9,9 +9,13 @@ import type { Verdict } from './verdict'
  * @example
  * scoreOnScale({ scale: 'likert5', raw: 3, score: 0.5, threshold: 0.75 }) // { score: '3/5', min: '4' }
  */
-export function scoreOnScale(v: Pick<Verdict, 'scale' | 'raw' | 'score' | 'threshold'>): { score: string; min: string } {
+export function scoreOnScale(v: Pick<Verdict, 'scale' | 'raw' | 'score' | 'threshold'>): {
+  score: string
+  min: string
+} {
   if (v.scale === 'likert5') {
-    const raw = typeof v.raw === 'number' && v.raw >= 1 && v.raw <= 5 ? v.raw : v.score === null ? null : v.score * 4 + 1
+    const raw =
+      typeof v.raw === 'number' && v.raw >= 1 && v.raw <= 5 ? v.raw : v.score === null ? null : v.score * 4 + 1
     return { score: raw === null ? 'n/a' : `${trim(raw)}/5`, min: trim(v.threshold * 4 + 1) }
   }
   if (v.scale === 'binary') return { score: v.score === null ? 'n/a' : `${trim(v.score)}/1`, min: trim(v.threshold) }

@@ -12,7 +12,10 @@ export const VerdictOutcomeSchema = z.enum(['pass', 'fail', 'unjudgeable'])
  * @example
  * TokenUsageSchema.parse({ input: 1200, output: 80 })
  */
-export const TokenUsageSchema = z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() })
+export const TokenUsageSchema = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+})
 export type TokenUsage = z.infer<typeof TokenUsageSchema>
 
 /** Who judged, at what cost. `cached` is true when the verdict was replayed from a cassette. */

@@ -22,7 +22,11 @@ function documentedNames(text: string): Set<string> {
 
 test('every export of the main entry is documented in the README API section', () => {
   const report = readFileSync(`${root}api-report/agent-verdict.api.txt`, 'utf8')
-  const exported = report.split('\n').slice(1).filter(Boolean).map((line) => line.slice(0, line.indexOf(':')))
+  const exported = report
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => line.slice(0, line.indexOf(':')))
   expect(exported.length).toBeGreaterThan(100) // the report was read (so the check below is not vacuous)
   const documented = documentedNames(section('API of the main entry'))
   expect(exported.filter((name) => !documented.has(name))).toEqual([])
@@ -31,5 +35,6 @@ test('every export of the main entry is documented in the README API section', (
 test('only whole names count, and internals are not in the section', () => {
   expect(documentedNames('`loadTrace(input)`, `Trace` and `trace.find`')).toEqual(new Set(['loadTrace', 'Trace']))
   const documented = documentedNames(section('API of the main entry'))
-  for (const internal of ['withRetry', 'scrubSecrets', 'AdaptiveLimiter', 'parseRetryAfter', 'cassetteKey']) expect(documented.has(internal)).toBe(false)
+  for (const internal of ['withRetry', 'scrubSecrets', 'AdaptiveLimiter', 'parseRetryAfter', 'cassetteKey'])
+    expect(documented.has(internal)).toBe(false)
 })

@@ -36,7 +36,15 @@ function kindOf(checker: ts.TypeChecker, symbol: ts.Symbol): string {
 
 const program = ts.createProgram(
   Object.values(ENTRIES).map((f) => resolve(root, f)),
-  { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, strict: true, skipLibCheck: true, noEmit: true, types: ['node'] },
+  {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: ['node'],
+  },
 )
 const checker = program.getTypeChecker()
 

@@ -31,7 +31,8 @@ function outcome(f: (t: string) => unknown, text: string): unknown {
 
 describe('extractJsonFromText', () => {
   test('takes the JSON out of a markdown fence with prose around it', () => {
-    const text = 'Here is my analysis.\n```json\n{"errors": [{"category": "tool", "location": "ab12"}], "scores": []}\n```\nDone.'
+    const text =
+      'Here is my analysis.\n```json\n{"errors": [{"category": "tool", "location": "ab12"}], "scores": []}\n```\nDone.'
     expect(extractJsonFromText(text)).toEqual({ errors: [{ category: 'tool', location: 'ab12' }], scores: [] })
   })
 
@@ -55,14 +56,22 @@ describe('extractJsonFromText', () => {
   })
 
   test('Python json accepts NaN and Infinity, so a reply holding them parses', () => {
-    const got = extractJsonFromText('{"scores": [{"overall": NaN, "security_score": -Infinity}]}') as { scores: Array<Record<string, number>> }
+    const got = extractJsonFromText('{"scores": [{"overall": NaN, "security_score": -Infinity}]}') as {
+      scores: Array<Record<string, number>>
+    }
     expect(got.scores[0].overall).toBeNaN()
     expect(got.scores[0].security_score).toBe(-Infinity)
   })
 
   test('retrying only where a prefix ends with "}" gives the literal loop\'s result on random inputs', () => {
     const pieces = ['{', '}', '[', ']', '"a"', ':', ',', '1', ' ', '\n', '"x}"', 'null', 'NaN', 'text', '"']
-    const bodies = ['{}', '{"errors": []}', '{"a": {"b": [1, "}"]}}', '{"k": NaN, "s": "{x}"}', '{"e": [{"c": "tool"}]}']
+    const bodies = [
+      '{}',
+      '{"errors": []}',
+      '{"a": {"b": [1, "}"]}}',
+      '{"k": NaN, "s": "{x}"}',
+      '{"e": [{"c": "tool"}]}',
+    ]
     let seed = 12345
     const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), (seed >>> 16) % n)
     const noise = (max: number) => Array.from({ length: rand(max) }, () => pieces[rand(pieces.length)]).join('')
@@ -80,7 +89,7 @@ describe('extractJsonFromText', () => {
     expect(parsed).toBeLessThan(2900)
   })
 
-  test('gives the literal loop\'s result on every real noisy_wrapped conformance file', () => {
+  test("gives the literal loop's result on every real noisy_wrapped conformance file", () => {
     const dir = join(TRAIL_DIR, 'conformance/predictions/noisy_wrapped/SWE_Bench')
     const files = readdirSync(dir)
     expect(files.length).toBeGreaterThan(0)
@@ -98,13 +107,25 @@ describe('pyJsonLoads', () => {
   })
 
   test('accepts NaN, Infinity and -Infinity anywhere a value goes', () => {
-    expect(pyJsonLoads('[NaN, Infinity, -Infinity, {"k": "NaN"}]')).toEqual([Number.NaN, Infinity, -Infinity, { k: 'NaN' }])
+    expect(pyJsonLoads('[NaN, Infinity, -Infinity, {"k": "NaN"}]')).toEqual([
+      Number.NaN,
+      Infinity,
+      -Infinity,
+      { k: 'NaN' },
+    ])
   })
 
-  test.each(['[-NaN]', '[+Infinity]', '[NaN,]', '{"a": NaN,}', '[01, NaN]', '{"a": nan}', '[NaN] x', '["\t", NaN]', "{'a': NaN}"])(
-    'rejects %j like Python does',
-    (text) => {
-      expect(() => pyJsonLoads(text)).toThrow(SyntaxError)
-    },
-  )
+  test.each([
+    '[-NaN]',
+    '[+Infinity]',
+    '[NaN,]',
+    '{"a": NaN,}',
+    '[01, NaN]',
+    '{"a": nan}',
+    '[NaN] x',
+    '["\t", NaN]',
+    "{'a': NaN}",
+  ])('rejects %j like Python does', (text) => {
+    expect(() => pyJsonLoads(text)).toThrow(SyntaxError)
+  })
 })

@@ -33,7 +33,7 @@ test.each([
   expect(normalizeCategory(input)).toBe(kept)
 })
 
-test('strip() is Python\'s: Unicode spaces, U+0085 and U+001C go, U+FEFF stays', () => {
+test("strip() is Python's: Unicode spaces, U+0085 and U+001C go, U+FEFF stays", () => {
   expect(normalizeCategory('\u2003Goal Deviation\u2003')).toBe('Goal Deviation')
   expect(normalizeCategory('\x85Timeout Issues\x1c')).toBe('Timeout Issues')
   expect(normalizeCategory('\ufeffTimeout Issues')).toBe('\ufefftimeout issues')

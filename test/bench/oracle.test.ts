@@ -123,16 +123,34 @@ describe('oracle mode', () => {
     const claim = 'The museum closed in 1987, so the answer is Paris.'
     const skip = 'I will not check the archive.'
     const dir = constructed('two-quotes', `${claim} ${skip}`, claim)
-    const gold = (category: string, evidence: string) => ({ category, location: PLAN_SPAN, evidence, description: 'constructed', impact: 'HIGH' })
+    const gold = (category: string, evidence: string) => ({
+      category,
+      location: PLAN_SPAN,
+      evidence,
+      description: 'constructed',
+      impact: 'HIGH',
+    })
     writeFileSync(
       join(dir, 'annotations_gaia', `${GAIA[0]}.json`),
-      JSON.stringify({ trace_id: GAIA[0], errors: [gold('Language-only', claim), gold('Tool Selection Errors', skip), gold('Goal Deviation', claim)], scores: [] }),
+      JSON.stringify({
+        trace_id: GAIA[0],
+        errors: [gold('Language-only', claim), gold('Tool Selection Errors', skip), gold('Goal Deviation', claim)],
+        scores: [],
+      }),
     )
     const run = await runTrailBench({ dir, mode: 'oracle', split: 'gaia', outDir: join(tmp, 'two-quotes-out') })
     const gaia = run.splits.GAIA!
-    expect(gaia.oracleLosses).toEqual([expect.objectContaining({ spanId: PLAN_SPAN, category: 'Goal Deviation', reason: 'second category on the same evidence' })])
+    expect(gaia.oracleLosses).toEqual([
+      expect.objectContaining({
+        spanId: PLAN_SPAN,
+        category: 'Goal Deviation',
+        reason: 'second category on the same evidence',
+      }),
+    ])
     const prediction = JSON.parse(readFileSync(join(gaia.predictionsDir, `${GAIA[0]}.json`), 'utf8'))
-    const here = prediction.errors.filter((e: { location: string }) => e.location === PLAN_SPAN).map((e: { category: string; evidence: string }) => [e.category, e.evidence])
+    const here = prediction.errors
+      .filter((e: { location: string }) => e.location === PLAN_SPAN)
+      .map((e: { category: string; evidence: string }) => [e.category, e.evidence])
     expect(here).toEqual([
       ['Language-only', claim],
       ['Tool Selection Errors', skip],

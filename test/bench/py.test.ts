@@ -36,7 +36,7 @@ test.each(['\x1c2\x1f', '1__0', '_1', '1_', '.', ' ', 'infin', '0x10', '3,5', '1
   },
 )
 
-test('float() of a list or dict raises TypeError (escapes the scorer\'s ValueError handler)', () => {
+test("float() of a list or dict raises TypeError (escapes the scorer's ValueError handler)", () => {
   expect(() => pyFloat([1])).toThrow(expect.objectContaining({ type: 'TypeError' }))
   expect(() => pyFloat({ a: 1 })).toThrow(expect.objectContaining({ type: 'TypeError' }))
 })
@@ -67,7 +67,7 @@ test('int() of NaN is a ValueError, of infinity an OverflowError, of a list a Ty
   expect(() => pyInt([3])).toThrow(PyError)
 })
 
-test('strip() uses Python\'s whitespace set', () => {
+test("strip() uses Python's whitespace set", () => {
   expect(pyStrip('\ufeffx\ufeff')).toBe('\ufeffx\ufeff')
   expect(pyStrip('\x85x\x1c')).toBe('x')
   expect(pyStrip('\u200bx')).toBe('\u200bx')

@@ -17,10 +17,9 @@ interface Expected {
   score_correlations: Record<string, { correlation: Num; p_value: Num; n: number }>
 }
 
-const expected = JSON.parse(readFileSync(join(TRAIL_DIR, 'conformance/expected_official_scores.json'), 'utf8')) as Record<
-  string,
-  Record<TrailSplit, Expected>
->
+const expected = JSON.parse(
+  readFileSync(join(TRAIL_DIR, 'conformance/expected_official_scores.json'), 'utf8'),
+) as Record<string, Record<TrailSplit, Expected>>
 
 /** |Δ| < 1e-9, with the file's "NaN" matching only NaN. */
 function close(actual: number, want: Num, what: string): void {
@@ -46,14 +45,19 @@ test('the conformance file covers all eight prediction sets', () => {
 describe.each(sets)('conformance set %s', (set) => {
   test.each(['GAIA', 'SWE_Bench'] as const)('%s matches the official scorer to 1e-9', async (split) => {
     const want = expected[set][split]
-    const got: TrailScores = await scoreTrailDirs(join(TRAIL_DIR, TRAIL_SPLIT_DIRS[split].gold), join(TRAIL_DIR, 'conformance/predictions', set, split))
+    const got: TrailScores = await scoreTrailDirs(
+      join(TRAIL_DIR, TRAIL_SPLIT_DIRS[split].gold),
+      join(TRAIL_DIR, 'conformance/predictions', set, split),
+    )
 
     expect(got.files_processed).toBe(want.files_processed)
     close(got.weighted_f1, want.weighted_f1, 'weighted_f1')
     close(got.location_accuracy, want.location_accuracy, 'location_accuracy')
     close(got.joint_accuracy, want.joint_accuracy, 'joint_accuracy')
 
-    expect(Object.keys(got.category_metrics_with_support).sort()).toEqual(Object.keys(want.category_metrics_with_support).sort())
+    expect(Object.keys(got.category_metrics_with_support).sort()).toEqual(
+      Object.keys(want.category_metrics_with_support).sort(),
+    )
     for (const [label, w] of Object.entries(want.category_metrics_with_support)) {
       const g = got.category_metrics_with_support[label]
       expect(g.support, `${label}.support`).toBe(w.support)
@@ -73,12 +77,18 @@ describe.each(sets)('conformance set %s', (set) => {
 })
 
 test('missing predictions are skipped, not scored 0 (some_missing)', async () => {
-  const got = await scoreTrailDirs(join(TRAIL_DIR, 'annotations_gaia'), join(TRAIL_DIR, 'conformance/predictions/some_missing/GAIA'))
+  const got = await scoreTrailDirs(
+    join(TRAIL_DIR, 'annotations_gaia'),
+    join(TRAIL_DIR, 'conformance/predictions/some_missing/GAIA'),
+  )
   expect(got.skipped.filter((s) => s.reason === 'no prediction file')).toHaveLength(80 - 69)
 })
 
 test('unparseable predictions are skipped, not scored 0 (some_unparseable)', async () => {
-  const got = await scoreTrailDirs(join(TRAIL_DIR, 'annotations_gaia'), join(TRAIL_DIR, 'conformance/predictions/some_unparseable/GAIA'))
+  const got = await scoreTrailDirs(
+    join(TRAIL_DIR, 'annotations_gaia'),
+    join(TRAIL_DIR, 'conformance/predictions/some_unparseable/GAIA'),
+  )
   expect(got.skipped).toHaveLength(16)
   expect(got.skipped.every((s) => /no JSON object/.test(s.reason))).toBe(true)
 })

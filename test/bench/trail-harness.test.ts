@@ -18,7 +18,13 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 /** A stub predictor with real logic: blame every LLM span for a formatting error, score by span count. */
 const everyLlmSpan: TrailPredictor = async (trace) => ({
-  errors: trace.spansByKind('llm').map((s) => ({ category: 'Formatting Errors', location: s.id, evidence: s.name, description: 'stub', impact: 'LOW' as const })),
+  errors: trace.spansByKind('llm').map((s) => ({
+    category: 'Formatting Errors',
+    location: s.id,
+    evidence: s.name,
+    description: 'stub',
+    impact: 'LOW' as const,
+  })),
   scores: [
     {
       reliability_score: Math.min(5, trace.size / 10),
@@ -36,14 +42,23 @@ const everyLlmSpan: TrailPredictor = async (trace) => ({
 
 describe('runTrailBench with a stub predictor', () => {
   const outDir = join(tmp, 'stub')
-  const run = runTrailBench({ dir: TRAIL_DIR, split: 'gaia', mode: 'judge', predictor: everyLlmSpan, traces: IDS, outDir })
+  const run = runTrailBench({
+    dir: TRAIL_DIR,
+    split: 'gaia',
+    mode: 'judge',
+    predictor: everyLlmSpan,
+    traces: IDS,
+    outDir,
+  })
 
   test('writes <outDir>/GAIA/<trace_id>.json in the TRAIL prediction format, one per trace', async () => {
     const r = await run
     expect(Object.keys(r.splits)).toEqual(['GAIA'])
     expect(readdirSync(join(outDir, 'GAIA')).sort()).toEqual(IDS.map((id) => `${id}.json`))
     const trace = await loadTrace(join(TRAIL_DIR, 'GAIA', `${IDS[0]}.json`))
-    const written = TrailPredictionSchema.parse(JSON.parse(readFileSync(join(outDir, 'GAIA', `${IDS[0]}.json`), 'utf8')))
+    const written = TrailPredictionSchema.parse(
+      JSON.parse(readFileSync(join(outDir, 'GAIA', `${IDS[0]}.json`), 'utf8')),
+    )
     expect(written.errors.map((e) => e.location)).toEqual(trace.spansByKind('llm').map((s) => s.id))
     expect(r.splits.GAIA!.predicted).toBe(3)
     expect(r.splits.GAIA!.failures).toEqual([])
@@ -91,7 +106,11 @@ test('a predictor that throws or returns a malformed prediction leaves the offic
   const outDir = join(tmp, 'failing')
   const flaky: TrailPredictor = async (_trace, ctx) => {
     if (ctx.traceId === IDS[0]) throw new Error('judge unavailable')
-    if (ctx.traceId === IDS[1]) return { errors: [{ category: 'x', location: 'y', evidence: '', description: '', impact: 'SEVERE' }], scores: [] } as never
+    if (ctx.traceId === IDS[1])
+      return {
+        errors: [{ category: 'x', location: 'y', evidence: '', description: '', impact: 'SEVERE' }],
+        scores: [],
+      } as never
     return { errors: [], scores: [] }
   }
   const r = await runTrailBench({ dir: TRAIL_DIR, split: 'gaia', mode: 'judge', predictor: flaky, traces: IDS, outDir })
@@ -116,10 +135,16 @@ test('deterministic mode writes the detector findings of each trace, without sco
 })
 
 test('judge and monolithic modes without a predictor say a judge is needed', async () => {
-  await expect(runTrailBench({ dir: TRAIL_DIR, mode: 'judge', outDir: join(tmp, 'j') })).rejects.toThrow(/mode judge needs a judge/)
-  await expect(runTrailBench({ dir: TRAIL_DIR, mode: 'monolithic', outDir: join(tmp, 'm') })).rejects.toBeInstanceOf(TrailBenchConfigError)
+  await expect(runTrailBench({ dir: TRAIL_DIR, mode: 'judge', outDir: join(tmp, 'j') })).rejects.toThrow(
+    /mode judge needs a judge/,
+  )
+  await expect(runTrailBench({ dir: TRAIL_DIR, mode: 'monolithic', outDir: join(tmp, 'm') })).rejects.toBeInstanceOf(
+    TrailBenchConfigError,
+  )
 })
 
 test('a folder without the requested split is a configuration error', async () => {
-  await expect(runTrailBench({ dir: tmp, split: 'swe', mode: 'deterministic' })).rejects.toThrow(/no SWE_Bench\/ trace folder/)
+  await expect(runTrailBench({ dir: tmp, split: 'swe', mode: 'deterministic' })).rejects.toThrow(
+    /no SWE_Bench\/ trace folder/,
+  )
 })

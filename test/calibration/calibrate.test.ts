@@ -13,8 +13,16 @@ let fake: FakeJudge
 beforeAll(async () => {
   fake = await startFakeJudge({
     rules: [
-      { name: 'no', when: { contains: 'JUDGE-SAYS-NO', schemaName: 'correctness_verdict' }, respond: { verdict: 'fail', reason: 'the judge was told to say no' } },
-      ...[1, 2, 3, 4, 5].map((n) => ({ name: `q${n}`, when: { contains: `JUDGE-SAYS-${n}`, schemaName: 'quality_verdict' }, respond: { score: n, reason: `scripted ${n}/5` } })),
+      {
+        name: 'no',
+        when: { contains: 'JUDGE-SAYS-NO', schemaName: 'correctness_verdict' },
+        respond: { verdict: 'fail', reason: 'the judge was told to say no' },
+      },
+      ...[1, 2, 3, 4, 5].map((n) => ({
+        name: `q${n}`,
+        when: { contains: `JUDGE-SAYS-${n}`, schemaName: 'quality_verdict' },
+        respond: { score: n, reason: `scripted ${n}/5` },
+      })),
     ],
   })
 })
@@ -30,15 +38,42 @@ function run(args: string[], env: Record<string, string> = {}) {
 }
 
 // Ten correctness cases: (human, judge) = (1,1)×5, (1,0)×2, (0,1)×1, (0,0)×2.
-const PAIRS: Array<[number, number]> = [[1, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 0], [1, 0], [0, 1], [0, 0], [0, 0]]
+const PAIRS: Array<[number, number]> = [
+  [1, 1],
+  [1, 1],
+  [1, 1],
+  [1, 1],
+  [1, 1],
+  [1, 0],
+  [1, 0],
+  [0, 1],
+  [0, 0],
+  [0, 0],
+]
 // Four quality cases: human 5, 4, 3, 2; judge 5, 3, 3, 1.
-const QUALITY: Array<[number, number]> = [[5, 5], [4, 3], [3, 3], [2, 1]]
+const QUALITY: Array<[number, number]> = [
+  [5, 5],
+  [4, 3],
+  [3, 3],
+  [2, 1],
+]
 
 function labelledFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'av-calibrate-'))
   const cases = [
-    ...PAIRS.map(([human, judge], i) => ({ id: `c${i + 1}`, instruction: 'Which region leads?', reference: 'North America', response: `Answer ${i + 1}${judge === 0 ? ' JUDGE-SAYS-NO' : ''}`, labels: { correctness: human } })),
-    ...QUALITY.map(([human, judge], i) => ({ id: `q${i + 1}`, instruction: 'Summarise the chart.', response: `Summary ${i + 1} JUDGE-SAYS-${judge}`, labels: { quality: human } })),
+    ...PAIRS.map(([human, judge], i) => ({
+      id: `c${i + 1}`,
+      instruction: 'Which region leads?',
+      reference: 'North America',
+      response: `Answer ${i + 1}${judge === 0 ? ' JUDGE-SAYS-NO' : ''}`,
+      labels: { correctness: human },
+    })),
+    ...QUALITY.map(([human, judge], i) => ({
+      id: `q${i + 1}`,
+      instruction: 'Summarise the chart.',
+      response: `Summary ${i + 1} JUDGE-SAYS-${judge}`,
+      labels: { quality: human },
+    })),
   ]
   const path = join(dir, 'labelled.json')
   writeFileSync(path, JSON.stringify({ about: 'scripted', cases }))
@@ -60,7 +95,9 @@ describe('agent-verdict calibrate', () => {
     expect(stdout).toContain(`  agreement 0.700\n  Cohen's κ ${kappa.toFixed(3)} (fair)\n`)
     expect(kappa.toFixed(3)).toBe('0.348')
     expect(stdout).toContain('  human      0    1\n  0          2    1\n  1          2    5\n')
-    expect(stdout).toContain('    c6: human 1, judge 0 — the judge was told to say no\n    c7: human 1, judge 0 — the judge was told to say no\n    c8: human 0, judge 1 —')
+    expect(stdout).toContain(
+      '    c6: human 1, judge 0 — the judge was told to say no\n    c7: human 1, judge 0 — the judge was told to say no\n    c8: human 0, judge 1 —',
+    )
   })
 
   it('gives weighted κ and Spearman for 1–5 in --json, and replays a second run with 0 judge calls', async () => {
@@ -83,7 +120,10 @@ describe('agent-verdict calibrate', () => {
     expect(second.code).toBe(0)
     expect(fake.stats.requests).toBe(0)
     const again = JSON.parse(second.stdout).metrics
-    expect(again.map((m: { cachedCalls: number; judgeCalls: number }) => [m.judgeCalls, m.cachedCalls])).toEqual([[0, 10], [0, 4]])
+    expect(again.map((m: { cachedCalls: number; judgeCalls: number }) => [m.judgeCalls, m.cachedCalls])).toEqual([
+      [0, 10],
+      [0, 4],
+    ])
     expect(again.find((m: { metric: string }) => m.metric === 'quality').weightedKappa).toBeCloseTo(6 / 7, 12)
   })
 
@@ -130,12 +170,29 @@ describe('agent-verdict calibrate', () => {
 
   it('says what to do with no judge, an unknown metric, a bad label or a malformed file', async () => {
     const file = labelledFile()
-    expect((await run([file], { AGENT_VERDICT_JUDGE: '' })).stderr).toContain('no judge: pass --judge <spec> or set AGENT_VERDICT_JUDGE')
-    expect((await run([file, '--metric', 'helpfulness'])).stderr).toContain('unknown metric "helpfulness"; choose from correctness, faithfulness, instruction-following, quality')
+    expect((await run([file], { AGENT_VERDICT_JUDGE: '' })).stderr).toContain(
+      'no judge: pass --judge <spec> or set AGENT_VERDICT_JUDGE',
+    )
+    expect((await run([file, '--metric', 'helpfulness'])).stderr).toContain(
+      'unknown metric "helpfulness"; choose from correctness, faithfulness, instruction-following, quality',
+    )
     const dir = mkdtempSync(join(tmpdir(), 'av-calibrate-bad-'))
-    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ cases: [{ id: 'a', response: 'x', labels: { quality: 7 } }] }))
-    expect((await run([join(dir, 'bad.json')])).stderr).toContain('case "a" has quality = 7; a quality label is an integer 1–5')
-    writeFileSync(join(dir, 'dup.json'), JSON.stringify({ cases: [{ id: 'a', response: 'x', labels: {} }, { id: 'a', response: 'y', labels: {} }] }))
+    writeFileSync(
+      join(dir, 'bad.json'),
+      JSON.stringify({ cases: [{ id: 'a', response: 'x', labels: { quality: 7 } }] }),
+    )
+    expect((await run([join(dir, 'bad.json')])).stderr).toContain(
+      'case "a" has quality = 7; a quality label is an integer 1–5',
+    )
+    writeFileSync(
+      join(dir, 'dup.json'),
+      JSON.stringify({
+        cases: [
+          { id: 'a', response: 'x', labels: {} },
+          { id: 'a', response: 'y', labels: {} },
+        ],
+      }),
+    )
     expect((await run([join(dir, 'dup.json')])).stderr).toContain('two cases with id "a"')
     writeFileSync(join(dir, 'shape.json'), JSON.stringify([{ id: 'a' }]))
     expect((await run([join(dir, 'shape.json')])).stderr).toContain('is not a labelled file at (root)')
@@ -145,7 +202,25 @@ describe('agent-verdict calibrate', () => {
 describe('renderCalibration', () => {
   it('keeps a hostile judge reason on one line without terminal escapes', () => {
     const text = renderCalibration([
-      { metric: 'correctness', scale: 'binary', n: 1, agreement: 0, kappa: Number.NaN, confusion: { categories: [0, 1], matrix: [[0, 1], [0, 0]], n: 1 }, disagreements: [{ id: 'x', label: 0, judge: 1, reason: 'ok\n\u001b[2K✓ all pass\rfake' }], unjudgeable: [], judgeCalls: 1, cachedCalls: 0 },
+      {
+        metric: 'correctness',
+        scale: 'binary',
+        n: 1,
+        agreement: 0,
+        kappa: Number.NaN,
+        confusion: {
+          categories: [0, 1],
+          matrix: [
+            [0, 1],
+            [0, 0],
+          ],
+          n: 1,
+        },
+        disagreements: [{ id: 'x', label: 0, judge: 1, reason: 'ok\n\u001b[2K✓ all pass\rfake' }],
+        unjudgeable: [],
+        judgeCalls: 1,
+        cachedCalls: 0,
+      },
     ])
     expect(text).toContain('x: human 0, judge 1 — ok [2K✓ all pass fake')
     expect(text).not.toContain('\u001b')

@@ -23,14 +23,18 @@ describe('readCassette errors', () => {
     mkdirSync(dir)
     const err = await rejectionOf(readCassette(dir), CassetteError)
     expect(err.file).toBe(dir)
-    expect(err.message).toMatch(/^cassette .*a\.test\.ts\.json is a directory, not a cassette file — check its permissions, or delete it to re-record its verdicts$/)
+    expect(err.message).toMatch(
+      /^cassette .*a\.test\.ts\.json is a directory, not a cassette file — check its permissions, or delete it to re-record its verdicts$/,
+    )
   })
 
   it('a cassette of another version says which, and to upgrade when it is newer', async () => {
     const file = join(tempDir(), 'v.json')
     writeFileSync(file, JSON.stringify({ version: 3, entries: [] }))
     const err = await rejectionOf(readCassette(file), CassetteFormatError)
-    expect(err.message).toMatch(/format version 3, newer than this agent-verdict reads \(2\) — upgrade agent-verdict \(a newer one wrote it\), or delete it to re-record its verdicts$/)
+    expect(err.message).toMatch(
+      /format version 3, newer than this agent-verdict reads \(2\) — upgrade agent-verdict \(a newer one wrote it\), or delete it to re-record its verdicts$/,
+    )
     writeFileSync(file, JSON.stringify({ version: 0, entries: {} }))
     expect((await rejectionOf(readCassette(file), CassetteFormatError)).message).not.toContain('upgrade')
   })
@@ -38,7 +42,10 @@ describe('readCassette errors', () => {
   it('a write that cannot land is a CassetteError saying what to check', async () => {
     const root = tempDir()
     writeFileSync(join(root, '__verdicts__'), 'a file where the directory should be')
-    const err = await rejectionOf(updateCassette(join(root, '__verdicts__', 'x.json'), () => {}), CassetteError)
+    const err = await rejectionOf(
+      updateCassette(join(root, '__verdicts__', 'x.json'), () => {}),
+      CassetteError,
+    )
     expect(err.message).toMatch(/could not be written \((EEXIST|ENOTDIR)\) — check that its directory is writable/)
   })
 })
@@ -48,7 +55,10 @@ describe('through callJudge: a cassette error is thrown, not an unjudgeable verd
     const file = join(tempDir(), 'corrupt.json')
     writeFileSync(file, '{"version":1,"entries":{')
     const judge = countingJudge()
-    const err = await rejectionOf(callJudge(withCassette(judge, { file, mode: 'auto' }), verdictRequest('x'), { samples: 3 }), CassetteFormatError)
+    const err = await rejectionOf(
+      callJudge(withCassette(judge, { file, mode: 'auto' }), verdictRequest('x'), { samples: 3 }),
+      CassetteFormatError,
+    )
     expect(err.message).toMatch(/is not valid JSON .* — delete it to re-record its verdicts, or fix it$/)
     expect(judge.calls).toHaveLength(0)
   })
@@ -71,7 +81,10 @@ describe('in a matcher', () => {
     writeFileSync(cassette, '<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> branch\n')
     const judge = countingJudge({ scores: [1] })
     const task = { meta: {}, name: 'rubric' }
-    const err = await rejectionOf(toSatisfyRubric.call({ isNot: false, testPath, task }, 'Sorry, order 12 is refunded.', 'Apologises.', { judge }), CassetteFormatError)
+    const err = await rejectionOf(
+      toSatisfyRubric.call({ isNot: false, testPath, task }, 'Sorry, order 12 is refunded.', 'Apologises.', { judge }),
+      CassetteFormatError,
+    )
     expect(err.message).toContain('unresolved git merge conflict markers')
     expect(err.message).not.toMatch(/unjudgeable|judge failed/i)
     expect(judge.calls).toHaveLength(0)

@@ -32,7 +32,15 @@ describe('withCassette in auto mode', () => {
     // Replay waited for nothing; latency is not kept (it would change the file on every re-record).
     expect(replayed).toEqual({ ...live, cached: true, attempts: 0, latencyMs: 0 })
     const entry = Object.values((await readCassette(file)).entries)[0]
-    expect(entry).toMatchObject({ metric: 'faithfulness', provider: 'fake', model: 'judge-1', promptVersion: 'faithfulness@1', recordedAt: '2026-03-18T09:30:00.000Z', usage: live.usage, costUsd: 0.0005 })
+    expect(entry).toMatchObject({
+      metric: 'faithfulness',
+      provider: 'fake',
+      model: 'judge-1',
+      promptVersion: 'faithfulness@1',
+      recordedAt: '2026-03-18T09:30:00.000Z',
+      usage: live.usage,
+      costUsd: 0.0005,
+    })
     expect(entry).not.toHaveProperty('latencyMs')
   })
 
@@ -54,10 +62,24 @@ describe('withCassette in auto mode', () => {
     const altered = Buffer.from(readFileSync(chartPath))
     altered[altered.length - 20] ^= 0xff
     const changes = [
-      { judge: countingJudge(), request: verdictRequest('Is the answer grounded in the chart? Be strict.', { images: [image] }) },
+      {
+        judge: countingJudge(),
+        request: verdictRequest('Is the answer grounded in the chart? Be strict.', { images: [image] }),
+      },
       { judge: countingJudge({ model: 'judge-2' }), request },
-      { judge: countingJudge(), request: verdictRequest('Is the answer grounded in the chart?', { images: [toImagePart(await loadImage(altered))] }) },
-      { judge: countingJudge(), request: verdictRequest('Is the answer grounded in the chart?', { images: [image], promptVersion: 'faithfulness@2' }) },
+      {
+        judge: countingJudge(),
+        request: verdictRequest('Is the answer grounded in the chart?', {
+          images: [toImagePart(await loadImage(altered))],
+        }),
+      },
+      {
+        judge: countingJudge(),
+        request: verdictRequest('Is the answer grounded in the chart?', {
+          images: [image],
+          promptVersion: 'faithfulness@2',
+        }),
+      },
     ]
     const unchanged = countingJudge()
     await withCassette(unchanged, { file, mode: 'auto' }).evaluate(request)
@@ -87,9 +109,15 @@ describe('withCassette in replay mode (CI)', () => {
   it('fails a miss with how to record it, and never calls the judge', async () => {
     const file = newCassette()
     const judge = countingJudge()
-    const err = await missError(withCassette(judge, { file, env: { CI: 'true' } }).evaluate(verdictRequest('never recorded', { metric: 'correctness' })))
+    const err = await missError(
+      withCassette(judge, { file, env: { CI: 'true' } }).evaluate(
+        verdictRequest('never recorded', { metric: 'correctness' }),
+      ),
+    )
     // The judge is configured (CI is why it is not called), so the message must not ask to configure one.
-    expect(err.message).toMatch(/^no recorded verdict for correctness in \S+chart\.test\.ts\.json — CI is set, so verdicts are replayed only and the judge \(fake:judge-1\) is not called: run the tests locally without CI to record it and commit \S+chart\.test\.ts\.json, or set AGENT_VERDICT_MODE=record to judge it in this run$/)
+    expect(err.message).toMatch(
+      /^no recorded verdict for correctness in \S+chart\.test\.ts\.json — CI is set, so verdicts are replayed only and the judge \(fake:judge-1\) is not called: run the tests locally without CI to record it and commit \S+chart\.test\.ts\.json, or set AGENT_VERDICT_MODE=record to judge it in this run$/,
+    )
     expect(err.message).not.toContain('AGENT_VERDICT_JUDGE')
     expect(err).toBeInstanceOf(JudgeConfigError)
     expect(err).toMatchObject({ reason: 'missing', metric: 'correctness', file, retryable: false })
@@ -97,34 +125,68 @@ describe('withCassette in replay mode (CI)', () => {
     expect(existsSync(file)).toBe(false)
   })
 
-  it('a verdict recorded under an older prompt version is refused with why, not replayed as the new prompt\'s', async () => {
+  it("a verdict recorded under an older prompt version is refused with why, not replayed as the new prompt's", async () => {
     const file = newCassette()
-    await withCassette(countingJudge(), { file, mode: 'auto' }).evaluate(verdictRequest('rate it', { metric: 'span-diagnosis', promptVersion: 'span-diagnosis@2' }))
+    await withCassette(countingJudge(), { file, mode: 'auto' }).evaluate(
+      verdictRequest('rate it', { metric: 'span-diagnosis', promptVersion: 'span-diagnosis@2' }),
+    )
     const judge = countingJudge()
-    const err = await missError(withCassette(judge, { file, env: { CI: 'true' } }).evaluate(verdictRequest('rate it', { metric: 'span-diagnosis', promptVersion: 'span-diagnosis@3' })))
+    const err = await missError(
+      withCassette(judge, { file, env: { CI: 'true' } }).evaluate(
+        verdictRequest('rate it', { metric: 'span-diagnosis', promptVersion: 'span-diagnosis@3' }),
+      ),
+    )
     expect(err.message).toContain('no recorded verdict for span-diagnosis in ')
-    expect(err.message).toContain('(its span-diagnosis verdicts were recorded with prompt span-diagnosis@2, not span-diagnosis@3: the prompt or its reply changed since, so they are not reused) — CI is set')
+    expect(err.message).toContain(
+      '(its span-diagnosis verdicts were recorded with prompt span-diagnosis@2, not span-diagnosis@3: the prompt or its reply changed since, so they are not reused) — CI is set',
+    )
     expect(judge.calls).toHaveLength(0)
     // Another metric's entries say nothing about this one: a plain miss.
-    const other = await missError(withCassette(countingJudge(), { file, env: { CI: 'true' } }).evaluate(verdictRequest('rate it', { metric: 'correctness', promptVersion: 'correctness@1' })))
+    const other = await missError(
+      withCassette(countingJudge(), { file, env: { CI: 'true' } }).evaluate(
+        verdictRequest('rate it', { metric: 'correctness', promptVersion: 'correctness@1' }),
+      ),
+    )
     expect(other.message).not.toContain('recorded with prompt')
   })
 
   it('says why replay is on: AGENT_VERDICT_MODE=replay, or the mode option', async () => {
     const request = verdictRequest('never recorded', { metric: 'correctness' })
-    const fromEnv = await missError(withCassette(countingJudge(), { file: newCassette(), env: { AGENT_VERDICT_MODE: 'replay' } }).evaluate(request))
-    expect(fromEnv.message).toMatch(/ — AGENT_VERDICT_MODE=replay replays recorded verdicts only and does not call the judge \(fake:judge-1\): unset it \(or set AGENT_VERDICT_MODE=record\) to record it$/)
+    const fromEnv = await missError(
+      withCassette(countingJudge(), { file: newCassette(), env: { AGENT_VERDICT_MODE: 'replay' } }).evaluate(request),
+    )
+    expect(fromEnv.message).toMatch(
+      / — AGENT_VERDICT_MODE=replay replays recorded verdicts only and does not call the judge \(fake:judge-1\): unset it \(or set AGENT_VERDICT_MODE=record\) to record it$/,
+    )
     // AGENT_VERDICT_MODE wins over CI, so it is the one named.
-    const both = await missError(withCassette(countingJudge(), { file: newCassette(), env: { CI: 'true', AGENT_VERDICT_MODE: 'replay' } }).evaluate(request))
+    const both = await missError(
+      withCassette(countingJudge(), {
+        file: newCassette(),
+        env: { CI: 'true', AGENT_VERDICT_MODE: 'replay' },
+      }).evaluate(request),
+    )
     expect(both.message).toContain('AGENT_VERDICT_MODE=replay replays')
-    const fromOption = await missError(withCassette(countingJudge(), { file: newCassette(), mode: 'replay', env: { CI: 'true' } }).evaluate(request))
-    expect(fromOption.message).toMatch(/ — the cassette mode is replay, which does not call the judge \(fake:judge-1\): use mode auto or record to record it$/)
+    const fromOption = await missError(
+      withCassette(countingJudge(), { file: newCassette(), mode: 'replay', env: { CI: 'true' } }).evaluate(request),
+    )
+    expect(fromOption.message).toMatch(
+      / — the cassette mode is replay, which does not call the judge \(fake:judge-1\): use mode auto or record to record it$/,
+    )
     expect(fromOption.message).not.toContain('CI is set')
   })
 
   it('says how to configure a judge when the error is built without one', () => {
-    const err = new CassetteMissError({ metric: 'correctness', file: '/x/a.test.ts.json', key: 'k', provider: 'fake', model: 'm', reason: 'missing' })
-    expect(err.message).toMatch(/ — configure a judge \(below\) and run the tests locally to record it\nSet AGENT_VERDICT_JUDGE to one of:\n {2}AGENT_VERDICT_JUDGE=openai:MODEL/)
+    const err = new CassetteMissError({
+      metric: 'correctness',
+      file: '/x/a.test.ts.json',
+      key: 'k',
+      provider: 'fake',
+      model: 'm',
+      reason: 'missing',
+    })
+    expect(err.message).toMatch(
+      / — configure a judge \(below\) and run the tests locally to record it\nSet AGENT_VERDICT_JUDGE to one of:\n {2}AGENT_VERDICT_JUDGE=openai:MODEL/,
+    )
   })
 
   it('is not retried or turned into an unjudgeable verdict by callJudge', async () => {
@@ -233,7 +295,9 @@ describe('obsolete entries', () => {
     const obsolete = [cassetteKey(judge, c)]
     expect(await update.obsoleteKeys()).toEqual(obsolete)
     expect(await update.prune()).toEqual(obsolete)
-    expect(Object.keys((await readCassette(file)).entries).sort()).toEqual([cassetteKey(judge, a), cassetteKey(judge, b)].sort())
+    expect(Object.keys((await readCassette(file)).entries).sort()).toEqual(
+      [cassetteKey(judge, a), cassetteKey(judge, b)].sort(),
+    )
     expect(await update.prune()).toEqual([])
     expect(judge.calls).toHaveLength(0)
 

@@ -11,13 +11,21 @@ const worker = fileURLToPath(new URL('./fixtures/record-worker.ts', import.meta.
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 
 function startWorker(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
-  child.stdout.on('data', (d: Buffer) => { stdout += d })
-  child.stderr.on('data', (d: Buffer) => { stderr += d })
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d
+  })
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d
+  })
   const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })))
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  )
   return { child, exited, stdout: () => stdout }
 }
 
@@ -47,7 +55,10 @@ describe('cassette writes from several processes', () => {
     })
     run.child.kill('SIGKILL')
     await run.exited
-    const announced = run.stdout().split('\n').filter((l) => l.startsWith('recorded ')).length
+    const announced = run
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('recorded ')).length
     const survived = Object.keys((await readCassette(file)).entries).length
     expect(survived).toBeGreaterThanOrEqual(announced)
 

@@ -18,7 +18,9 @@ export interface CountingJudge extends Judge {
 }
 
 /** A judge that answers from the request text (deterministic), counting every call it gets. */
-export function countingJudge(options: { provider?: string; model?: string; scores?: number[]; config?: Record<string, unknown> } = {}): CountingJudge {
+export function countingJudge(
+  options: { provider?: string; model?: string; scores?: number[]; config?: Record<string, unknown> } = {},
+): CountingJudge {
   const provider = options.provider ?? 'fake'
   const model = options.model ?? 'judge-1'
   const calls: JudgeRequest<unknown>[] = []
@@ -30,16 +32,30 @@ export function countingJudge(options: { provider?: string; model?: string; scor
     config: options.config ?? {},
     async evaluate<T>(request: JudgeRequest<T>): Promise<JudgeResponse<T>> {
       calls.push(request as JudgeRequest<unknown>)
-      const text = request.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.digest.slice(0, 8)}]`)).join(' ')
+      const text = request.content
+        .map((p) => (p.type === 'text' ? p.text : `[image ${p.digest.slice(0, 8)}]`))
+        .join(' ')
       const score = options.scores?.[(calls.length - 1) % options.scores.length] ?? 1 + (text.length % 5)
       const output = request.schema.parse({ reasoning: `judged: ${text}`, score })
-      return { output, usage: { inputTokens: text.length, outputTokens: 12 }, latencyMs: 42, provider, model, costUsd: 0.0005, cached: false, attempts: 1 }
+      return {
+        output,
+        usage: { inputTokens: text.length, outputTokens: 12 },
+        latencyMs: 42,
+        provider,
+        model,
+        costUsd: 0.0005,
+        cached: false,
+        attempts: 1,
+      }
     },
   }
 }
 
 /** A judge request in the shape the metrics build: rubric text, optional images, reasoning-first schema. */
-export function verdictRequest(rubric: string, options: { images?: ContentPart[]; promptVersion?: string; metric?: string } = {}): JudgeRequest<VerdictOutput> {
+export function verdictRequest(
+  rubric: string,
+  options: { images?: ContentPart[]; promptVersion?: string; metric?: string } = {},
+): JudgeRequest<VerdictOutput> {
   return {
     metric: options.metric ?? 'faithfulness',
     promptVersion: options.promptVersion ?? 'faithfulness@1',

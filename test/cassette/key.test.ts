@@ -21,7 +21,12 @@ describe('cassetteKey', () => {
   it('is a stable sha256 hex for the same judge and request', () => {
     const key = cassetteKey(judge, base)
     expect(key).toMatch(/^[0-9a-f]{64}$/)
-    expect(cassetteKey(countingJudge({ provider: 'openai', model: 'gpt-4.1' }), verdictRequest('Is the answer supported by the chart?'))).toBe(key)
+    expect(
+      cassetteKey(
+        countingJudge({ provider: 'openai', model: 'gpt-4.1' }),
+        verdictRequest('Is the answer supported by the chart?'),
+      ),
+    ).toBe(key)
   })
 
   it('changes with the rubric text, system prompt, model, provider and prompt version', () => {
@@ -42,7 +47,8 @@ describe('cassetteKey', () => {
     altered[altered.length - 20] ^= 0x01
     const changed = toImagePart(await loadImage(altered))
     const other = toImagePart(await loadImage(new URL('../fixtures/images/shapes.png', import.meta.url)))
-    const withImages = (images: typeof original[]) => cassetteKey(judge, verdictRequest('Describe the chart.', { images }))
+    const withImages = (images: (typeof original)[]) =>
+      cassetteKey(judge, verdictRequest('Describe the chart.', { images }))
     expect(withImages([original])).toBe(withImages([toImagePart(await loadImage(Buffer.from(chart)))]))
     expect(withImages([changed])).not.toBe(withImages([original]))
     expect(withImages([original, other])).not.toBe(withImages([other, original]))

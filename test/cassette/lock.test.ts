@@ -16,13 +16,17 @@ describe('withFileLock', () => {
     writeFileSync(counter, '0')
     let holders = 0
     let maxHolders = 0
-    await Promise.all(Array.from({ length: 20 }, () => withFileLock(join(dir, 'counter.lock'), async () => {
-      maxHolders = Math.max(maxHolders, ++holders)
-      const n = Number(readFileSync(counter, 'utf8'))
-      await new Promise((resolve) => setTimeout(resolve, 1))
-      writeFileSync(counter, String(n + 1))
-      holders--
-    })))
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        withFileLock(join(dir, 'counter.lock'), async () => {
+          maxHolders = Math.max(maxHolders, ++holders)
+          const n = Number(readFileSync(counter, 'utf8'))
+          await new Promise((resolve) => setTimeout(resolve, 1))
+          writeFileSync(counter, String(n + 1))
+          holders--
+        }),
+      ),
+    )
     expect(readFileSync(counter, 'utf8')).toBe('20')
     expect(maxHolders).toBe(1)
     expect(existsSync(join(dir, 'counter.lock'))).toBe(false)
@@ -58,7 +62,11 @@ describe('withFileLock', () => {
 
   it('releases the lock when the work throws', async () => {
     const lock = join(tempDir(), 'throws.lock')
-    await expect(withFileLock(lock, async () => { throw new Error('boom') })).rejects.toThrow('boom')
+    await expect(
+      withFileLock(lock, async () => {
+        throw new Error('boom')
+      }),
+    ).rejects.toThrow('boom')
     expect(existsSync(lock)).toBe(false)
   })
 })

@@ -24,7 +24,13 @@ describe('resolveCassetteSettings', () => {
   })
 
   it('rejects an invalid mode with a message listing the valid ones', () => {
-    const err = (() => { try { resolveCassetteSettings({ AGENT_VERDICT_MODE: 'replay-only' }) } catch (e) { return e } })()
+    const err = (() => {
+      try {
+        resolveCassetteSettings({ AGENT_VERDICT_MODE: 'replay-only' })
+      } catch (e) {
+        return e
+      }
+    })()
     expect(err).toBeInstanceOf(CassetteModeError)
     expect((err as Error).message).toMatch(/^AGENT_VERDICT_MODE="replay-only" is not a cassette mode — use one of:/)
     for (const mode of ['auto (', 'replay (', 'record (', 'live (']) expect((err as Error).message).toContain(mode)
@@ -32,7 +38,14 @@ describe('resolveCassetteSettings', () => {
   })
 
   it('treats only set, non-false values as truthy', () => {
-    expect([undefined, '', '0', 'false', 'No', 'off'].map(isTruthyEnv)).toEqual([false, false, false, false, false, false])
+    expect([undefined, '', '0', 'false', 'No', 'off'].map(isTruthyEnv)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ])
     expect(['1', 'true', 'yes', 'github'].map(isTruthyEnv)).toEqual([true, true, true, true])
   })
 })

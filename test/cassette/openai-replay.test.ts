@@ -27,11 +27,16 @@ beforeAll(async () => {
     req.on('end', () => {
       const content = JSON.stringify({ reasoning: 'North America is the tallest bar at $14.10.', score: 4 })
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({
-        id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4.1',
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content, refusal: null } }],
-        usage: { prompt_tokens: 900, completion_tokens: 40, total_tokens: 940 },
-      }))
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4.1',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content, refusal: null } }],
+          usage: { prompt_tokens: 900, completion_tokens: 40, total_tokens: 940 },
+        }),
+      )
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -55,26 +60,45 @@ describe('cassette over the real openai provider', () => {
     const dir = tempDir()
     const file = cassettePathFor(join(dir, 'chart.test.ts'))
     const image = toImagePart(await loadImage(new URL('../fixtures/images/revenue-by-region.png', import.meta.url)))
-    const request = verdictRequest('Which region has the highest revenue? Answer: North America, $14.10.', { images: [image] })
+    const request = verdictRequest('Which region has the highest revenue? Answer: North America, $14.10.', {
+      images: [image],
+    })
     const messages: string[] = []
 
     const configured = () => openaiJudge({ model: 'gpt-4.1', apiKey: CONFIG_KEY, baseURL, provider: 'openai' })
     const recorded = await withCassette(configured(), { file, mode: 'auto' }).evaluate(request)
     expect(seen).toHaveLength(1)
     expect(seen[0]).toEqual({ authorization: `Bearer ${CONFIG_KEY}`, path: '/v1/chat/completions' }) // the key was really sent
-    expect(recorded).toMatchObject({ cached: false, output: { score: 4 }, usage: { inputTokens: 900, outputTokens: 40 } })
+    expect(recorded).toMatchObject({
+      cached: false,
+      output: { score: 4 },
+      usage: { inputTokens: 900, outputTokens: 40 },
+    })
 
     const replayed = await withCassette(configured(), { file, mode: 'replay' }).evaluate(request)
-    const fromEnv = await withCassette(openaiJudge({ model: 'gpt-4.1', baseURL, provider: 'openai' }), { file, env: { CI: 'true' } }).evaluate(request)
+    const fromEnv = await withCassette(openaiJudge({ model: 'gpt-4.1', baseURL, provider: 'openai' }), {
+      file,
+      env: { CI: 'true' },
+    }).evaluate(request)
     expect(seen).toHaveLength(1) // replay made no HTTP call
-    expect(replayed).toMatchObject({ cached: true, attempts: 0, output: recorded.output, usage: recorded.usage, costUsd: recorded.costUsd })
+    expect(replayed).toMatchObject({
+      cached: true,
+      attempts: 0,
+      output: recorded.output,
+      usage: recorded.usage,
+      costUsd: recorded.costUsd,
+    })
     expect(fromEnv.cached).toBe(true)
 
     // Error paths: a replay miss, then a corrupt cassette.
-    const miss = await withCassette(configured(), { file, mode: 'replay' }).evaluate(verdictRequest('not recorded')).catch((e: Error) => e)
+    const miss = await withCassette(configured(), { file, mode: 'replay' })
+      .evaluate(verdictRequest('not recorded'))
+      .catch((e: Error) => e)
     messages.push(String(miss), (miss as Error).stack ?? '')
     writeFileSync(file, `${readFileSync(file, 'utf8')}\n<<<<<<< HEAD\n`)
-    const corrupt = await withCassette(configured(), { file, mode: 'auto' }).evaluate(request).catch((e: Error) => e)
+    const corrupt = await withCassette(configured(), { file, mode: 'auto' })
+      .evaluate(request)
+      .catch((e: Error) => e)
     messages.push(String(corrupt), (corrupt as Error).stack ?? '')
     expect(messages[0]).toContain('no recorded verdict for faithfulness')
     expect(messages[2]).toContain('is not valid JSON')

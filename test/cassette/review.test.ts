@@ -19,15 +19,34 @@ const TEST = 'refund answers › names the refund amount'
 function verdictOf(output: VerdictOutput, subject: string): Verdict {
   const score = (output.score - 1) / 4
   const pass = score >= 0.75
-  return { metric: 'correctness', level: 'output', scale: 'likert5', raw: output.score, score, threshold: 0.75, pass, outcome: pass ? 'pass' : 'fail', reason: output.reasoning, subject }
+  return {
+    metric: 'correctness',
+    level: 'output',
+    scale: 'likert5',
+    raw: output.score,
+    score,
+    threshold: 0.75,
+    pass,
+    outcome: pass ? 'pass' : 'fail',
+    reason: output.reasoning,
+    subject,
+  }
 }
 
 /** One matcher call: judge inside the test's scope, then label the entries as `attachVerdicts` does. */
-async function matcherCall(judge: CountingJudge, file: string, mode: 'auto' | 'record' | 'replay', request: JudgeRequest<VerdictOutput>, now: string) {
+async function matcherCall(
+  judge: CountingJudge,
+  file: string,
+  mode: 'auto' | 'record' | 'replay',
+  request: JudgeRequest<VerdictOutput>,
+  now: string,
+) {
   const cassette = withCassette(judge, { file, mode, now: () => new Date(now) })
   await runInCassetteScope({ test: TEST, matcher: 'toBeCorrect' }, async () => {
     const reply = await cassette.evaluate(request)
-    labelRecordedEntries([verdictOf(reply.output, 'Your refund of $40 was issued on 3 March.\nIt will show in 5 days.')])
+    labelRecordedEntries([
+      verdictOf(reply.output, 'Your refund of $40 was issued on 3 March.\nIt will show in 5 days.'),
+    ])
   })
   await cassette.flush()
 }
@@ -43,15 +62,31 @@ function changedLines(before: string, after: string): string[] {
 describe('reviewable entries', () => {
   it('names the test and matcher, shows a judged excerpt and the verdict on its scale', async () => {
     const file = join(tempDir(), 'refund.test.ts.json')
-    await matcherCall(countingJudge({ scores: [5] }), file, 'auto', verdictRequest('Is the refund amount right?'), '2026-03-18T09:30:00Z')
+    await matcherCall(
+      countingJudge({ scores: [5] }),
+      file,
+      'auto',
+      verdictRequest('Is the refund amount right?'),
+      '2026-03-18T09:30:00Z',
+    )
     const [entry] = Object.values((await readCassette(file)).entries)
     expect(entry).toMatchObject({
       test: TEST,
       matcher: 'toBeCorrect',
       judged: 'Your refund of $40 was issued on 3 March. It will show in 5 days.',
-      verdicts: [{ metric: 'correctness', outcome: 'pass', score: '5/5', threshold: 'min 4', reason: expect.stringContaining('judged: ') }],
+      verdicts: [
+        {
+          metric: 'correctness',
+          outcome: 'pass',
+          score: '5/5',
+          threshold: 'min 4',
+          reason: expect.stringContaining('judged: '),
+        },
+      ],
     })
-    expect(readFileSync(file, 'utf8')).toContain(`      "test": "${TEST}", "matcher": "toBeCorrect",\n      "verdicts": [\n`)
+    expect(readFileSync(file, 'utf8')).toContain(
+      `      "test": "${TEST}", "matcher": "toBeCorrect",\n      "verdicts": [\n`,
+    )
   })
 
   it('re-recording unchanged verdicts leaves the file byte for byte as it was (no new date, no latency)', async () => {
@@ -75,7 +110,9 @@ describe('reviewable entries', () => {
     const changed = changedLines(before, after)
     // The verdict line, the raw reply and the date of the new recording: nothing else moves.
     expect(changed).toHaveLength(3)
-    expect(changed[0]).toMatch(/^ {8}\{"metric":"correctness","outcome":"fail","score":"2\/5","threshold":"min 4","reason":"judged: .*date/)
+    expect(changed[0]).toMatch(
+      /^ {8}\{"metric":"correctness","outcome":"fail","score":"2\/5","threshold":"min 4","reason":"judged: .*date/,
+    )
     expect(changed[1]).toContain('"output": {"reasoning":')
     expect(changed[2]).toContain('"recordedAt": "2026-05-01T12:00:00.000Z"')
     // git diff shows 3 lines of context: the test's name is among them.
@@ -87,7 +124,12 @@ describe('reviewable entries', () => {
   it('a replay miss names the test and matcher that needs recording', async () => {
     const file = join(tempDir(), 'refund.test.ts.json')
     const cassette = withCassette(countingJudge(), { file, mode: 'replay' })
-    const error = await rejectionOf(runInCassetteScope({ test: TEST, matcher: 'not.toBeCorrect' }, () => cassette.evaluate(verdictRequest('new question'))), CassetteMissError)
+    const error = await rejectionOf(
+      runInCassetteScope({ test: TEST, matcher: 'not.toBeCorrect' }, () =>
+        cassette.evaluate(verdictRequest('new question')),
+      ),
+      CassetteMissError,
+    )
     expect(error.message).toContain(`no recorded verdict for faithfulness (test "${TEST}" › not.toBeCorrect) in `)
     expect(error).toMatchObject({ test: TEST, matcher: 'not.toBeCorrect' })
   })

@@ -14,11 +14,16 @@ const children: Array<ReturnType<typeof spawn>> = []
 
 /** Starts a writer and resolves once it is stuck mid-write (its temp file written, not yet renamed). */
 async function stalledWriter(file: string, label: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, file, label], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', worker, file, label], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   children.push(child)
   let out = ''
   let err = ''
-  child.stderr.on('data', (d: Buffer) => { err += d })
+  child.stderr.on('data', (d: Buffer) => {
+    err += d
+  })
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()))
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
@@ -30,7 +35,10 @@ async function stalledWriter(file: string, label: string) {
   return { child, exited }
 }
 
-const temps = (dir: string) => readdirSync(dir).filter((n) => n.endsWith('.tmp')).sort()
+const temps = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => n.endsWith('.tmp'))
+    .sort()
 
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
@@ -50,7 +58,9 @@ describe('temp files left by killed cassette writers', () => {
     await next.evaluate(verdictRequest('after the crash'))
     expect(temps(dirname(file))).toEqual([])
     // The killed write never landed; the new one did.
-    expect(Object.values((await readCassette(file)).entries).map((e) => (e.output as { reasoning: string }).reasoning)).toEqual(['judged: after the crash'])
+    expect(
+      Object.values((await readCassette(file)).entries).map((e) => (e.output as { reasoning: string }).reasoning),
+    ).toEqual(['judged: after the crash'])
     expect(readdirSync(dirname(file))).toEqual(['killed.test.ts.json'])
   }, 60_000)
 
@@ -60,12 +70,19 @@ describe('temp files left by killed cassette writers', () => {
     const dead = await stalledWriter(join(dir, 'dead.test.ts.json'), 'dead')
     dead.child.kill('SIGKILL')
     await dead.exited
-    const [deadTemp, liveTemp] = [temps(dir).find((n) => n.startsWith('.dead')), temps(dir).find((n) => n.startsWith('.live'))]
+    const [deadTemp, liveTemp] = [
+      temps(dir).find((n) => n.startsWith('.dead')),
+      temps(dir).find((n) => n.startsWith('.live')),
+    ]
     expect(temps(dir)).toHaveLength(2)
     expect(deadTemp).toBeDefined()
     expect(liveTemp).toBeDefined()
 
-    const next = withCassette(countingJudge(), { file: join(dir, 'other.test.ts.json'), mode: 'auto', lock: { timeoutMs: 20_000 } })
+    const next = withCassette(countingJudge(), {
+      file: join(dir, 'other.test.ts.json'),
+      mode: 'auto',
+      lock: { timeoutMs: 20_000 },
+    })
     await next.evaluate(verdictRequest('meanwhile'))
     expect(temps(dir)).toEqual([liveTemp])
     expect(live.child.exitCode).toBeNull() // still running, its file untouched

@@ -2,7 +2,13 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CassetteFormatError } from '../../src/cassette/errors'
-import { cassettePathFor, readCassette, serializeCassette, updateCassette, type CassetteEntry } from '../../src/cassette/store'
+import {
+  cassettePathFor,
+  readCassette,
+  serializeCassette,
+  updateCassette,
+  type CassetteEntry,
+} from '../../src/cassette/store'
 import { tempDir } from './helpers'
 import { rejectionOf } from '../helpers/rejection'
 
@@ -40,7 +46,9 @@ describe('cassettePathFor', () => {
 
 describe('serializeCassette', () => {
   it('lists entries by test › matcher › span › metric, one field per line in a fixed order, with a trailing newline', () => {
-    const shuffled = Object.fromEntries(Object.entries(labelled('chart › names the region', 'toBeCorrect', 'correctness')).reverse()) as CassetteEntry
+    const shuffled = Object.fromEntries(
+      Object.entries(labelled('chart › names the region', 'toBeCorrect', 'correctness')).reverse(),
+    ) as CassetteEntry
     const text = serializeCassette({
       version: 2,
       entries: {
@@ -53,11 +61,29 @@ describe('serializeCassette', () => {
     expect(text.endsWith('\n}\n')).toBe(true)
     const entries = (JSON.parse(text) as { version: number; entries: Array<Record<string, unknown>> }).entries
     expect(entries.map((e) => e.key)).toEqual([KEY_B, KEY_D, KEY_C, KEY_A])
-    expect(Object.keys(entries[0])).toEqual(['test', 'matcher', 'verdicts', 'judged', 'metric', 'provider', 'model', 'promptVersion', 'output', 'usage', 'costUsd', 'recordedAt', 'key'])
-    expect(text).toContain('\n    {\n      "test": "chart › names the region", "matcher": "toHaveNoFailingSpans", "span": "1.9 llm:chat",\n      "verdicts": [\n')
+    expect(Object.keys(entries[0])).toEqual([
+      'test',
+      'matcher',
+      'verdicts',
+      'judged',
+      'metric',
+      'provider',
+      'model',
+      'promptVersion',
+      'output',
+      'usage',
+      'costUsd',
+      'recordedAt',
+      'key',
+    ])
+    expect(text).toContain(
+      '\n    {\n      "test": "chart › names the region", "matcher": "toHaveNoFailingSpans", "span": "1.9 llm:chat",\n      "verdicts": [\n',
+    )
     // One line per field and per verdict: a changed verdict is a changed line, never a reflowed block.
     expect(text).toContain('\n      "output": {"reasoning":"the chart shows it","score":4},\n')
-    expect(text).toContain('\n      "verdicts": [\n        {"metric":"correctness","outcome":"pass","score":"4/5","threshold":"min 4","reason":"the chart shows it"}\n      ],\n')
+    expect(text).toContain(
+      '\n      "verdicts": [\n        {"metric":"correctness","outcome":"pass","score":"4/5","threshold":"min 4","reason":"the chart shows it"}\n      ],\n',
+    )
     expect(text).not.toContain('latencyMs')
   })
 
@@ -85,7 +111,13 @@ describe('readCassette', () => {
 
   it('round-trips what serializeCassette wrote', async () => {
     const file = join(tempDir(), 'a.json')
-    const cassette = { version: 2 as const, entries: { [KEY_A]: entry('faithfulness'), [KEY_B]: labelled('t › u', 'not.toBeCorrect', 'correctness', '1.2 tool:x') } }
+    const cassette = {
+      version: 2 as const,
+      entries: {
+        [KEY_A]: entry('faithfulness'),
+        [KEY_B]: labelled('t › u', 'not.toBeCorrect', 'correctness', '1.2 tool:x'),
+      },
+    }
     writeFileSync(file, serializeCassette(cassette))
     expect(await readCassette(file)).toEqual(cassette)
   })
@@ -96,7 +128,9 @@ describe('readCassette', () => {
     const v1 = { version: 1, entries: { [KEY_A]: { ...rest, recordedAt, output, usage, latencyMs: 1234, costUsd } } }
     writeFileSync(file, `${JSON.stringify(v1, null, 2)}\n`)
     expect(await readCassette(file)).toEqual({ version: 2, entries: { [KEY_A]: entry('faithfulness') } })
-    await updateCassette(file, (c) => { c.entries[KEY_B] = entry('correctness') })
+    await updateCassette(file, (c) => {
+      c.entries[KEY_B] = entry('correctness')
+    })
     const text = readFileSync(file, 'utf8')
     expect(JSON.parse(text).version).toBe(2)
     expect(text).not.toContain('latencyMs')
@@ -106,7 +140,9 @@ describe('readCassette', () => {
   it('refuses a newer format version and says to upgrade', async () => {
     const file = join(tempDir(), 'v3.json')
     writeFileSync(file, JSON.stringify({ version: 3, entries: [] }))
-    expect((await formatError(readCassette(file))).message).toMatch(/format version 3, newer than this agent-verdict reads \(2\) — upgrade agent-verdict \(a newer one wrote it\), or delete it to re-record its verdicts$/)
+    expect((await formatError(readCassette(file))).message).toMatch(
+      /format version 3, newer than this agent-verdict reads \(2\) — upgrade agent-verdict \(a newer one wrote it\), or delete it to re-record its verdicts$/,
+    )
   })
 
   it('keeps the first of a key listed twice (a hand-resolved merge conflict)', async () => {
@@ -122,12 +158,20 @@ describe('readCassette', () => {
     writeFileSync(file, '{"version":1,"entries":{')
     const err = await formatError(readCassette(file))
     expect(err.file).toBe(file)
-    expect(err.message).toMatch(/^cassette .*corrupt\.json is not valid JSON \(.*\) — delete it to re-record its verdicts, or fix it$/)
+    expect(err.message).toMatch(
+      /^cassette .*corrupt\.json is not valid JSON \(.*\) — delete it to re-record its verdicts, or fix it$/,
+    )
   })
 
   it('points at the invalid field and at merge conflict markers', async () => {
     const file = join(tempDir(), 'invalid.json')
-    writeFileSync(file, JSON.stringify({ version: 2, entries: [{ key: KEY_A, ...entry('x'), usage: { inputTokens: -1, outputTokens: 0 } }] }))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 2,
+        entries: [{ key: KEY_A, ...entry('x'), usage: { inputTokens: -1, outputTokens: 0 } }],
+      }),
+    )
     expect((await formatError(readCassette(file))).message).toContain('at entries.0.usage.inputTokens:')
     writeFileSync(file, '<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> branch\n')
     expect((await formatError(readCassette(file))).message).toContain('unresolved git merge conflict markers')
@@ -140,8 +184,12 @@ describe('updateCassette', () => {
   it('creates __verdicts__, merges with what is on disk and leaves no temp or lock files', async () => {
     const dir = tempDir()
     const file = cassettePathFor(join(dir, 'chart.test.ts'))
-    await updateCassette(file, (c) => { c.entries[KEY_B] = entry('b') })
-    const merged = await updateCassette(file, (c) => { c.entries[KEY_A] = entry('a') })
+    await updateCassette(file, (c) => {
+      c.entries[KEY_B] = entry('b')
+    })
+    const merged = await updateCassette(file, (c) => {
+      c.entries[KEY_A] = entry('a')
+    })
     expect(Object.keys(merged.entries)).toEqual([KEY_B, KEY_A])
     expect(Object.keys((await readCassette(file)).entries)).toEqual([KEY_A, KEY_B])
     expect(readdirSync(join(dir, '__verdicts__'))).toEqual(['chart.test.ts.json'])
@@ -150,14 +198,24 @@ describe('updateCassette', () => {
   it('serializes concurrent in-process updates without losing any', async () => {
     const file = join(tempDir(), 'many.json')
     const keys = Array.from({ length: 40 }, (_, i) => i.toString(16).padStart(64, '0'))
-    await Promise.all(keys.map((k) => updateCassette(file, (c) => { c.entries[k] = entry(k.slice(-4)) })))
+    await Promise.all(
+      keys.map((k) =>
+        updateCassette(file, (c) => {
+          c.entries[k] = entry(k.slice(-4))
+        }),
+      ),
+    )
     expect(Object.keys((await readCassette(file)).entries).sort()).toEqual(keys)
   })
 
   it('removes the file when the last entry goes', async () => {
     const file = join(tempDir(), 'gone.json')
-    await updateCassette(file, (c) => { c.entries[KEY_A] = entry('a') })
-    await updateCassette(file, (c) => { delete c.entries[KEY_A] })
+    await updateCassette(file, (c) => {
+      c.entries[KEY_A] = entry('a')
+    })
+    await updateCassette(file, (c) => {
+      delete c.entries[KEY_A]
+    })
     expect(existsSync(file)).toBe(false)
   })
 
@@ -166,7 +224,11 @@ describe('updateCassette', () => {
     mkdirSync(dir, { recursive: true })
     const file = join(dir, 'corrupt.json')
     writeFileSync(file, 'not json')
-    await formatError(updateCassette(file, (c) => { c.entries[KEY_A] = entry('a') }))
+    await formatError(
+      updateCassette(file, (c) => {
+        c.entries[KEY_A] = entry('a')
+      }),
+    )
     expect(readFileSync(file, 'utf8')).toBe('not json')
   })
 })

@@ -15,14 +15,34 @@ import { fakeOpenAIBatchApi, scriptedVerdict } from '../helpers/openai-batch-api
 const API = 'http://127.0.0.1:9/v1' // nothing listens: only msw (in this process) answers
 const api = fakeOpenAIBatchApi(API)
 const server = setupServer(...api.handlers)
-beforeAll(() => server.listen({ onUnhandledRequest: (r, print) => { if (!r.url.startsWith('data:')) print.error() } }))
+beforeAll(() =>
+  server.listen({
+    onUnhandledRequest: (r, print) => {
+      if (!r.url.startsWith('data:')) print.error()
+    },
+  }),
+)
 afterAll(() => server.close())
 
 const suite = fileURLToPath(new URL('./batch-suite.ts', import.meta.url))
-const sink = () => { const chunks: string[] = []; return { chunks, write: (t: string) => chunks.push(t), text: () => chunks.join('') } }
-const env = (dir: string) => ({ ...process.env, OPENAI_API_KEY: 'sk-test-cli-batch-1234', OPENAI_BASE_URL: API, AGENT_VERDICT_JUDGE: '', AGENT_VERDICT_BATCH: '', AGENT_VERDICT_MODE: '', CI: '', AGENT_VERDICT_BATCH_DIR: join(dir, 'batch') })
+const sink = () => {
+  const chunks: string[] = []
+  return { chunks, write: (t: string) => chunks.push(t), text: () => chunks.join('') }
+}
+const env = (dir: string) => ({
+  ...process.env,
+  OPENAI_API_KEY: 'sk-test-cli-batch-1234',
+  OPENAI_BASE_URL: API,
+  AGENT_VERDICT_JUDGE: '',
+  AGENT_VERDICT_BATCH: '',
+  AGENT_VERDICT_MODE: '',
+  CI: '',
+  AGENT_VERDICT_BATCH_DIR: join(dir, 'batch'),
+})
 const expected = Array.from({ length: 5 }, (_, i) => {
-  const body = { messages: [{ role: 'user', content: [{ type: 'text', text: `assertion ${i}: the refund was ${i * 10} EUR` }] }] }
+  const body = {
+    messages: [{ role: 'user', content: [{ type: 'text', text: `assertion ${i}: the refund was ${i * 10} EUR` }] }],
+  }
   return { output: JSON.parse(scriptedVerdict(body)) }
 })
 
@@ -34,7 +54,10 @@ describe('agent-verdict record --batch', () => {
     const stdout = sink()
     const stderr = sink()
     api.liveCalls = 0
-    const code = await recordCommand(['--batch', '--poll-seconds', '0', '--', process.execPath, '--import', 'tsx', suite, cassette, out], { env: env(dir), stdout, stderr })
+    const code = await recordCommand(
+      ['--batch', '--poll-seconds', '0', '--', process.execPath, '--import', 'tsx', suite, cassette, out],
+      { env: env(dir), stdout, stderr },
+    )
     expect(stderr.text()).toContain('2/3 5 judge requests queued')
     expect(stderr.text()).toMatch(/batch batch_\d+ in_progress: 2\/5 done, ETA/)
     expect(code).toBe(0)
@@ -44,7 +67,11 @@ describe('agent-verdict record --batch', () => {
     expect(Object.keys((await readCassette(cassette)).entries)).toHaveLength(5)
 
     // The suite now replays from the cassette: no queue, no judge.
-    const again = await recordCommand(['--batch', '--', process.execPath, '--import', 'tsx', suite, cassette, out], { env: env(dir), stdout, stderr })
+    const again = await recordCommand(['--batch', '--', process.execPath, '--import', 'tsx', suite, cassette, out], {
+      env: env(dir),
+      stdout,
+      stderr,
+    })
     expect(again).toBe(0)
     expect(stderr.text()).toContain('nothing to judge (every verdict is recorded)')
     expect(api.liveCalls).toBe(0)
@@ -65,7 +92,11 @@ describe('agent-verdict record --batch', () => {
     const help = sink()
     const saved = process.stdout.write
     process.stdout.write = ((t: string) => help.write(t)) as never
-    try { await main(['--help']) } finally { process.stdout.write = saved }
+    try {
+      await main(['--help'])
+    } finally {
+      process.stdout.write = saved
+    }
     expect(help.text()).toMatch(/record\s+record --batch -- <test command>/)
   })
 })

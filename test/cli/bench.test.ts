@@ -45,13 +45,25 @@ test('score: a TRAIL folder against a predictions folder scores both splits and 
       'predictions_per_trace',
     ].sort(),
   )
-  expect(summary.GAIA).toMatchObject({ files_processed: 80, location_accuracy: 0.975, weighted_f1: 1, localization_precision: 1 })
+  expect(summary.GAIA).toMatchObject({
+    files_processed: 80,
+    location_accuracy: 0.975,
+    weighted_f1: 1,
+    localization_precision: 1,
+  })
   expect(summary.SWE_Bench.files_processed).toBe(18)
 })
 
 test('score: one split folder against one gold folder, the split taken from the names', async () => {
   const json = join(tmp, 'silent.json')
-  const r = await run('trail', 'score', join(TRAIL_DIR, 'annotations_swe_bench'), join(PREDICTIONS, 'silent/SWE_Bench'), '--json', json)
+  const r = await run(
+    'trail',
+    'score',
+    join(TRAIL_DIR, 'annotations_swe_bench'),
+    join(PREDICTIONS, 'silent/SWE_Bench'),
+    '--json',
+    json,
+  )
   expect(r.code).toBe(0)
   expect(JSON.parse(readFileSync(json, 'utf8'))).toEqual({
     SWE_Bench: {
@@ -71,7 +83,9 @@ test('score: one split folder against one gold folder, the split taken from the 
 
 test('score: --split limits a two-split predictions folder to one split', async () => {
   const json = join(tmp, 'swe-only.json')
-  expect((await run('trail', 'score', TRAIL_DIR, join(PREDICTIONS, 'first_half'), '--split', 'swe', '--json', json)).code).toBe(0)
+  expect(
+    (await run('trail', 'score', TRAIL_DIR, join(PREDICTIONS, 'first_half'), '--split', 'swe', '--json', json)).code,
+  ).toBe(0)
   expect(Object.keys(JSON.parse(readFileSync(json, 'utf8')))).toEqual(['SWE_Bench'])
 })
 
@@ -91,7 +105,10 @@ test.each([
   [['trail', TRAIL_DIR, '--mode', 'monolithic'], /mode monolithic needs a judge: /],
   [['trail', TRAIL_DIR, '--mode', 'fast'], /--mode must be deterministic, judge, monolithic or oracle/],
   [['trail', TRAIL_DIR, '--profile', 'max'], /--profile must be default or trail-recall/],
-  [['trail', TRAIL_DIR, '--mode', 'judge', '--profile', 'trail-recall'], /--profile applies to --mode deterministic only/],
+  [
+    ['trail', TRAIL_DIR, '--mode', 'judge', '--profile', 'trail-recall'],
+    /--profile applies to --mode deterministic only/,
+  ],
   [['swe-bench'], /unknown benchmark "swe-bench"/],
   [[], /Usage:/],
 ])('exit 2 with a clear message: %j', async (argv, message) => {
@@ -129,7 +146,10 @@ test('run: --profile trail-recall adds the second guesses (more predictions, sam
   const id = 'f39aec9b8a61fd2aaed5849cc00bc165'
   copyFileSync(join(TRAIL_DIR, 'GAIA', `${id}.json`), join(dir, 'GAIA', `${id}.json`))
   copyFileSync(join(TRAIL_DIR, 'annotations_gaia', `${id}.json`), join(dir, 'annotations_gaia', `${id}.json`))
-  const categories = (out: string) => JSON.parse(readFileSync(join(out, 'GAIA', `${id}.json`), 'utf8')).errors.map((e: { category: string }) => e.category)
+  const categories = (out: string) =>
+    JSON.parse(readFileSync(join(out, 'GAIA', `${id}.json`), 'utf8')).errors.map(
+      (e: { category: string }) => e.category,
+    )
   const plain = join(tmp, 'profile-default')
   const recall = join(tmp, 'profile-recall')
   expect((await run('trail', dir, '--out', plain)).code).toBe(0)

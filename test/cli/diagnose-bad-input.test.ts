@@ -68,11 +68,13 @@ describe('diagnose with one bad file among good ones', () => {
   it('exits 2, names the bad file and JSON path, and diagnoses the files before and after it', async () => {
     const { code, stdout, stderr } = await run('diagnose', dir)
     expect(code).toBe(2)
-    expect(stderr).toContain(`${join(dir, 'b-deep.json')} at $.resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value: an attribute value nests arrayValue/kvlistValue more than 256 levels deep`)
+    expect(stderr).toContain(
+      `${join(dir, 'b-deep.json')} at $.resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value: an attribute value nests arrayValue/kvlistValue more than 256 levels deep`,
+    )
     expect(stderr).not.toMatch(/\n\s+at /) // no stack trace
     expect(stdout).toContain(`${join(dir, 'a-findings.json')}\n  trace`)
     expect(stdout).toContain(`${join(dir, 'c-clean.json')}\n  trace`)
-    expect(stdout.replace(/\n {2}(?=\S)/g, " ")).toMatch(/diagnosed 2 traces .*; 1 input error\n/)
+    expect(stdout.replace(/\n {2}(?=\S)/g, ' ')).toMatch(/diagnosed 2 traces .*; 1 input error\n/)
   })
 
   it('lists the bad file in the JSON report next to the two diagnosed traces', async () => {
@@ -81,19 +83,27 @@ describe('diagnose with one bad file among good ones', () => {
     expect(code).toBe(2)
     const report = DiagnoseReportSchema.parse(JSON.parse(stdout))
     expect(report.traces.map((t) => t.source)).toEqual([join(dir, 'a-findings.json'), join(dir, 'c-clean.json')])
-    expect(report.inputErrors).toEqual([{ source: join(dir, 'b-deep.json'), message: expect.stringContaining('more than 256 levels deep') }])
+    expect(report.inputErrors).toEqual([
+      { source: join(dir, 'b-deep.json'), message: expect.stringContaining('more than 256 levels deep') },
+    ])
     expect(report.summary.findings).toBeGreaterThan(0)
   })
 
   it('a trace that crashes the pipeline after loading is an input error of its file; the other files go on', async () => {
-    const actual = (await vi.importActual<typeof import('../../src/metrics/detectors/index')>('../../src/metrics/detectors/index')).detect
+    const actual = (
+      await vi.importActual<typeof import('../../src/metrics/detectors/index')>('../../src/metrics/detectors/index')
+    ).detect
     vi.mocked(detectors.detect).mockImplementation((trace, options) => {
       if (trace.source?.endsWith('a-findings.json')) throw new RangeError('Maximum call stack size exceeded')
       return actual(trace, options)
     })
     const { code, stdout, stderr } = await run('diagnose', join(dir, 'a-findings.json'), join(dir, 'c-clean.json'))
     expect(code).toBe(2)
-    expect(stderr).toMatch(new RegExp(`${join(dir, 'a-findings.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(trace [0-9a-f]+\\): could not be diagnosed: the trace nests too deeply`))
+    expect(stderr).toMatch(
+      new RegExp(
+        `${join(dir, 'a-findings.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(trace [0-9a-f]+\\): could not be diagnosed: the trace nests too deeply`,
+      ),
+    )
     expect(stdout).toContain(`${join(dir, 'c-clean.json')}\n  trace`)
     expect(stdout).toMatch(/diagnosed 1 trace .*; 1 input error\n/)
   })
@@ -103,11 +113,16 @@ describe('diagnose with one bad file among good ones', () => {
     const id = (i: number) => (i + 1).toString(16).padStart(16, '0')
     const spans: string[] = []
     for (let i = 0; i < n; i++) {
-      spans.push(`{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"${id(i)}"${i ? `,"parentSpanId":"${id(i - 1)}"` : ''},"name":"s${i}","kind":1,"startTimeUnixNano":"${1000 + i}","endTimeUnixNano":"${2_000_000 + n - i}","attributes":[],"status":{}}`)
+      spans.push(
+        `{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"${id(i)}"${i ? `,"parentSpanId":"${id(i - 1)}"` : ''},"name":"s${i}","kind":1,"startTimeUnixNano":"${1000 + i}","endTimeUnixNano":"${2_000_000 + n - i}","attributes":[],"status":{}}`,
+      )
     }
     const file = join(tmp, 'chain', 'chain.json')
     mkdirSync(join(tmp, 'chain'), { recursive: true })
-    writeFileSync(file, `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"s"},"spans":[${spans.join(',')}]}]}]}`)
+    writeFileSync(
+      file,
+      `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"s"},"spans":[${spans.join(',')}]}]}]}`,
+    )
     const { code, stdout, stderr } = await run('diagnose', file, '--full')
     expect(stderr).toBe('')
     expect(code).toBe(0)
@@ -116,9 +131,17 @@ describe('diagnose with one bad file among good ones', () => {
     expect(stdout).toContain(`diagnosed 1 trace (${n} spans)`)
   }, 60_000)
 
-  it("a judge setup error stops the run once with exit 2, instead of being blamed on each file", async () => {
-    vi.mocked(diagnoseJudge.diagnoseWithProgress).mockRejectedValueOnce(new JudgeConfigError('openai-compatible:m is not configured: no credentials'))
-    const { code, stdout, stderr } = await run('diagnose', join(dir, 'a-findings.json'), join(dir, 'c-clean.json'), '--judge', 'openai-compatible:http://127.0.0.1:9/v1#m')
+  it('a judge setup error stops the run once with exit 2, instead of being blamed on each file', async () => {
+    vi.mocked(diagnoseJudge.diagnoseWithProgress).mockRejectedValueOnce(
+      new JudgeConfigError('openai-compatible:m is not configured: no credentials'),
+    )
+    const { code, stdout, stderr } = await run(
+      'diagnose',
+      join(dir, 'a-findings.json'),
+      join(dir, 'c-clean.json'),
+      '--judge',
+      'openai-compatible:http://127.0.0.1:9/v1#m',
+    )
     expect(code).toBe(2)
     expect(stderr.match(/is not configured: no credentials/g)).toHaveLength(1)
     expect(stderr).not.toContain('could not be diagnosed')
@@ -127,7 +150,10 @@ describe('diagnose with one bad file among good ones', () => {
   })
 
   it('as a process: no stack trace, exit status 2', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'diagnose', dir], { encoding: 'utf8', cwd: repo })
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'diagnose', dir], {
+      encoding: 'utf8',
+      cwd: repo,
+    })
     expect(r.status).toBe(2)
     expect(r.stderr).toContain('b-deep.json at $.resourceSpans[0]')
     expect(r.stderr).not.toContain('RangeError')

@@ -23,12 +23,38 @@ function withoutAdmissions(path: string): string {
 const aspect = (score: number) => ({ reason: 'checked', score })
 const VERDICTS = {
   span_diagnosis: {
-    pass: { reasoning: 'Fine.', instruction_following: aspect(5), reasoning_integrity: aspect(5), tool_completeness: aspect(5), error_category: 'none', evidence: '' },
-    fail: { reasoning: 'The patch is not applied.', instruction_following: aspect(1), reasoning_integrity: aspect(1), tool_completeness: aspect(1), error_category: 'Formatting Errors', evidence: '' },
+    pass: {
+      reasoning: 'Fine.',
+      instruction_following: aspect(5),
+      reasoning_integrity: aspect(5),
+      tool_completeness: aspect(5),
+      error_category: 'none',
+      evidence: '',
+    },
+    fail: {
+      reasoning: 'The patch is not applied.',
+      instruction_following: aspect(1),
+      reasoning_integrity: aspect(1),
+      tool_completeness: aspect(1),
+      error_category: 'Formatting Errors',
+      evidence: '',
+    },
   },
   agent_diagnosis: {
-    pass: { reasoning: 'Fine.', plan_efficiency: aspect(5), tool_coverage: aspect(5), tool_abuse: aspect(5), completeness: aspect(5) },
-    fail: { reasoning: 'The task is not done.', plan_efficiency: aspect(1), tool_coverage: aspect(1), tool_abuse: aspect(1), completeness: aspect(1) },
+    pass: {
+      reasoning: 'Fine.',
+      plan_efficiency: aspect(5),
+      tool_coverage: aspect(5),
+      tool_abuse: aspect(5),
+      completeness: aspect(5),
+    },
+    fail: {
+      reasoning: 'The task is not done.',
+      plan_efficiency: aspect(1),
+      tool_coverage: aspect(1),
+      tool_abuse: aspect(1),
+      completeness: aspect(1),
+    },
   },
 }
 type Style = 'quoted-pass-then-fail' | 'clean-pass' | 'clean-fail'
@@ -54,7 +80,14 @@ beforeAll(async () => {
         object: 'chat.completion',
         created: 1_760_000_000,
         model: 'hostile',
-        choices: [{ index: 0, message: { role: 'assistant', content: content(name), refusal: null }, finish_reason: 'stop', logprobs: null }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: content(name), refusal: null },
+            finish_reason: 'stop',
+            logprobs: null,
+          },
+        ],
         usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 },
       })
       res.writeHead(200, { 'content-type': 'application/json' }).end(text)
@@ -68,7 +101,10 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 async function run(): Promise<{ code: number; stdout: string }> {
   let stdout = ''
   const sink = (write: (s: string) => void) => ({ write: (chunk: string) => (write(chunk), true), isTTY: false })
-  const code = await diagnoseCommand([SWE, '--judge', spec], { stdout: sink((s) => (stdout += s)), stderr: sink(() => {}) })
+  const code = await diagnoseCommand([SWE, '--judge', spec], {
+    stdout: sink((s) => (stdout += s)),
+    stderr: sink(() => {}),
+  })
   return { code, stdout }
 }
 

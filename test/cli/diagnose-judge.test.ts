@@ -54,7 +54,16 @@ describe('agent-verdict diagnose --judge', () => {
     const trace = await loadTrace(GAIA)
     const explained = new Set(detect(trace).map((f) => f.spanId))
     const target = trace.spansByKind('llm').find((s) => !explained.has(s.id))!
-    fake.setRules([{ when: { contains: `<span>\nposition: ${canonicalView(trace).position(target.id)}\n` }, respond: { verdict: 'fail', reason: 'no verification of the reversed text', fields: { error_category: 'Language-only' } } }])
+    fake.setRules([
+      {
+        when: { contains: `<span>\nposition: ${canonicalView(trace).position(target.id)}\n` },
+        respond: {
+          verdict: 'fail',
+          reason: 'no verification of the reversed text',
+          fields: { error_category: 'Language-only' },
+        },
+      },
+    ])
     const { code, stdout, stderr } = await run([GAIA, '--judge', spec])
     expect(code).toBe(1)
     expect(stderr).toMatch(/^judged 1\/\d+ spans…$/m)
@@ -63,12 +72,22 @@ describe('agent-verdict diagnose --judge', () => {
     expect(stdout).toContain('✗ Language-only: (judge) no verification of the reversed text')
     // Lines are wrapped to 80 columns when piped: join them back to read the sentence.
     const unwrapped = stdout.replace(/\n {4,}(?=\S)/g, ' ')
-    expect(unwrapped).toContain(`(id ${target.id}, path ${trace.path(target.id).join(' › ')}) — Language-only (instruction following 1/5): no verification of the reversed text`)
+    expect(unwrapped).toContain(
+      `(id ${target.id}, path ${trace.path(target.id).join(' › ')}) — Language-only (instruction following 1/5): no verification of the reversed text`,
+    )
     for (const line of stdout.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(80)
     expect(stdout).toMatch(/^ {2}✓ plan efficiency 5\/5: /m)
-    expect(unwrapped).toMatch(/^ {2}verdict: fail — \d+ failing spans? found by the judge and the detectors under the existential policy/m)
-    const last = stdout.trimEnd().replace(/\n {2}(?=\S)/g, ' ').split('\n').at(-1)!
-    expect(last).toMatch(/^judge openai-compatible:fake: (\d+) calls \(0 replayed\), [\d,]+ tokens \([\d,]+ in \/ [\d,]+ out\), cost n\/a; largest prompt [\d,]+ tokens \(budget 16,000\)$/)
+    expect(unwrapped).toMatch(
+      /^ {2}verdict: fail — \d+ failing spans? found by the judge and the detectors under the existential policy/m,
+    )
+    const last = stdout
+      .trimEnd()
+      .replace(/\n {2}(?=\S)/g, ' ')
+      .split('\n')
+      .at(-1)!
+    expect(last).toMatch(
+      /^judge openai-compatible:fake: (\d+) calls \(0 replayed\), [\d,]+ tokens \([\d,]+ in \/ [\d,]+ out\), cost n\/a; largest prompt [\d,]+ tokens \(budget 16,000\)$/,
+    )
     expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.calls.length)
   })
 
@@ -76,7 +95,11 @@ describe('agent-verdict diagnose --judge', () => {
     fake.setFaults([{ type: 'rate-limit', times: 2, retryAfter: '0' }])
     try {
       const { stdout } = await run([GAIA, '--judge', spec])
-      const last = stdout.trimEnd().replace(/\n {2}(?=\S)/g, ' ').split('\n').at(-1)!
+      const last = stdout
+        .trimEnd()
+        .replace(/\n {2}(?=\S)/g, ' ')
+        .split('\n')
+        .at(-1)!
       expect(fake.stats.byStatus[429]).toBe(2)
       expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.stats.requests)
     } finally {
@@ -95,16 +118,39 @@ describe('agent-verdict diagnose --judge', () => {
   test('--format json carries the diagnosis per trace; --budget, --select and --policy reach it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'diagnose-judge-'))
     const out = join(dir, 'report.json')
-    const { code, stdout, stderr } = await run([SWE, '--judge', spec, '--format', 'json', '--json', out, '--budget', '5000', '--select', 'llm', '--policy', 'threshold:0.3', '--no-agent'])
+    const { code, stdout, stderr } = await run([
+      SWE,
+      '--judge',
+      spec,
+      '--format',
+      'json',
+      '--json',
+      out,
+      '--budget',
+      '5000',
+      '--select',
+      'llm',
+      '--policy',
+      'threshold:0.3',
+      '--no-agent',
+    ])
     expect(code).toBe(0)
     const report = DiagnoseReportSchema.parse(JSON.parse(stdout))
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(report)
     const d = report.traces[0].diagnosis!
-    expect(d).toMatchObject({ mode: 'judge', judge: 'openai-compatible:fake', policy: { type: 'threshold', threshold: 0.3 }, stats: { budgetTokens: 5000, spansJudged: 6 } })
+    expect(d).toMatchObject({
+      mode: 'judge',
+      judge: 'openai-compatible:fake',
+      policy: { type: 'threshold', threshold: 0.3 },
+      stats: { budgetTokens: 5000, spansJudged: 6 },
+    })
     expect(d.stats.maxPromptTokens).toBeLessThanOrEqual(5000)
     expect(Math.max(...fake.calls.map((c) => c.usage!.prompt_tokens))).toBeLessThanOrEqual(5000)
     expect(d.agent.verdicts).toEqual([])
-    expect(report.judge).toMatchObject({ configured: true, skipped: ['agent.plan_efficiency', 'agent.tool_coverage', 'agent.tool_abuse', 'agent.completeness'] })
+    expect(report.judge).toMatchObject({
+      configured: true,
+      skipped: ['agent.plan_efficiency', 'agent.tool_coverage', 'agent.tool_abuse', 'agent.completeness'],
+    })
     expect(stderr.trimEnd().split('\n').at(-1)).toBe(report.judge.message)
   })
 
@@ -114,7 +160,12 @@ describe('agent-verdict diagnose --judge', () => {
     const d = DiagnoseReportSchema.parse(JSON.parse(stdout)).traces[0].diagnosis!
     expect(d.stats).toMatchObject({ spansSelected: 0, spansJudged: 0 })
     expect(d.spans.flatMap((s) => s.verdicts).filter((v) => v.judge !== undefined)).toEqual([])
-    expect(d.agent.verdicts.map((v) => v.metric)).toEqual(['agent.plan_efficiency', 'agent.tool_coverage', 'agent.tool_abuse', 'agent.completeness'])
+    expect(d.agent.verdicts.map((v) => v.metric)).toEqual([
+      'agent.plan_efficiency',
+      'agent.tool_coverage',
+      'agent.tool_abuse',
+      'agent.completeness',
+    ])
     expect(fake.calls.length).toBeGreaterThan(0)
     expect(fake.calls.every((c) => !c.prompt.includes('<span>\nposition: '))).toBe(true) // no span prompt
     expect(code).toBe(d.verdict.pass && detect(await loadTrace(SWE)).length === 0 ? 0 : 1)
@@ -151,7 +202,10 @@ describe('option parsing', () => {
   test('policies, selections and budgets as the CLI spells them', () => {
     expect(parsePolicy('existential')).toBe('existential')
     expect(parsePolicy('threshold:0.25')).toEqual({ type: 'threshold', threshold: 0.25 })
-    expect(parsePolicy('category:rate limiting, Service Errors')).toEqual({ type: 'category', categories: ['Rate Limiting', 'Service Errors'] })
+    expect(parsePolicy('category:rate limiting, Service Errors')).toEqual({
+      type: 'category',
+      categories: ['Rate Limiting', 'Service Errors'],
+    })
     expect(() => parsePolicy('threshold:1')).toThrow(/0 ≤ T < 1/)
     expect(parseSelect('LLM, tool')).toEqual({ kind: ['llm', 'tool'] })
     expect(parseSelect(' None ')).toEqual({ kind: [] })

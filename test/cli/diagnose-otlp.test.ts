@@ -4,7 +4,10 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { IExportLogsServiceRequest, ILogRecord } from '@opentelemetry/otlp-transformer/build/src/logs/internal-types'
+import type {
+  IExportLogsServiceRequest,
+  ILogRecord,
+} from '@opentelemetry/otlp-transformer/build/src/logs/internal-types'
 import type { IKeyValue } from '@opentelemetry/otlp-transformer/build/src/common/internal-types'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { diagnoseCommand } from '../../src/cli/diagnose'
@@ -18,7 +21,10 @@ const GAIA = join(FIXTURE_DIR, '0ebe673d64647ec44c370638b82d3c78.json')
 async function run(args: string[]) {
   let stdout = ''
   let stderr = ''
-  const code = await diagnoseCommand(args, { stdout: { write: (c: string) => (stdout += c) }, stderr: { write: (c: string) => (stderr += c) } })
+  const code = await diagnoseCommand(args, {
+    stdout: { write: (c: string) => (stdout += c) },
+    stderr: { write: (c: string) => (stderr += c) },
+  })
   return { code, stdout, stderr }
 }
 
@@ -26,13 +32,20 @@ function attr(attrs: IKeyValue[] | undefined, key: string): unknown {
   const value = attrs?.find((a) => a.key === key)?.value as Record<string, unknown> | undefined
   if (!value) return undefined
   // The logs SDK encodes a whole-number double (a score of 0 or 1) as intValue.
-  return value.stringValue ?? value.doubleValue ?? value.boolValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined)
+  return (
+    value.stringValue ??
+    value.doubleValue ??
+    value.boolValue ??
+    (value.intValue !== undefined ? Number(value.intValue) : undefined)
+  )
 }
 
 let fake: FakeJudge
 let spec: string
 beforeAll(async () => {
-  fake = await startFakeJudge({ rules: [{ when: { contains: 'reverse' }, respond: { verdict: 'fail', reason: 'did not check the reversed text' } }] })
+  fake = await startFakeJudge({
+    rules: [{ when: { contains: 'reverse' }, respond: { verdict: 'fail', reason: 'did not check the reversed text' } }],
+  })
   spec = `openai-compatible:${fake.baseURL}#fake`
 })
 afterAll(() => fake.close())
@@ -67,8 +80,13 @@ describe('agent-verdict diagnose --otlp', () => {
     const file = join(dir, 'verdicts.jsonl')
     const { stderr } = await run([GAIA, '--judge', spec, '--json', join(dir, 'd.json'), '--otlp', file])
     expect(stderr).toContain(`verdicts exported as OTLP to ${file}`)
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as IExportLogsServiceRequest)
-    const records = lines.flatMap((l) => l.resourceLogs ?? []).flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? []))
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as IExportLogsServiceRequest)
+    const records = lines
+      .flatMap((l) => l.resourceLogs ?? [])
+      .flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? []))
     checkRecords(records, expectedFrom(join(dir, 'd.json')))
   })
 
@@ -88,7 +106,10 @@ describe('agent-verdict diagnose --otlp', () => {
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
       const { stderr } = await run([GAIA, '--judge', spec, '--json', join(dir, 'd.json'), '--otlp', url])
       expect(stderr).toContain(`verdicts exported as OTLP to ${url}`)
-      checkRecords(bodies.flatMap((b) => b.resourceLogs ?? []).flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? [])), expectedFrom(join(dir, 'd.json')))
+      checkRecords(
+        bodies.flatMap((b) => b.resourceLogs ?? []).flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? [])),
+        expectedFrom(join(dir, 'd.json')),
+      )
     } finally {
       await new Promise((done) => server.close(done))
     }

@@ -61,20 +61,30 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     expect(stdout).toMatch(/^ {6}agent CodeAgent\.run {2}ok {2}1m10\.3s {2}12,676 tok$/m)
     // Piped, so fitted to 80 columns: a name shortened to fit, the cited span's short id on its line.
     for (const line of stdout.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(80)
-    expect(stdout).toMatch(/^✗ {13}llm {3}LiteLLMModel\.\S*… {2}\(o3-mini\) {2}ok {2}6\.37s {2}3,595 tok {2}id [0-9a-f]{8}$/m)
+    expect(stdout).toMatch(
+      /^✗ {13}llm {3}LiteLLMModel\.\S*… {2}\(o3-mini\) {2}ok {2}6\.37s {2}3,595 tok {2}id [0-9a-f]{8}$/m,
+    )
     expect(stdout).toMatch(/^ +tool {2}TextInspectorTool {2}.* {2}id 610df94b$/m)
     const unwrapped = stdout.replace(/\n {4,}(?=\S)/g, ' ')
     expect(stdout).toMatch(/^ {18}✗ Environment Setup Errors: the environment lacks/m)
-    expect(unwrapped).toContain('permission); raised in TOOL TextInspectorTool (610df94b…) evidence (from span 610df94b):')
+    expect(unwrapped).toContain(
+      'permission); raised in TOOL TextInspectorTool (610df94b…) evidence (from span 610df94b):',
+    )
     expect(unwrapped).toContain('evidence (from span 610df94b): "FileConversionException: Could not convert')
     expect(unwrapped).toContain('legend: ✗ in the margin marks the span a finding is blamed on')
     // The conversion error on the call that asked for it, and again on the next call, whose input shows it.
     expect(stdout).toContain('summary: 2 findings on 2 spans (Environment Setup Errors 2)')
     expect(stdout).toContain('summary: 1 finding on 1 span (Goal Deviation 1)')
     const closing = stdout.replace(/\n {2}(?=\S)/g, ' ')
-    expect(closing).toContain('diagnosed 2 traces (32 spans): 3 findings in 2 traces (Goal Deviation 1, Environment Setup Errors 2)')
-    expect(stdout.indexOf('0ebe673d.json\n  trace 0ebe673d64647ec44c370638b82d3c78  (11 spans)')).toBeLessThan(stdout.indexOf('41bbc898.json\n  trace 41bbc898'))
-    expect(closing).toContain('Judge-based metrics skipped: no judge configured (set AGENT_VERDICT_JUDGE=openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL)')
+    expect(closing).toContain(
+      'diagnosed 2 traces (32 spans): 3 findings in 2 traces (Goal Deviation 1, Environment Setup Errors 2)',
+    )
+    expect(stdout.indexOf('0ebe673d.json\n  trace 0ebe673d64647ec44c370638b82d3c78  (11 spans)')).toBeLessThan(
+      stdout.indexOf('41bbc898.json\n  trace 41bbc898'),
+    )
+    expect(closing).toContain(
+      'Judge-based metrics skipped: no judge configured (set AGENT_VERDICT_JUDGE=openai:MODEL | bedrock:MODEL_ID | openai-compatible:URL#MODEL)',
+    )
   })
 
   it('--format json prints a schema-valid report listing each trace by id; --json writes the same file', async () => {
@@ -83,7 +93,10 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     expect(code).toBe(1)
     const report = DiagnoseReportSchema.parse(JSON.parse(stdout))
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(report)
-    expect(report.traces.map((t) => t.traceId)).toEqual(['0ebe673d64647ec44c370638b82d3c78', '41bbc898aa7de0f31d2382ff57700a76'])
+    expect(report.traces.map((t) => t.traceId)).toEqual([
+      '0ebe673d64647ec44c370638b82d3c78',
+      '41bbc898aa7de0f31d2382ff57700a76',
+    ])
     const t = report.traces.find((x) => x.traceId.startsWith('41bbc898'))!
     expect(t.source).toBe(join(withFindings, '41bbc898.json'))
     expect(t.spans).toHaveLength(21)
@@ -93,10 +106,26 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     const startNs = (BigInt(Date.parse(`${secs}Z`)) * 1_000_000n + BigInt(micros) * 1000n).toString()
     const [, minutes, seconds] = /^PT(?:(\d+)M)?([\d.]+)S$/.exec(raw.duration)!
     const durationNs = Number(minutes ?? 0) * 60e9 + Math.round(Number(seconds) * 1e9)
-    expect(t.spans[0]).toEqual({ id: raw.span_id, parentId: null, name: 'main', kind: 'other', status: 'unset', startNs, durationNs })
+    expect(t.spans[0]).toEqual({
+      id: raw.span_id,
+      parentId: null,
+      name: 'main',
+      kind: 'other',
+      status: 'unset',
+      startNs,
+      durationNs,
+    })
     expect(t.findings).toEqual([
-      expect.objectContaining({ spanId: '101f42b3dad5a0d1', category: 'Environment Setup Errors', detector: 'error-status' }),
-      expect.objectContaining({ spanId: '8133aad4e05365c5', category: 'Environment Setup Errors', detector: 'error-observed' }),
+      expect.objectContaining({
+        spanId: '101f42b3dad5a0d1',
+        category: 'Environment Setup Errors',
+        detector: 'error-status',
+      }),
+      expect.objectContaining({
+        spanId: '8133aad4e05365c5',
+        category: 'Environment Setup Errors',
+        detector: 'error-observed',
+      }),
     ])
     expect(t.warnings.length).toBeGreaterThan(0)
     expect(report.summary).toMatchObject({
@@ -107,13 +136,18 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
       byCategory: { 'Environment Setup Errors': 2, 'Goal Deviation': 1 },
       inputErrors: 0,
     })
-    expect(report.judge).toMatchObject({ configured: false, skipped: expect.arrayContaining(['span.reasoning_integrity', 'agent.tool_abuse']) })
+    expect(report.judge).toMatchObject({
+      configured: false,
+      skipped: expect.arrayContaining(['span.reasoning_integrity', 'agent.tool_abuse']),
+    })
   })
 
   it('runs the README command on examples/traces', async () => {
     const readme = readFileSync(join(repo, 'README.md'), 'utf8')
     const first = /```sh\n([^`]*)```/.exec(readme)![1].split('\n')
-    expect(first[0]).toMatch(/^npm ci && npx agent-verdict diagnose examples\/traces +# .*\(exits 1: it finds failures\)$/)
+    expect(first[0]).toMatch(
+      /^npm ci && npx agent-verdict diagnose examples\/traces +# .*\(exits 1: it finds failures\)$/,
+    )
     expect(first[1]).toMatch(/^npm test +#/)
     // Exit 1 is the README's promise for this command: findings on the example traces, not a failure of the tool.
     expect(readme).toContain('**On the example traces it exits\n1, and that is the expected result**')
@@ -139,7 +173,12 @@ describe('agent-verdict diagnose on real TRAIL traces (test/fixtures/trail)', ()
     // --format json writes once, the whole report: the same bytes as the --json file.
     const file = join(tmp, 'streamed.json')
     const jsonWrites: string[] = []
-    expect(await diagnoseCommand([withFindings, '--format', 'json', '--json', file], { stdout: { write: (s: string) => jsonWrites.push(s) }, stderr })).toBe(1)
+    expect(
+      await diagnoseCommand([withFindings, '--format', 'json', '--json', file], {
+        stdout: { write: (s: string) => jsonWrites.push(s) },
+        stderr,
+      }),
+    ).toBe(1)
     expect(jsonWrites).toHaveLength(1)
     expect(readFileSync(file, 'utf8')).toBe(jsonWrites[0])
     expect(DiagnoseReportSchema.parse(JSON.parse(jsonWrites[0])).summary.traces).toBe(2)
@@ -188,7 +227,9 @@ describe('agent-verdict diagnose exit codes and bad input', () => {
     expect(b.stderr).toContain(`no trace files were found at ${noTraces}`)
     const c = await run('diagnose', notTrace)
     expect(c.code).toBe(2)
-    expect(c.stderr).toContain('not a trace: expected OTLP `resourceSpans` or an OpenInference `{trace_id, spans}` envelope, found an object with keys foo')
+    expect(c.stderr).toContain(
+      'not a trace: expected OTLP `resourceSpans` or an OpenInference `{trace_id, spans}` envelope, found an object with keys foo',
+    )
     for (const r of [a, b, c]) expect(r.stderr).not.toMatch(/^\s+at /m)
   })
 
@@ -204,7 +245,8 @@ describe('agent-verdict diagnose exit codes and bad input', () => {
   it('names the first 10 unreadable files and counts the rest, so a folder of other JSON does not flood the terminal', async () => {
     const dir = join(tmp, 'annotations')
     mkdirSync(dir, { recursive: true })
-    for (let i = 0; i < 12; i++) writeFileSync(join(dir, `gold-${String(i).padStart(2, '0')}.json`), '{"errors": [], "scores": []}')
+    for (let i = 0; i < 12; i++)
+      writeFileSync(join(dir, `gold-${String(i).padStart(2, '0')}.json`), '{"errors": [], "scores": []}')
     const { code, stderr, stdout } = await run('diagnose', dir, '--format', 'json')
     expect(code).toBe(2)
     expect(stderr.split('\n').filter((l) => l.includes('not a trace'))).toHaveLength(10)
@@ -218,7 +260,13 @@ describe('agent-verdict diagnose exit codes and bad input', () => {
     for (let i = 0; i < 6; i++) copyFileSync(cleanFile, join(dir, `run-${i}.json`))
     const capture = (isTTY: boolean) => {
       const io = { out: '', err: '' }
-      return { io, streams: { stdout: { write: (s: string) => (io.out += s) }, stderr: { write: (s: string) => (io.err += s), isTTY } } }
+      return {
+        io,
+        streams: {
+          stdout: { write: (s: string) => (io.out += s) },
+          stderr: { write: (s: string) => (io.err += s), isTTY },
+        },
+      }
     }
     const tty = capture(true)
     expect(await diagnoseCommand([dir], tty.streams)).toBe(0)
@@ -249,7 +297,8 @@ describe('agent-verdict diagnose exit codes and bad input', () => {
 })
 
 const BIN = join(repo, 'bin/agent-verdict.js')
-const BUILT = existsSync(join(repo, 'dist/cli.js')) && readFileSync(join(repo, 'dist/cli.js'), 'utf8').includes('diagnose')
+const BUILT =
+  existsSync(join(repo, 'dist/cli.js')) && readFileSync(join(repo, 'dist/cli.js'), 'utf8').includes('diagnose')
 
 describe.skipIf(!BUILT)('the built bin (node bin/agent-verdict.js, after npx tsup)', () => {
   const bin = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: repo })
@@ -271,7 +320,10 @@ describe.skipIf(!BUILT)('the built bin (node bin/agent-verdict.js, after npx tsu
     mkdirSync(dir, { recursive: true })
     const text = syntheticOtlpTrace(10_000)
     for (let i = 0; i < 5; i++) writeFileSync(join(dir, `run-${i}.json`), text)
-    const r = spawnSync(process.execPath, ['--max-old-space-size=64', BIN, 'diagnose', dir], { encoding: 'utf8', cwd: repo })
+    const r = spawnSync(process.execPath, ['--max-old-space-size=64', BIN, 'diagnose', dir], {
+      encoding: 'utf8',
+      cwd: repo,
+    })
     expect(r.stderr).not.toContain('heap out of memory')
     expect(r.status).toBe(1)
     expect(r.stdout).toMatch(/^diagnosed 5 traces \(50000 spans\): \d+ findings in 5 traces/m)
@@ -281,7 +333,11 @@ describe.skipIf(!BUILT)('the built bin (node bin/agent-verdict.js, after npx tsu
 describe('agent-verdict diagnose fits the terminal and neutralizes judged text', () => {
   const capture = (columns?: number) => {
     const out: string[] = []
-    return { out, stdout: { write: (s: string) => out.push(s), isTTY: columns !== undefined, columns }, stderr: { write: () => true } }
+    return {
+      out,
+      stdout: { write: (s: string) => out.push(s), isTTY: columns !== undefined, columns },
+      stderr: { write: () => true },
+    }
   }
 
   it('a TTY of 60 columns: every line fits, names shorten, cited spans keep their id', async () => {
@@ -298,7 +354,12 @@ describe('agent-verdict diagnose fits the terminal and neutralizes judged text',
     const dir = join(tmp, 'hostile')
     mkdirSync(dir, { recursive: true })
     const text = readFileSync(join(FIXTURE_DIR, '41bbc898aa7de0f31d2382ff57700a76.json'), 'utf8')
-    writeFileSync(join(dir, 'hostile.json'), text.replaceAll('TextInspectorTool', `TextInspectorTool${JSON.stringify(hostile).slice(1, -1)}`).replaceAll('FileConversionException', `FileConversionException${JSON.stringify(hostile).slice(1, -1)}`))
+    writeFileSync(
+      join(dir, 'hostile.json'),
+      text
+        .replaceAll('TextInspectorTool', `TextInspectorTool${JSON.stringify(hostile).slice(1, -1)}`)
+        .replaceAll('FileConversionException', `FileConversionException${JSON.stringify(hostile).slice(1, -1)}`),
+    )
     const io = capture()
     expect(await diagnoseCommand([dir], io)).toBe(1)
     const out = io.out.join('')

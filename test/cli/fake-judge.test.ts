@@ -33,11 +33,17 @@ async function writeJson(name: string, value: unknown): Promise<string> {
 
 describe('agent-verdict fake-judge (in-process)', () => {
   test('prints the base URL, serves the rules file, stops cleanly on abort with exit 0', async () => {
-    const rules = await writeJson('rules.json', [{ when: { contains: 'EMEA' }, respond: { verdict: 'fail', reason: 'wrong region' } }])
+    const rules = await writeJson('rules.json', [
+      { when: { contains: 'EMEA' }, respond: { verdict: 'fail', reason: 'wrong region' } },
+    ])
     const stdout = sink()
     const stderr = sink()
     const stop = new AbortController()
-    const exit = fakeJudgeCommand(['--port', '0', '--rules', rules, '--latency', '5', '--model', 'judge-x'], { signal: stop.signal, stdout, stderr })
+    const exit = fakeJudgeCommand(['--port', '0', '--rules', rules, '--latency', '5', '--model', 'judge-x'], {
+      signal: stop.signal,
+      stdout,
+      stderr,
+    })
     const baseURL = await stdout.firstLine
     expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
     expect(stderr.text).toContain(`AGENT_VERDICT_JUDGE=openai-compatible:${baseURL}#judge-x`)
@@ -47,7 +53,11 @@ describe('agent-verdict fake-judge (in-process)', () => {
     const completion = await fetch(`${baseURL}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'judge-x', messages: [{ role: 'user', content: 'EMEA' }], response_format: { type: 'json_object' } }),
+      body: JSON.stringify({
+        model: 'judge-x',
+        messages: [{ role: 'user', content: 'EMEA' }],
+        response_format: { type: 'json_object' },
+      }),
     })
     const body = (await completion.json()) as { choices: { message: { content: string } }[] }
     expect(JSON.parse(body.choices[0].message.content)).toEqual({ reasoning: 'wrong region', score: 0 })
@@ -78,7 +88,9 @@ describe('agent-verdict fake-judge (in-process)', () => {
 
 describe('agent-verdict fake-judge (spawned process)', () => {
   test('through the dispatcher: prints the URL as the first stdout line and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'fake-judge', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cli/run-cli.ts', 'fake-judge', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))

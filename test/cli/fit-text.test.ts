@@ -20,12 +20,22 @@ describe('wrapLine', () => {
 
   it('every line fits and no word is lost, for any text and width', () => {
     fc.assert(
-      fc.property(fc.array(fc.stringMatching(/^[a-z…✓]{1,30}$/), { maxLength: 30 }), fc.integer({ min: 12, max: 120 }), fc.nat({ max: 8 }), (words, width, lead) => {
-        const text = `${' '.repeat(lead)}${words.join(' ')}`
-        const lines = wrapLine(text, width, `${' '.repeat(lead)}  `)
-        for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(width)
-        expect(lines.map((l) => l.trim()).join('').replace(/ /g, '')).toBe(words.join(''))
-      }),
+      fc.property(
+        fc.array(fc.stringMatching(/^[a-z…✓]{1,30}$/), { maxLength: 30 }),
+        fc.integer({ min: 12, max: 120 }),
+        fc.nat({ max: 8 }),
+        (words, width, lead) => {
+          const text = `${' '.repeat(lead)}${words.join(' ')}`
+          const lines = wrapLine(text, width, `${' '.repeat(lead)}  `)
+          for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(width)
+          expect(
+            lines
+              .map((l) => l.trim())
+              .join('')
+              .replace(/ /g, ''),
+          ).toBe(words.join(''))
+        },
+      ),
     )
   })
 })

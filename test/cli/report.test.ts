@@ -8,13 +8,28 @@ import { fixturePath, sampleTests } from '../report/cases'
 
 function capture() {
   const out = { stdout: '', stderr: '' }
-  return { out, io: { stdout: { write: (t: string) => (out.stdout += t) }, stderr: { write: (t: string) => (out.stderr += t) } } }
+  return {
+    out,
+    io: { stdout: { write: (t: string) => (out.stdout += t) }, stderr: { write: (t: string) => (out.stderr += t) } },
+  }
 }
 
 async function shards(dir: string) {
   const [a, b, c] = sampleTests()
-  const one = await writeReport(join(dir, 'shard-1', 'agent-verdict-report.json'), buildReport({ tests: [a], startedAt: '2026-03-01T10:00:09Z', runner: 'vitest', judge: 'openai:m', mode: 'replay' }))
-  const two = await writeReport(join(dir, 'shard-2', 'agent-verdict-report.json'), buildReport({ tests: [b, c], startedAt: '2026-03-01T10:00:01Z', runner: 'vitest', judge: 'openai:m', mode: 'replay' }))
+  const one = await writeReport(
+    join(dir, 'shard-1', 'agent-verdict-report.json'),
+    buildReport({ tests: [a], startedAt: '2026-03-01T10:00:09Z', runner: 'vitest', judge: 'openai:m', mode: 'replay' }),
+  )
+  const two = await writeReport(
+    join(dir, 'shard-2', 'agent-verdict-report.json'),
+    buildReport({
+      tests: [b, c],
+      startedAt: '2026-03-01T10:00:01Z',
+      runner: 'vitest',
+      judge: 'openai:m',
+      mode: 'replay',
+    }),
+  )
   return [one, two]
 }
 

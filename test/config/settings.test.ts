@@ -1,9 +1,21 @@
 // src/config: each setting has one parser; these pin its rules and its refusals (what judges,
 // cassettes and reporters all get from it).
 import { describe, expect, it } from 'vitest'
-import { cassetteModeForReport, readCassetteMode, readCassetteSettings, replayCauseFromEnv } from '../../src/config/cassette-mode'
+import {
+  cassetteModeForReport,
+  readCassetteMode,
+  readCassetteSettings,
+  replayCauseFromEnv,
+} from '../../src/config/cassette-mode'
 import { isTruthyEnv, parsePositive, SettingError } from '../../src/config/env'
-import { DEFAULT_BEDROCK_MODEL, judgeIdForReport, judgeSpecFromEnv, judgeSpecId, parseDuration, readJudgeSpec } from '../../src/config/judge-spec'
+import {
+  DEFAULT_BEDROCK_MODEL,
+  judgeIdForReport,
+  judgeSpecFromEnv,
+  judgeSpecId,
+  parseDuration,
+  readJudgeSpec,
+} from '../../src/config/judge-spec'
 import { concurrencyFromEnv, requestsPerMinuteFromEnv } from '../../src/config/limits'
 import { scrubSecrets } from '../../src/config/secrets'
 
@@ -19,13 +31,22 @@ const refusal = (parse: () => unknown): SettingError => {
 describe('judge spec', () => {
   it('resolves bare bedrock (also with options) to the default model', () => {
     expect(readJudgeSpec('bedrock')).toEqual({ provider: 'bedrock', model: DEFAULT_BEDROCK_MODEL })
-    expect(readJudgeSpec(' bedrock;timeout=20s ')).toEqual({ provider: 'bedrock', model: DEFAULT_BEDROCK_MODEL, timeoutMs: 20_000 })
+    expect(readJudgeSpec(' bedrock;timeout=20s ')).toEqual({
+      provider: 'bedrock',
+      model: DEFAULT_BEDROCK_MODEL,
+      timeoutMs: 20_000,
+    })
     expect(judgeSpecId(readJudgeSpec('bedrock'))).toBe(`bedrock:${DEFAULT_BEDROCK_MODEL}`)
   })
 
   it('keeps a Bedrock model id with colons whole, and a # inside an openai-compatible URL', () => {
-    expect(readJudgeSpec('bedrock:us.anthropic.claude-sonnet-4-6-v1:0;retry=1m').model).toBe('us.anthropic.claude-sonnet-4-6-v1:0')
-    expect(readJudgeSpec('openai-compatible:http://127.0.0.1:1/v1#frag#model-x')).toMatchObject({ baseURL: 'http://127.0.0.1:1/v1#frag', model: 'model-x' })
+    expect(readJudgeSpec('bedrock:us.anthropic.claude-sonnet-4-6-v1:0;retry=1m').model).toBe(
+      'us.anthropic.claude-sonnet-4-6-v1:0',
+    )
+    expect(readJudgeSpec('openai-compatible:http://127.0.0.1:1/v1#frag#model-x')).toMatchObject({
+      baseURL: 'http://127.0.0.1:1/v1#frag',
+      model: 'model-x',
+    })
   })
 
   it('throws a SettingError naming the setting, with the header value and URL userinfo redacted', () => {
@@ -44,24 +65,44 @@ describe('judge spec', () => {
     expect(scrubSecrets('gateway said planted-header-0451')).toBe('gateway said [redacted]')
   })
 
-  it.each(['', '   ', ':', ';', 'openai:', 'openai:;timeout=1s', 'OPENAI:gpt-4.1', 'openai-compatible:#m', 'bedrock;timeout=0s', 'bedrock;timeout=-1s', 'bedrock;concurrency=1.5', 'openai:m;header.=x', 'openai:m;header.bad name=x'])(
-    'refuses %j',
-    (spec) => {
-      expect(() => readJudgeSpec(spec)).toThrow(SettingError)
-    },
-  )
+  it.each([
+    '',
+    '   ',
+    ':',
+    ';',
+    'openai:',
+    'openai:;timeout=1s',
+    'OPENAI:gpt-4.1',
+    'openai-compatible:#m',
+    'bedrock;timeout=0s',
+    'bedrock;timeout=-1s',
+    'bedrock;concurrency=1.5',
+    'openai:m;header.=x',
+    'openai:m;header.bad name=x',
+  ])('refuses %j', (spec) => {
+    expect(() => readJudgeSpec(spec)).toThrow(SettingError)
+  })
 
   it('reads the env judge: unset or blank is none, a bad value throws, the report only says null', () => {
     expect(judgeSpecFromEnv({})).toBeUndefined()
     expect(judgeSpecFromEnv({ AGENT_VERDICT_JUDGE: '  ' })).toBeUndefined()
     expect(() => judgeSpecFromEnv({ AGENT_VERDICT_JUDGE: 'gemini:pro' })).toThrow(/unknown provider "gemini"/)
     expect(judgeIdForReport({ AGENT_VERDICT_JUDGE: 'gemini:pro' })).toBeNull()
-    expect(judgeIdForReport({ AGENT_VERDICT_JUDGE: 'openai-compatible:http://127.0.0.1:1/v1#m;timeout=2s' })).toBe('openai-compatible:m')
+    expect(judgeIdForReport({ AGENT_VERDICT_JUDGE: 'openai-compatible:http://127.0.0.1:1/v1#m;timeout=2s' })).toBe(
+      'openai-compatible:m',
+    )
   })
 
   it('parses durations with a unit only', () => {
-    expect([parseDuration('1500ms'), parseDuration('1.5s'), parseDuration('2m'), parseDuration('2 S')]).toEqual([1500, 1500, 120_000, 2000])
-    expect([parseDuration('20'), parseDuration('1h'), parseDuration(''), parseDuration('s')]).toEqual([undefined, undefined, undefined, undefined])
+    expect([parseDuration('1500ms'), parseDuration('1.5s'), parseDuration('2m'), parseDuration('2 S')]).toEqual([
+      1500, 1500, 120_000, 2000,
+    ])
+    expect([parseDuration('20'), parseDuration('1h'), parseDuration(''), parseDuration('s')]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ])
   })
 })
 
@@ -92,13 +133,23 @@ describe('limits and flags', () => {
     expect(concurrencyFromEnv({ AGENT_VERDICT_CONCURRENCY: '4' })).toBe(4)
     expect(concurrencyFromEnv({ AGENT_VERDICT_CONCURRENCY: ' ' })).toBeUndefined()
     expect(requestsPerMinuteFromEnv({ AGENT_VERDICT_RPM: '600' })).toBe(600)
-    expect(() => concurrencyFromEnv({ AGENT_VERDICT_CONCURRENCY: '0' })).toThrow(/AGENT_VERDICT_CONCURRENCY="0" must be a positive integer \(e\.g\. AGENT_VERDICT_CONCURRENCY=8\), or unset/)
+    expect(() => concurrencyFromEnv({ AGENT_VERDICT_CONCURRENCY: '0' })).toThrow(
+      /AGENT_VERDICT_CONCURRENCY="0" must be a positive integer \(e\.g\. AGENT_VERDICT_CONCURRENCY=8\), or unset/,
+    )
     expect(() => requestsPerMinuteFromEnv({ AGENT_VERDICT_RPM: '1e400' })).toThrow(RangeError)
     expect(() => parsePositive('2.5', 'X')).toThrow(/X="2.5"/)
   })
 
   it('treats only set, non-false flags as true', () => {
-    expect([undefined, '', ' ', '0', 'FALSE', 'No', 'off'].map(isTruthyEnv)).toEqual([false, false, false, false, false, false, false])
+    expect([undefined, '', ' ', '0', 'FALSE', 'No', 'off'].map(isTruthyEnv)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ])
     expect(['1', 'true', 'yes', 'github'].map(isTruthyEnv)).toEqual([true, true, true, true])
   })
 })

@@ -14,17 +14,47 @@ const T0 = 1_767_000_000_000n * MS
 /** A span starting `startMs` after T0 (whole ms, as the OTel SDK records starts) and lasting `durUs` µs. */
 function span(id: string, parentId: string | null, startMs: number, durUs: number, extra: Partial<Span>): Span {
   const startNs = T0 + BigInt(startMs) * MS
-  return { id, parentId, traceId: 't', name: id, kind: 'other', startNs, endNs: startNs + BigInt(durUs) * 1000n, durationNs: durUs * 1000, status: 'unset', statusMessage: '', attributes: {}, events: [], ...extra }
+  return {
+    id,
+    parentId,
+    traceId: 't',
+    name: id,
+    kind: 'other',
+    startNs,
+    endNs: startNs + BigInt(durUs) * 1000n,
+    durationNs: durUs * 1000,
+    status: 'unset',
+    statusMessage: '',
+    attributes: {},
+    events: [],
+    ...extra,
+  }
 }
 
 /** One run with given span ids; `order` permutes the list as an exporter would (end order varies). */
 function run(ids: Record<string, string>, order: number[]): Trace {
   const spans = [
-    span(ids.root, null, 0, 9_000, { name: 'invoke_agent support', kind: 'agent', input: { task: 'Where is order A-1042?' } }),
+    span(ids.root, null, 0, 9_000, {
+      name: 'invoke_agent support',
+      kind: 'agent',
+      input: { task: 'Where is order A-1042?' },
+    }),
     span(ids.chat, ids.root, 0, 300, { name: 'chat', kind: 'llm', output: 'calling both tools' }),
     // Parallel tool calls: same millisecond start.
-    span(ids.weather, ids.root, 0, 2_100, { name: 'execute_tool get_weather', kind: 'tool', toolName: 'get_weather', toolArgs: { city: 'Lyon' }, output: 'dry' }),
-    span(ids.order, ids.root, 0, 1_700, { name: 'execute_tool lookup_order', kind: 'tool', toolName: 'lookup_order', toolArgs: { id: 'A-1042' }, output: 'shipped' }),
+    span(ids.weather, ids.root, 0, 2_100, {
+      name: 'execute_tool get_weather',
+      kind: 'tool',
+      toolName: 'get_weather',
+      toolArgs: { city: 'Lyon' },
+      output: 'dry',
+    }),
+    span(ids.order, ids.root, 0, 1_700, {
+      name: 'execute_tool lookup_order',
+      kind: 'tool',
+      toolName: 'lookup_order',
+      toolArgs: { id: 'A-1042' },
+      output: 'shipped',
+    }),
     span(ids.answer, ids.root, 2, 400, { name: 'chat', kind: 'llm', output: 'It has shipped; no rain expected.' }),
   ]
   return new Trace(order.map((i) => spans[i]))
@@ -40,7 +70,13 @@ describe('canonicalView', () => {
     const describe = (t: Trace) => canonicalView(t).spans.map((s) => `${canonicalView(t).position(s.id)} ${s.name}`)
     expect(describe(a)).toEqual(describe(b))
     // Start time first; the two tools tie and are ordered by content (kind, then name …).
-    expect(describe(a)).toEqual(['1 invoke_agent support', '1.1 chat', '1.2 execute_tool get_weather', '1.3 execute_tool lookup_order', '1.4 chat'])
+    expect(describe(a)).toEqual([
+      '1 invoke_agent support',
+      '1.1 chat',
+      '1.2 execute_tool get_weather',
+      '1.3 execute_tool lookup_order',
+      '1.4 chat',
+    ])
     expect(canonicalView(a).position('missing')).toBe('')
     expect(canonicalView(a).index('missing')).toBe(-1)
   })
@@ -48,7 +84,19 @@ describe('canonicalView', () => {
   test('span prompts are equal across captures, hold no span id, and list a parallel call that ended after the next step began', () => {
     const prompts = (t: Trace) => {
       const steps = compactSteps(t)
-      return t.spans.filter((s) => s.kind === 'llm' || s.kind === 'tool').map((s) => spanPrompt(t, s, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: 8_000, steps, contextSteps: 4 }).text).sort()
+      return t.spans
+        .filter((s) => s.kind === 'llm' || s.kind === 'tool')
+        .map(
+          (s) =>
+            spanPrompt(t, s, {
+              system: SYSTEM,
+              schema: SpanJudgementSchema,
+              budgetTokens: 8_000,
+              steps,
+              contextSteps: 4,
+            }).text,
+        )
+        .sort()
     }
     const a = prompts(run(FIRST, [0, 1, 2, 3, 4]))
     expect(prompts(run(SECOND, [0, 3, 2, 4, 1]))).toEqual(a)

@@ -13,12 +13,28 @@ import { Trace } from '../../src/trace/trace'
 
 /** A small agent: a chat, a failing tool call (HTTP 404, which a detector names), a closing chat. */
 function agent(tracer: Tracer, propagate: boolean): void {
-  const root = tracer.startSpan('invoke_agent support', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support' } })
+  const root = tracer.startSpan('invoke_agent support', {
+    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support' },
+  })
   // Without propagation each child starts from the empty active context: a new trace of its own.
   const parent = propagate ? otel.setSpan(context.active(), root) : context.active()
-  const chat = tracer.startSpan('chat gpt-4o-mini', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini' } }, parent)
+  const chat = tracer.startSpan(
+    'chat gpt-4o-mini',
+    { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini' } },
+    parent,
+  )
   chat.end()
-  const tool = tracer.startSpan('execute_tool lookup_order', { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'http.response.status_code': 404 } }, parent)
+  const tool = tracer.startSpan(
+    'execute_tool lookup_order',
+    {
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup_order',
+        'http.response.status_code': 404,
+      },
+    },
+    parent,
+  )
   tool.setStatus({ code: 2, message: 'HTTP 404 Not Found: no order A-1042' })
   tool.end()
   root.end()
@@ -31,7 +47,11 @@ function capture(propagate: boolean): InMemorySpanExporter {
   return exporter
 }
 
-const summary = (d: Awaited<ReturnType<typeof diagnose>>) => ({ verdict: d.verdict, failing: d.failingLeaves.map((l) => l.spanId), spans: d.spans.length })
+const summary = (d: Awaited<ReturnType<typeof diagnose>>) => ({
+  verdict: d.verdict,
+  failing: d.failingLeaves.map((l) => l.spanId),
+  spans: d.spans.length,
+})
 
 describe('diagnose() input', () => {
   test('fromReadableSpans() output, the SDK spans and the exporter diagnose like the Trace built from them', async () => {
@@ -47,9 +67,14 @@ describe('diagnose() input', () => {
 
   test('anything else is a TypeError naming what to pass, not a raw property read', async () => {
     for (const wrong of [undefined, 'traces/run.json', { spans: 3 }, [{ name: 'not a span' }]] as unknown[]) {
-      const error = await diagnose(wrong as Trace).then(() => undefined, (e: unknown) => e)
+      const error = await diagnose(wrong as Trace).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       expect(error).toBeInstanceOf(TypeError)
-      expect((error as Error).message).toMatch(/^diagnose: .* — pass a Trace \(await loadTrace\(path\)\), the spans of one run \(fromReadableSpans\(exporter\.getFinishedSpans\(\)\) or trace\.spans\), SDK ReadableSpans, or an InMemorySpanExporter$/)
+      expect((error as Error).message).toMatch(
+        /^diagnose: .* — pass a Trace \(await loadTrace\(path\)\), the spans of one run \(fromReadableSpans\(exporter\.getFinishedSpans\(\)\) or trace\.spans\), SDK ReadableSpans, or an InMemorySpanExporter$/,
+      )
       expect((error as Error).message).not.toContain('Cannot read properties')
     }
     const path = await diagnose('traces/run.json' as unknown as Trace).catch((e: Error) => e.message)
@@ -57,22 +82,42 @@ describe('diagnose() input', () => {
   })
 
   test('an empty capture says nothing was recorded', async () => {
-    await expect(diagnose(new InMemorySpanExporter())).rejects.toThrow(new TraceFormatError('no spans to diagnose: nothing was recorded — check that the exporter was attached and the spans ended before diagnose()'))
+    await expect(diagnose(new InMemorySpanExporter())).rejects.toThrow(
+      new TraceFormatError(
+        'no spans to diagnose: nothing was recorded — check that the exporter was attached and the spans ended before diagnose()',
+      ),
+    )
   })
 })
 
 describe('one run split over several traces (context not propagated)', () => {
-  const HINT = /holds 3 traces \([0-9a-f]{32}, [0-9a-f]{32}, [0-9a-f]{32}\); pass \{ traceId \} to pick one.*\nIf these spans are one agent run, its spans landed in different traces: the agent did not propagate the OTel context\.\nStart child spans inside their parent's context — tracer\.startActiveSpan\(name, fn\), or context\.with\(trace\.setSpan\(context\.active\(\), parent\), fn\) —\nand register an async-hooks context manager .*AsyncLocalStorageContextManager.*\nIf they are several runs, call exporter\.reset\(\) between runs, or pick one with \{ traceId \}\./s
+  const HINT =
+    /holds 3 traces \([0-9a-f]{32}, [0-9a-f]{32}, [0-9a-f]{32}\); pass \{ traceId \} to pick one.*\nIf these spans are one agent run, its spans landed in different traces: the agent did not propagate the OTel context\.\nStart child spans inside their parent's context — tracer\.startActiveSpan\(name, fn\), or context\.with\(trace\.setSpan\(context\.active\(\), parent\), fn\) —\nand register an async-hooks context manager .*AsyncLocalStorageContextManager.*\nIf they are several runs, call exporter\.reset\(\) between runs, or pick one with \{ traceId \}\./s
 
   test('the real SDK puts each unparented span in its own trace; propagating the context gives one', () => {
-    expect(new Set(capture(false).getFinishedSpans().map((s) => s.spanContext().traceId)).size).toBe(3)
-    expect(new Set(capture(true).getFinishedSpans().map((s) => s.spanContext().traceId)).size).toBe(1)
+    expect(
+      new Set(
+        capture(false)
+          .getFinishedSpans()
+          .map((s) => s.spanContext().traceId),
+      ).size,
+    ).toBe(3)
+    expect(
+      new Set(
+        capture(true)
+          .getFinishedSpans()
+          .map((s) => s.spanContext().traceId),
+      ).size,
+    ).toBe(1)
   })
 
   test('diagnose, loadTrace and the matchers add the propagation hint for a capture', async () => {
     const exporter = capture(false)
     for (const input of [exporter, exporter.getFinishedSpans(), fromReadableSpans(exporter.getFinishedSpans())]) {
-      const error = await diagnose(input).then(() => undefined, (e: unknown) => e)
+      const error = await diagnose(input).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       expect(error).toBeInstanceOf(TraceFormatError)
       expect((error as Error).message).toMatch(HINT)
     }
@@ -83,8 +128,27 @@ describe('one run split over several traces (context not propagated)', () => {
 
   test('a trace file holding several traces gets no OTel hint: it is an export, not one capture', async () => {
     const spans = fromReadableSpans(capture(false).getFinishedSpans())
-    const otlp = { resourceSpans: [{ scopeSpans: [{ spans: spans.map((s) => ({ traceId: s.traceId, spanId: s.id, name: s.name, startTimeUnixNano: String(s.startNs), endTimeUnixNano: String(s.endNs) })) }] }] }
-    const error = await loadTrace(otlp).then(() => undefined, (e: unknown) => e)
+    const otlp = {
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: spans.map((s) => ({
+                traceId: s.traceId,
+                spanId: s.id,
+                name: s.name,
+                startTimeUnixNano: String(s.startNs),
+                endTimeUnixNano: String(s.endNs),
+              })),
+            },
+          ],
+        },
+      ],
+    }
+    const error = await loadTrace(otlp).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(TraceFormatError)
     expect((error as Error).message).toMatch(/holds 3 traces/)
     expect((error as Error).message).not.toContain('propagate')

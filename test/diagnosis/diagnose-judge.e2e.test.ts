@@ -37,24 +37,35 @@ beforeEach(() => {
 })
 
 describe('every prompt stays within the per-call budget', () => {
-  test.each([16_000, 6_000])('repo TRAIL fixtures at %i tokens: the max over every call the fake judge counted', async (budget) => {
-    let calls = 0
-    for (const file of traceFiles(FIXTURE_DIR)) {
-      const trace = await loadTrace(file)
-      const d = await diagnose(trace, { judge: fakeJudgeClient(fake), budgetTokens: budget, judgeDetectorSpans: true })
-      calls += d.stats.judgeCalls
-      expect(d.stats.maxPromptTokens).toBeLessThanOrEqual(budget)
-      expect(d.stats.spansJudged).toBe(trace.find({ kind: ['llm', 'tool'] }).length)
-      expect(d.stats.judgeCalls).toBe(d.stats.spansJudged + d.agent.chunks)
-    }
-    expect(fake.calls.length).toBe(calls)
-    expect(maxPromptTokens(fake)).toBeGreaterThan(budget / 2)
-    expect(maxPromptTokens(fake)).toBeLessThanOrEqual(budget)
-  })
+  test.each([16_000, 6_000])(
+    'repo TRAIL fixtures at %i tokens: the max over every call the fake judge counted',
+    async (budget) => {
+      let calls = 0
+      for (const file of traceFiles(FIXTURE_DIR)) {
+        const trace = await loadTrace(file)
+        const d = await diagnose(trace, {
+          judge: fakeJudgeClient(fake),
+          budgetTokens: budget,
+          judgeDetectorSpans: true,
+        })
+        calls += d.stats.judgeCalls
+        expect(d.stats.maxPromptTokens).toBeLessThanOrEqual(budget)
+        expect(d.stats.spansJudged).toBe(trace.find({ kind: ['llm', 'tool'] }).length)
+        expect(d.stats.judgeCalls).toBe(d.stats.spansJudged + d.agent.chunks)
+      }
+      expect(fake.calls.length).toBe(calls)
+      expect(maxPromptTokens(fake)).toBeGreaterThan(budget / 2)
+      expect(maxPromptTokens(fake)).toBeLessThanOrEqual(budget)
+    },
+  )
 
   test.skipIf(!HAS_TRAIL)('shared TRAIL traces, the largest SWE trace included', async () => {
-    const files = [join(TRAIL_DIR, 'SWE_Bench/567b83e63b59748d46419aa05ee50256.json'), ...traceFiles(join(TRAIL_DIR, 'GAIA')).slice(0, 3)]
-    for (const file of files) await diagnose(await loadTrace(file), { judge: fakeJudgeClient(fake), budgetTokens: 8_000 })
+    const files = [
+      join(TRAIL_DIR, 'SWE_Bench/567b83e63b59748d46419aa05ee50256.json'),
+      ...traceFiles(join(TRAIL_DIR, 'GAIA')).slice(0, 3),
+    ]
+    for (const file of files)
+      await diagnose(await loadTrace(file), { judge: fakeJudgeClient(fake), budgetTokens: 8_000 })
     expect(fake.calls.length).toBeGreaterThan(10)
     expect(maxPromptTokens(fake)).toBeLessThanOrEqual(8_000)
   })
@@ -66,7 +77,11 @@ describe('localization', () => {
     const d = await diagnose(trace, { judge: fakeJudgeClient(fake) })
     const explained = new Set(detect(trace).map((f) => f.spanId))
     const judged = trace.find({ kind: ['llm', 'tool'] }).filter((s) => !explained.has(s.id))
-    expect(d.stats).toMatchObject({ spansSelected: judged.length + explained.size, spansJudged: judged.length, spansSkipped: explained.size })
+    expect(d.stats).toMatchObject({
+      spansSelected: judged.length + explained.size,
+      spansJudged: judged.length,
+      spansSkipped: explained.size,
+    })
     for (const span of judged) {
       const metrics = d.spans.find((s) => s.spanId === span.id)!.verdicts.map((v) => v.metric)
       expect(metrics).toEqual([...SPAN_METRICS, SPAN_CATEGORY_METRIC])
@@ -84,12 +99,30 @@ describe('localization', () => {
 
   test('a span the judge fails is named with its path, category, aspect score, reason and evidence', async () => {
     fake.setRules([
-      { when: { regex: TARGET_OUTPUT }, respond: { verdict: 'fail', reason: 'it answers without reading the reversed sentence', fields: { error_category: 'Language-only', evidence: 'First, I will reverse the provided text', reasoning_integrity: { score: 2, reason: 'the claim is not checked' } } } },
+      {
+        when: { regex: TARGET_OUTPUT },
+        respond: {
+          verdict: 'fail',
+          reason: 'it answers without reading the reversed sentence',
+          fields: {
+            error_category: 'Language-only',
+            evidence: 'First, I will reverse the provided text',
+            reasoning_integrity: { score: 2, reason: 'the claim is not checked' },
+          },
+        },
+      },
     ])
     const d = await diagnose(await loadTrace(GAIA), { judge: fakeJudgeClient(fake), detectors: false })
     expect(d.failingLeaves).toHaveLength(1)
     const leaf = d.failingLeaves[0]
-    expect(leaf).toMatchObject({ spanId: TARGET, kind: 'llm', category: 'Language-only', evidence: 'First, I will reverse the provided text', position: 9, of: 11 })
+    expect(leaf).toMatchObject({
+      spanId: TARGET,
+      kind: 'llm',
+      category: 'Language-only',
+      evidence: 'First, I will reverse the provided text',
+      position: 9,
+      of: 11,
+    })
     expect(formatFailingLeaf(leaf)).toMatch(
       /^span 9\/11 llm:LiteLLMModel\.__call__ \(id 9dfa48b84b860b85, path main › answer_single_question › CodeAgent\.run › Step 1 › LiteLLMModel\.__call__\) — Language-only \(instruction following 1\/5\): it answers without reading the reversed sentence$/,
     )
@@ -114,7 +147,16 @@ describe('propagation policies on a real trace give the documented trace verdict
   })
 
   test.each(cases)('%s → %s', async (_, policy, outcome) => {
-    fake.setRules([{ when: { regex: TARGET_OUTPUT }, respond: { verdict: 'fail', reason: 'no code block', fields: { error_category: 'Formatting Errors', evidence: '' } } }])
+    fake.setRules([
+      {
+        when: { regex: TARGET_OUTPUT },
+        respond: {
+          verdict: 'fail',
+          reason: 'no code block',
+          fields: { error_category: 'Formatting Errors', evidence: '' },
+        },
+      },
+    ])
     const d = await diagnose(trace, { judge: fakeJudgeClient(fake), detectors: false, policy, agent: false })
     expect(d.verdict.outcome).toBe(outcome)
     expect(d.failingLeaves.map((l) => l.spanId)).toEqual([TARGET])
@@ -130,7 +172,13 @@ describe('judge failures', () => {
     fake.setFaults([{ type: 'server-error', status: 503, when: { regex: TARGET_OUTPUT } }])
     const trace = await loadTrace(GAIA)
     // Three attempts and a budget no loaded machine spends: the retry count must not depend on timing.
-    const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, maxAttempts: 3, maxWaitMs: 60_000, retry: { baseDelayMs: 1, maxDelayMs: 5 } })
+    const judge = openaiJudge({
+      model: 'fake-judge',
+      baseURL: fake.baseURL,
+      maxAttempts: 3,
+      maxWaitMs: 60_000,
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    })
     const d = await diagnose(trace, { judge, detectors: false })
     const target = d.spans.find((s) => s.spanId === TARGET)!
     expect(target.own).toBe('unjudgeable')
@@ -150,7 +198,9 @@ describe('judge failures', () => {
     try {
       const controller = new AbortController()
       setTimeout(() => controller.abort(), 20)
-      await expect(diagnose(await loadTrace(GAIA), { judge: fakeJudgeClient(own), signal: controller.signal })).rejects.toBeInstanceOf(JudgeAbortError)
+      await expect(
+        diagnose(await loadTrace(GAIA), { judge: fakeJudgeClient(own), signal: controller.signal }),
+      ).rejects.toBeInstanceOf(JudgeAbortError)
     } finally {
       await own.close()
     }
@@ -176,7 +226,14 @@ describe('no judge call after the diagnosis rejects', () => {
         return fetch(input, init)
       },
     })
-    const judge = openaiJudge({ model: 'fake-judge', baseURL: server.baseURL, client, concurrency: 1, maxWaitMs: 300, retry: { baseDelayMs: 1, maxDelayMs: 5 } })
+    const judge = openaiJudge({
+      model: 'fake-judge',
+      baseURL: server.baseURL,
+      client,
+      concurrency: 1,
+      maxWaitMs: 300,
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    })
     return { server, judge, started }
   }
   const afterRejection = async (run: Promise<unknown>, own: Awaited<ReturnType<typeof ownJudge>>) => {
@@ -184,7 +241,11 @@ describe('no judge call after the diagnosis rejects', () => {
     const rejectedAt = performance.now()
     const startedBefore = own.started.length
     await new Promise((r) => setTimeout(r, 1000))
-    return { startedAfter: own.started.filter((t) => t > rejectedAt).length, startedBefore, serverSaw: own.server.stats.requests }
+    return {
+      startedAfter: own.started.filter((t) => t > rejectedAt).length,
+      startedBefore,
+      serverSaw: own.server.stats.requests,
+    }
   }
 
   test('a configuration error on one span stops the spans still queued or in flight: 0 requests in the second after', async () => {
@@ -237,7 +298,9 @@ describe('options', () => {
     try {
       const trace = await loadTrace(`${FIXTURE_DIR}/41bbc898aa7de0f31d2382ff57700a76.json`)
       const tools = await diagnose(trace, { judge: fakeJudgeClient(own), select: { kind: 'tool' }, agent: false })
-      const judgedTools = tools.spans.filter((s) => s.verdicts.some((v) => v.metric === SPAN_CATEGORY_METRIC)).map((s) => s.kind)
+      const judgedTools = tools.spans
+        .filter((s) => s.verdicts.some((v) => v.metric === SPAN_CATEGORY_METRIC))
+        .map((s) => s.kind)
       expect(new Set(judgedTools)).toEqual(new Set(['tool']))
       expect(own.calls).toHaveLength(tools.stats.spansJudged)
 
@@ -252,7 +315,9 @@ describe('options', () => {
   test('invalid options fail with what was wrong', async () => {
     const trace = await loadTrace(GAIA)
     await expect(diagnose(trace, { budgetTokens: 100 })).rejects.toThrow(/invalid option budgetTokens/)
-    await expect(diagnose(trace, { policy: { type: 'threshold', threshold: 1.5 } })).rejects.toThrow(/invalid option policy/)
+    await expect(diagnose(trace, { policy: { type: 'threshold', threshold: 1.5 } })).rejects.toThrow(
+      /invalid option policy/,
+    )
   })
 })
 
@@ -266,7 +331,9 @@ describe('OTel GenAI traces (no smolagents task attribute)', () => {
     for (const c of spanPrompts) expect(c.prompt).toContain('<task>\nWhere is my order A-1042?\n</task>')
     const agentPrompt = fake.calls.find((c) => c.schemaName === 'agent_diagnosis')!.prompt
     expect(agentPrompt).toContain('<goal>\nWhere is my order A-1042?\n</goal>')
-    expect(agentPrompt).toContain('<final_answer>\nYour order A-1042 has shipped and should arrive on 27 March.\n</final_answer>')
+    expect(agentPrompt).toContain(
+      '<final_answer>\nYour order A-1042 has shipped and should arrive on 27 March.\n</final_answer>',
+    )
     expect(agentPrompt).toContain('call lookup_order({"order_id":"A-1042"}) → ok: {"status":"shipped"')
   })
 
@@ -274,7 +341,9 @@ describe('OTel GenAI traces (no smolagents task attribute)', () => {
     const [trace] = await loadTraceFile(join(FIXTURE_DIR, '../otlp/genai-agent-run.json'))
     await diagnose(trace, { judge: fakeJudgeClient(fake), goal: 'Tell the customer when order A-1042 arrives.' })
     const agentPrompt = fake.calls.find((c) => c.schemaName === 'agent_diagnosis')!.prompt
-    expect(agentPrompt).toContain("<goal>\nTell the customer when order A-1042 arrives.\n\n(the agent's task was: Where is my order A-1042?)\n</goal>")
+    expect(agentPrompt).toContain(
+      "<goal>\nTell the customer when order A-1042 arrives.\n\n(the agent's task was: Where is my order A-1042?)\n</goal>",
+    )
   })
 })
 
@@ -284,10 +353,18 @@ describe('without a judge', () => {
     const d = await diagnose(trace)
     const findings = detect(trace)
     expect(d).toMatchObject({ mode: 'deterministic', judge: null, stats: { judgeCalls: 0, spansJudged: 0 } })
-    expect(d.skipped).toEqual([...SPAN_METRICS, SPAN_CATEGORY_METRIC, 'agent.plan_efficiency', 'agent.tool_coverage', 'agent.completeness'])
+    expect(d.skipped).toEqual([
+      ...SPAN_METRICS,
+      SPAN_CATEGORY_METRIC,
+      'agent.plan_efficiency',
+      'agent.tool_coverage',
+      'agent.completeness',
+    ])
     expect(d.findings).toEqual(findings)
     const verdicts = d.spans.flatMap((s) => s.verdicts)
-    expect(verdicts.map((v) => [v.spanId, v.metric, v.category])).toEqual(findings.map((f) => [f.spanId, `detector:${f.detector}`, f.category]))
+    expect(verdicts.map((v) => [v.spanId, v.metric, v.category])).toEqual(
+      findings.map((f) => [f.spanId, `detector:${f.detector}`, f.category]),
+    )
     expect(d.verdict.outcome).toBe(findings.length > 0 ? 'fail' : 'pass')
     expect(d.verdict.reason).toContain('the deterministic detectors (no judge configured)')
     expect(d.agent.verdicts.map((v) => [v.metric, v.scale])).toEqual([['agent.tool_abuse', 'ratio']])
@@ -300,7 +377,12 @@ describe('cassettes', () => {
     try {
       const file = join(dir, 'run.json')
       const trace = await loadTrace(GAIA)
-      fake.setRules([{ when: { regex: TARGET_OUTPUT }, respond: { verdict: 'fail', reason: 'no code block', fields: { error_category: 'Formatting Errors' } } }])
+      fake.setRules([
+        {
+          when: { regex: TARGET_OUTPUT },
+          respond: { verdict: 'fail', reason: 'no code block', fields: { error_category: 'Formatting Errors' } },
+        },
+      ])
       const recorder = withCassette(fakeJudgeClient(fake), { file, mode: 'record' })
       const recorded = await diagnose(trace, { judge: recorder })
       await recorder.flush()

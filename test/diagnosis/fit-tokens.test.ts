@@ -39,7 +39,15 @@ describe('fitToTokens (o200k)', () => {
       const trace = traceWith(payload)
       const span = trace.get('llm')!
       const budgetTokens = 8_000
-      const build = (b: number) => [spanPrompt(trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: b, steps: compactSteps(trace), contextSteps: 4 })]
+      const build = (b: number) => [
+        spanPrompt(trace, span, {
+          system: SYSTEM,
+          schema: SpanJudgementSchema,
+          budgetTokens: b,
+          steps: compactSteps(trace),
+          contextSteps: 4,
+        }),
+      ]
       const real = (text: string) => count(SYSTEM) + count(text + schemaPromptText(SpanJudgementSchema)) + 32
       const [naive] = build(budgetTokens)
       const [fitted] = await fitToTokens(build, { budgetTokens, system: SYSTEM, schema: SpanJudgementSchema })
@@ -57,19 +65,38 @@ describe('fitToTokens (o200k)', () => {
   test('ordinary English is left as built (no needless shrinking)', async () => {
     const trace = traceWith('The tool returned the quarterly revenue table for three regions. '.repeat(20))
     const span = trace.get('llm')!
-    const build = (b: number) => [spanPrompt(trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: b, steps: compactSteps(trace), contextSteps: 4 })]
+    const build = (b: number) => [
+      spanPrompt(trace, span, {
+        system: SYSTEM,
+        schema: SpanJudgementSchema,
+        budgetTokens: b,
+        steps: compactSteps(trace),
+        contextSteps: 4,
+      }),
+    ]
     const [fitted] = await fitToTokens(build, { budgetTokens: 16_000, system: SYSTEM, schema: SpanJudgementSchema })
     expect(fitted.text).toBe(build(16_000)[0].text)
   })
 
   test('a builder that never fits ends in a RangeError saying to raise the budget, never an over-budget prompt', async () => {
     const build = () => [{ text: 'x '.repeat(50_000), tokens: 1 }]
-    await expect(fitToTokens(build, { budgetTokens: 1_000, system: SYSTEM, schema: SpanJudgementSchema })).rejects.toThrow(/raise budgetTokens/)
+    await expect(
+      fitToTokens(build, { budgetTokens: 1_000, system: SYSTEM, schema: SpanJudgementSchema }),
+    ).rejects.toThrow(/raise budgetTokens/)
   })
 })
 
 describe('promptTokenCounter', () => {
-  const judge = (provider: string, model: string, extra: object = {}) => ({ id: `${provider}:${model}`, provider, model, evaluate: async () => { throw new Error('unused') }, ...extra }) as unknown as Judge
+  const judge = (provider: string, model: string, extra: object = {}) =>
+    ({
+      id: `${provider}:${model}`,
+      provider,
+      model,
+      evaluate: async () => {
+        throw new Error('unused')
+      },
+      ...extra,
+    }) as unknown as Judge
 
   test('OpenAI-family judges count with plain o200k', async () => {
     const count = await loadO200k()
@@ -103,7 +130,9 @@ describe('promptTokenCounter', () => {
   test('the char estimate and the real count disagree on hostile text (why this exists)', async () => {
     const count = await loadO200k()
     const text = HOSTILE.cjk.slice(0, 4_000)
-    expect(count(text)).toBeGreaterThan(requestTokens('', text, SpanJudgementSchema) - requestTokens('', '', SpanJudgementSchema))
+    expect(count(text)).toBeGreaterThan(
+      requestTokens('', text, SpanJudgementSchema) - requestTokens('', '', SpanJudgementSchema),
+    )
   })
 })
 
@@ -115,7 +144,9 @@ describe('fitToTokens on the TRAIL span whose payload is cut in coarse steps', (
     const trace = await loadTrace(file)
     const span = trace.get('a11912a154efe6b3')!
     const steps = compactSteps(trace)
-    const build = (b: number) => [spanPrompt(trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: b, steps, contextSteps: 4 })]
+    const build = (b: number) => [
+      spanPrompt(trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: b, steps, contextSteps: 4 }),
+    ]
     const count = await loadO200k()
     const real = (text: string) => count(SYSTEM) + count(text + schemaPromptText(SpanJudgementSchema)) + 32
     expect(real(build(16_000)[0].text)).toBeGreaterThan(16_000)

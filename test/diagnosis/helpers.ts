@@ -44,7 +44,13 @@ export function handmadeTrace(specs: SpanSpec[]): Trace {
 
 /** An OpenAI judge on the fake server with a short retry budget, so a faulted span gives up quickly. */
 export function fakeJudgeClient(fake: FakeJudge, concurrency = 8) {
-  return openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, concurrency, maxWaitMs: 300, retry: { baseDelayMs: 1, maxDelayMs: 5 } })
+  return openaiJudge({
+    model: 'fake-judge',
+    baseURL: fake.baseURL,
+    concurrency,
+    maxWaitMs: 300,
+    retry: { baseDelayMs: 1, maxDelayMs: 5 },
+  })
 }
 
 /** Largest prompt the fake server counted over all its recorded calls. */

@@ -39,40 +39,67 @@ const tick = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  * apart parallel calls shorter than that from sequential ones (docs: canonical.ts).
  */
 async function supportAgent(tracer: Tracer, firstDone: 'order' | 'weather'): Promise<void> {
-  const child = async (parent: OtelSpan, name: string, attributes: Record<string, string>, work: () => Promise<void>) => {
+  const child = async (
+    parent: OtelSpan,
+    name: string,
+    attributes: Record<string, string>,
+    work: () => Promise<void>,
+  ) => {
     const span = tracer.startSpan(name, { attributes }, otel.setSpan(context.active(), parent))
     await work()
     span.end()
   }
-  const root = tracer.startSpan('invoke_agent support', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support' } })
+  const root = tracer.startSpan('invoke_agent support', {
+    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support' },
+  })
   const user = { role: 'user', parts: [{ type: 'text', content: 'Where is order A-1042, and will rain delay it?' }] }
-  const asks = { role: 'assistant', parts: [
-    { type: 'tool_call', id: 'c1', name: 'lookup_order', arguments: { order_id: 'A-1042' } },
-    { type: 'tool_call', id: 'c2', name: 'get_weather', arguments: { city: 'Lyon' } },
-  ] }
-  await child(root, 'chat gpt-4o-mini', {
-    'gen_ai.operation.name': 'chat',
-    'gen_ai.request.model': 'gpt-4o-mini',
-    'gen_ai.input.messages': JSON.stringify([user]),
-    'gen_ai.output.messages': JSON.stringify([asks]),
-  }, async () => {})
+  const asks = {
+    role: 'assistant',
+    parts: [
+      { type: 'tool_call', id: 'c1', name: 'lookup_order', arguments: { order_id: 'A-1042' } },
+      { type: 'tool_call', id: 'c2', name: 'get_weather', arguments: { city: 'Lyon' } },
+    ],
+  }
+  await child(
+    root,
+    'chat gpt-4o-mini',
+    {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.input.messages': JSON.stringify([user]),
+      'gen_ai.output.messages': JSON.stringify([asks]),
+    },
+    async () => {},
+  )
   const tool = (name: string, args: object, result: string, delay: number) =>
-    child(root, `execute_tool ${name}`, {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': name,
-      'gen_ai.tool.call.arguments': JSON.stringify(args),
-      'gen_ai.tool.call.result': result,
-    }, () => tick(delay))
+    child(
+      root,
+      `execute_tool ${name}`,
+      {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': name,
+        'gen_ai.tool.call.arguments': JSON.stringify(args),
+        'gen_ai.tool.call.result': result,
+      },
+      () => tick(delay),
+    )
   await Promise.all([
     tool('lookup_order', { order_id: 'A-1042' }, '{"status":"shipped","city":"Lyon"}', firstDone === 'order' ? 5 : 20),
     tool('get_weather', { city: 'Lyon' }, '{"rain_mm":0}', firstDone === 'weather' ? 5 : 20),
   ])
-  await child(root, 'chat gpt-4o-mini', {
-    'gen_ai.operation.name': 'chat',
-    'gen_ai.request.model': 'gpt-4o-mini',
-    'gen_ai.input.messages': JSON.stringify([user, asks]),
-    'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'A-1042 has shipped to Lyon; no rain is expected.' }] }]),
-  }, async () => {})
+  await child(
+    root,
+    'chat gpt-4o-mini',
+    {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.input.messages': JSON.stringify([user, asks]),
+      'gen_ai.output.messages': JSON.stringify([
+        { role: 'assistant', parts: [{ type: 'text', content: 'A-1042 has shipped to Lyon; no rain is expected.' }] },
+      ]),
+    },
+    async () => {},
+  )
   root.end()
 }
 
@@ -110,7 +137,8 @@ test.each([
     expect(toolOrder(first)).not.toEqual(toolOrder(second))
   }
   // … while the canonical view is the same.
-  const view = (t: Trace) => canonicalView(t).spans.map((s) => `${canonicalView(t).position(s.id)} ${s.name} ${s.toolName ?? ''}`)
+  const view = (t: Trace) =>
+    canonicalView(t).spans.map((s) => `${canonicalView(t).position(s.id)} ${s.name} ${s.toolName ?? ''}`)
   expect(view(second)).toEqual(view(first))
 
   const recorded = await judgeRun(first, 'auto')
@@ -125,7 +153,10 @@ test.each([
   expect(replayed.keys).toEqual(recorded.keys)
   expect(replayed.stats).toEqual({ replayed: recorded.stats.recorded, recorded: 0 })
   // Verdicts are mapped back to the second capture's own span ids.
-  const judged = replayed.diagnosis.spans.flatMap((s) => s.verdicts).filter((v) => v.level === 'span').map((v) => v.spanId)
+  const judged = replayed.diagnosis.spans
+    .flatMap((s) => s.verdicts)
+    .filter((v) => v.level === 'span')
+    .map((v) => v.spanId)
   expect(judged.length).toBeGreaterThan(0)
   for (const id of judged) expect(ids(second).has(id!)).toBe(true)
 })

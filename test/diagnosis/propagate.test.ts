@@ -22,7 +22,20 @@ const trace = handmadeTrace([
 /** A span verdict as the diagnosis stores it (test input for the propagation rules, not a judge result). */
 function v(spanId: string, outcome: Verdict['outcome'], category?: string): Verdict {
   const score = outcome === 'pass' ? 1 : outcome === 'fail' ? 0 : null
-  return { id: `${spanId}:m`, metric: 'span.error_category', level: 'span', spanId, scale: 'binary', raw: category ?? 'none', score, threshold: 1, pass: outcome === 'pass', outcome, reason: `${spanId} ${outcome}`, ...(category ? { category } : {}) }
+  return {
+    id: `${spanId}:m`,
+    metric: 'span.error_category',
+    level: 'span',
+    spanId,
+    scale: 'binary',
+    raw: category ?? 'none',
+    score,
+    threshold: 1,
+    pass: outcome === 'pass',
+    outcome,
+    reason: `${spanId} ${outcome}`,
+    ...(category ? { category } : {}),
+  }
 }
 
 function run(verdicts: Verdict[], policy?: PropagationPolicy) {
@@ -35,15 +48,26 @@ function run(verdicts: Verdict[], policy?: PropagationPolicy) {
 }
 
 // One Formatting Errors leaf under step1; everything else judged and passing.
-const oneFailure = [v('llmA', 'fail', 'Formatting Errors'), v('toolA', 'pass'), v('llmB', 'pass'), v('toolB', 'pass'), v('llmC', 'pass'), v('toolC', 'pass')]
+const oneFailure = [
+  v('llmA', 'fail', 'Formatting Errors'),
+  v('toolA', 'pass'),
+  v('llmB', 'pass'),
+  v('toolB', 'pass'),
+  v('llmC', 'pass'),
+  v('toolC', 'pass'),
+]
 
 describe('existential (default)', () => {
   test('a failing leaf fails every ancestor and the trace', () => {
     const r = run(oneFailure)
     expect(r.state).toMatchObject({ llmA: 'fail', step1: 'fail', root: 'fail', step2: 'pass', step3: 'pass' })
     expect(r.verdict.outcome).toBe('fail')
-    expect(r.verdict.reason).toMatch(/^1 failing span found by the judge and the detectors under the existential policy — span 3\/10 llm:llm \(id llmA\) — Formatting Errors/)
-    expect(r.leaves.map((l) => [l.spanId, l.category, l.propagates, l.path.join(' › ')])).toEqual([['llmA', 'Formatting Errors', true, 'CodeAgent.run › Step 1 › llm']])
+    expect(r.verdict.reason).toMatch(
+      /^1 failing span found by the judge and the detectors under the existential policy — span 3\/10 llm:llm \(id llmA\) — Formatting Errors/,
+    )
+    expect(r.leaves.map((l) => [l.spanId, l.category, l.propagates, l.path.join(' › ')])).toEqual([
+      ['llmA', 'Formatting Errors', true, 'CodeAgent.run › Step 1 › llm'],
+    ])
     expect(r.spans.find((s) => s.spanId === 'root')?.propagatedCategories).toEqual(['Formatting Errors'])
   })
 
@@ -55,12 +79,16 @@ describe('existential (default)', () => {
   })
 
   test('an unjudgeable leaf makes the trace unjudgeable (never a pass), unless something fails', () => {
-    const unj = oneFailure.map((x) => (x.spanId === 'llmA' ? v('llmA', 'pass') : x.spanId === 'toolC' ? v('toolC', 'unjudgeable') : x))
+    const unj = oneFailure.map((x) =>
+      x.spanId === 'llmA' ? v('llmA', 'pass') : x.spanId === 'toolC' ? v('toolC', 'unjudgeable') : x,
+    )
     const r = run(unj)
     expect(r.state).toMatchObject({ toolC: 'unjudgeable', step3: 'unjudgeable', root: 'unjudgeable', step1: 'pass' })
     expect(r.verdict).toMatchObject({ outcome: 'unjudgeable', pass: false })
     expect(r.verdict.reason).toContain('tool:search id toolC')
-    expect(run([...oneFailure.filter((x) => x.spanId !== 'toolC'), v('toolC', 'unjudgeable')]).verdict.outcome).toBe('fail')
+    expect(run([...oneFailure.filter((x) => x.spanId !== 'toolC'), v('toolC', 'unjudgeable')]).verdict.outcome).toBe(
+      'fail',
+    )
   })
 })
 
@@ -75,7 +103,9 @@ describe('threshold', () => {
     const r = run(oneFailure, { type: 'threshold', threshold: 0.4 })
     expect(r.state).toMatchObject({ llmA: 'fail', step1: 'fail', root: 'pass' })
     expect(r.verdict).toMatchObject({ outcome: 'pass', pass: true })
-    expect(r.verdict.reason).toMatch(/^1 span failed but none reached the root under the threshold:0\.4 policy — span 3\/10 llm:llm \(id llmA\)/)
+    expect(r.verdict.reason).toMatch(
+      /^1 span failed but none reached the root under the threshold:0\.4 policy — span 3\/10 llm:llm \(id llmA\)/,
+    )
     expect(r.leaves[0]).toMatchObject({ spanId: 'llmA', propagates: false })
   })
 
@@ -122,15 +152,20 @@ describe('category', () => {
 })
 
 test('a parent with a failing verdict of its own fails whatever its children do', () => {
-  const r = run([...oneFailure.filter((x) => x.spanId !== 'llmA'), v('llmA', 'pass'), v('step2', 'fail', 'Timeout Issues')], { type: 'category', categories: ['Rate Limiting'] })
+  const r = run(
+    [...oneFailure.filter((x) => x.spanId !== 'llmA'), v('llmA', 'pass'), v('step2', 'fail', 'Timeout Issues')],
+    { type: 'category', categories: ['Rate Limiting'] },
+  )
   expect(r.state.step2).toBe('fail')
   expect(r.leaves.map((l) => l.spanId)).toEqual(['step2'])
 })
 
 test('describePolicy prints the CLI spelling', () => {
-  expect(['existential', { type: 'threshold', threshold: 0.3 }, { type: 'category', categories: ['Rate Limiting', 'Service Errors'] }].map((p) => describePolicy(p as PropagationPolicy))).toEqual([
-    'existential',
-    'threshold:0.3',
-    'category:Rate Limiting,Service Errors',
-  ])
+  expect(
+    [
+      'existential',
+      { type: 'threshold', threshold: 0.3 },
+      { type: 'category', categories: ['Rate Limiting', 'Service Errors'] },
+    ].map((p) => describePolicy(p as PropagationPolicy)),
+  ).toEqual(['existential', 'threshold:0.3', 'category:Rate Limiting,Service Errors'])
 })

@@ -15,7 +15,13 @@ import { handmadeTrace } from './helpers'
 const BUDGETS = [4_000, 8_000, 16_000, 32_000]
 
 function prompt(trace: Trace, span: Span, budgetTokens: number) {
-  return spanPrompt(trace, span, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens, steps: compactSteps(trace), contextSteps: 4 })
+  return spanPrompt(trace, span, {
+    system: SYSTEM,
+    schema: SpanJudgementSchema,
+    budgetTokens,
+    steps: compactSteps(trace),
+    contextSteps: 4,
+  })
 }
 
 /** The LLM span with the longest input of the given traces. */
@@ -55,13 +61,24 @@ describe('span prompts stay within the per-call budget', () => {
     const huge = (tag: string) => `${tag}-START ${'lorem ipsum '.repeat(170_000)} ${tag}-END`
     const trace = handmadeTrace([
       { id: 'agent', kind: 'agent', name: 'CodeAgent.run', input: { task: huge('TASK') } },
-      { id: 'step', parent: 'agent', kind: 'chain', name: 'Step 1', output: huge('OBSERVATION'), status: 'error', statusMessage: huge('ERROR') },
+      {
+        id: 'step',
+        parent: 'agent',
+        kind: 'chain',
+        name: 'Step 1',
+        output: huge('OBSERVATION'),
+        status: 'error',
+        statusMessage: huge('ERROR'),
+      },
       {
         id: 'llm',
         parent: 'step',
         kind: 'llm',
         name: 'LiteLLMModel.__call__',
-        input: [{ role: 'system', content: huge('SYSTEM') }, ...Array.from({ length: 50 }, (_, i) => ({ role: 'user', content: `turn ${i} ${'q'.repeat(40_000)}` }))],
+        input: [
+          { role: 'system', content: huge('SYSTEM') },
+          ...Array.from({ length: 50 }, (_, i) => ({ role: 'user', content: `turn ${i} ${'q'.repeat(40_000)}` })),
+        ],
         output: [{ role: 'assistant', content: huge('ANSWER') }],
       },
     ])
@@ -71,7 +88,8 @@ describe('span prompts stay within the per-call budget', () => {
       const p = prompt(trace, span, budget)
       expect(p.tokens).toBeLessThanOrEqual(budget)
       // Every part survives the cut with its head.
-      for (const head of ['TASK-START', 'OBSERVATION-START', 'SYSTEM-START', 'ANSWER-START']) expect(p.text).toContain(head)
+      for (const head of ['TASK-START', 'OBSERVATION-START', 'SYSTEM-START', 'ANSWER-START'])
+        expect(p.text).toContain(head)
       expect(p.text).toMatch(/\[… \d+ messages \(\d+ chars, ~\d+ tokens\) elided …\]/)
     }
   })
@@ -83,7 +101,9 @@ describe('span prompt content', () => {
     const tool = trace.get('610df94b266f9115')! // TextInspectorTool that failed on an .mp3
     const p = prompt(trace, tool, 16_000)
     expect(p.text).toContain('<task>\nYou have one question to answer.')
-    expect(p.text).toContain('path: main › answer_single_question › CodeAgent.run › Step 1 › ToolCallingAgent.run › Step 1 › TextInspectorTool')
+    expect(p.text).toContain(
+      'path: main › answer_single_question › CodeAgent.run › Step 1 › ToolCallingAgent.run › Step 1 › TextInspectorTool',
+    )
     expect(p.text).toContain("agent: search_agent — its task: You're a helpful agent named 'search_agent'")
     expect(p.text).toMatch(/<previous_steps>\n.*\[search_agent\] plan: 1\. Use the inspect_file_as_text tool/s)
     expect(p.text).toContain('tool: inspect_file_as_text')
@@ -97,7 +117,13 @@ describe('span prompt content', () => {
     const trace = await loadTrace(`${FIXTURE_DIR}/72822db6e120878d916b515c2501246b.json`)
     const last = trace.spansByKind('llm').at(-1)!
     const steps = compactSteps(trace).filter((s) => s.endNs <= last.startNs && s.spanId !== last.id)
-    const p = spanPrompt(trace, last, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: 16_000, steps: compactSteps(trace), contextSteps: 2 })
+    const p = spanPrompt(trace, last, {
+      system: SYSTEM,
+      schema: SpanJudgementSchema,
+      budgetTokens: 16_000,
+      steps: compactSteps(trace),
+      contextSteps: 2,
+    })
     const shown = /<previous_steps>\n([\s\S]*?)\n<\/previous_steps>/.exec(p.text)![1].split('\n')
     expect(shown).toHaveLength(2)
     expect(shown[1]).toContain(steps.at(-1)!.text.slice(0, 40))

@@ -5,7 +5,9 @@ import { allocate, headTail } from '../../src/diagnosis/truncate'
 
 describe('estimateTokens', () => {
   test('is ceil(chars / 4), the count the fake judge uses too', () => {
-    expect([estimateTokens(''), estimateTokens('abc'), estimateTokens('abcd'), estimateTokens('abcde')]).toEqual([0, 1, 1, 2])
+    expect([estimateTokens(''), estimateTokens('abc'), estimateTokens('abcd'), estimateTokens('abcde')]).toEqual([
+      0, 1, 1, 2,
+    ])
   })
 })
 
@@ -26,7 +28,8 @@ describe('headTail', () => {
 
   test('never exceeds the budget, from tiny budgets to a 2M-char text', () => {
     const text = 'x'.repeat(2_000_000)
-    for (const budget of [0, 1, 5, 17, 100, 4_000, 16_000]) expect(estimateTokens(headTail(text, budget))).toBeLessThanOrEqual(budget)
+    for (const budget of [0, 1, 5, 17, 100, 4_000, 16_000])
+      expect(estimateTokens(headTail(text, budget))).toBeLessThanOrEqual(budget)
   })
 
   test('does not split a surrogate pair at either cut', () => {
@@ -38,12 +41,27 @@ describe('headTail', () => {
 
 describe('allocate', () => {
   test('gives small parts what they want and shares the rest by weight', () => {
-    expect(allocate(1000, [{ wants: 100, weight: 1 }, { wants: 5000, weight: 1 }])).toEqual([100, 900])
-    expect(allocate(900, [{ wants: 5000, weight: 1 }, { wants: 5000, weight: 2 }])).toEqual([300, 600])
+    expect(
+      allocate(1000, [
+        { wants: 100, weight: 1 },
+        { wants: 5000, weight: 1 },
+      ]),
+    ).toEqual([100, 900])
+    expect(
+      allocate(900, [
+        { wants: 5000, weight: 1 },
+        { wants: 5000, weight: 2 },
+      ]),
+    ).toEqual([300, 600])
   })
 
   test('never hands out more than the total', () => {
-    const grants = allocate(777, [{ wants: 300, weight: 3 }, { wants: 10, weight: 1 }, { wants: 999, weight: 0.5 }, { wants: 0, weight: 9 }])
+    const grants = allocate(777, [
+      { wants: 300, weight: 3 },
+      { wants: 10, weight: 1 },
+      { wants: 999, weight: 0.5 },
+      { wants: 0, weight: 9 },
+    ])
     expect(grants.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(777)
     expect(grants[1]).toBe(10)
     expect(grants[3]).toBe(0)
@@ -54,13 +72,18 @@ describe('fitMessages', () => {
   const conversation = [
     { role: 'system', content: `SYSTEM-START ${'rules '.repeat(5000)} SYSTEM-END` },
     { role: 'user', content: 'New task: find the page numbers' },
-    ...Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'tool-response' : 'assistant', content: `message ${i} ${'words '.repeat(400)}` })),
+    ...Array.from({ length: 40 }, (_, i) => ({
+      role: i % 2 ? 'tool-response' : 'assistant',
+      content: `message ${i} ${'words '.repeat(400)}`,
+    })),
     { role: 'user', content: 'LAST-MESSAGE: now answer' },
   ]
 
   test('keeps the whole conversation when it fits', () => {
     const small = conversation.slice(1, 3)
-    expect(fitMessages(small, 10_000)).toBe('[user]\nNew task: find the page numbers\n\n[assistant]\n' + small[1].content)
+    expect(fitMessages(small, 10_000)).toBe(
+      '[user]\nNew task: find the page numbers\n\n[assistant]\n' + small[1].content,
+    )
   })
 
   test('keeps the system head and the newest messages, and names how many were elided', () => {
@@ -75,7 +98,13 @@ describe('fitMessages', () => {
   })
 
   test('cuts a single 2M-char newest message rather than dropping it', () => {
-    const text = fitMessages([{ role: 'system', content: 'be brief' }, { role: 'user', content: `Q ${'z'.repeat(2_000_000)} END` }], 2000)
+    const text = fitMessages(
+      [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: `Q ${'z'.repeat(2_000_000)} END` },
+      ],
+      2000,
+    )
     expect(estimateTokens(text)).toBeLessThanOrEqual(2000)
     expect(text).toContain('[system]\nbe brief')
     expect(text).toMatch(/\[user\]\nQ z+\n\[… \d+ chars/)

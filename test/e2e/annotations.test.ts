@@ -14,16 +14,25 @@ const FAIL_REASON = 'The context says North America leads, & EMEA is second.'
 
 beforeAll(async () => {
   fake = await startFakeJudge({
-    rules: [{ name: 'emea', when: { contains: 'EMEA has the highest' }, respond: { verdict: 'fail', reason: FAIL_REASON } }],
+    rules: [
+      { name: 'emea', when: { contains: 'EMEA has the highest' }, respond: { verdict: 'fail', reason: FAIL_REASON } },
+    ],
     defaultVerdict: { verdict: 'pass', reason: 'Stated in the context.' },
   })
 })
 /** `vitest run` with only Vitest's own reporters (run-vitest.ts adds its JSON reporter, which would take `--outputFile`). */
-function vitestCli(dir: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
-  })
+function vitestCli(
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
+    },
+  )
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -48,7 +57,10 @@ describe('verdicts in Vitest’s own reporters, no agent-verdict reporter config
       `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest.ts'))}], testTimeout: 20000, ` +
         `reporters: ['junit', 'github-actions'], outputFile: { junit: ${JSON.stringify(junit)} } } }\n`,
     )
-    const run = await vitestCli(dir, { AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AGENT_VERDICT_MODE: 'live' })
+    const run = await vitestCli(dir, {
+      AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+      AGENT_VERDICT_MODE: 'live',
+    })
     expect(run.code, run.stderr).toBe(1) // the failing verdict fails its test
 
     // Lines of the awaited expect(…) calls in the fixture.
@@ -64,8 +76,11 @@ describe('verdicts in Vitest’s own reporters, no agent-verdict reporter config
     ])
 
     const xml = readFileSync(junit, 'utf8')
-    const caseOf = (name: string) => xml.slice(xml.indexOf(`name="${name}"`), xml.indexOf('</testcase>', xml.indexOf(`name="${name}"`)))
-    expect(caseOf('passing verdict')).toContain('<property name="notice" value="agent-verdict faithfulness: pass — Stated in the context.">')
+    const caseOf = (name: string) =>
+      xml.slice(xml.indexOf(`name="${name}"`), xml.indexOf('</testcase>', xml.indexOf(`name="${name}"`)))
+    expect(caseOf('passing verdict')).toContain(
+      '<property name="notice" value="agent-verdict faithfulness: pass — Stated in the context.">',
+    )
     // XML-escaped by Vitest: the judged text and the reason cannot break the file.
     expect(caseOf('failing verdict')).toContain(
       '<property name="error" value="agent-verdict faithfulness: fail — The context says North America leads, &amp; EMEA is second.">',
@@ -73,7 +88,11 @@ describe('verdicts in Vitest’s own reporters, no agent-verdict reporter config
     expect(caseOf('failing verdict')).toContain('<failure')
 
     // Switched off: the same run gives no annotation, the test still fails on its verdict.
-    const off = await vitestCli(dir, { AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AGENT_VERDICT_MODE: 'live', AGENT_VERDICT_ANNOTATIONS: 'off' })
+    const off = await vitestCli(dir, {
+      AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+      AGENT_VERDICT_MODE: 'live',
+      AGENT_VERDICT_ANNOTATIONS: 'off',
+    })
     expect(off.code).toBe(1)
     expect(off.stdout).not.toContain('::notice')
     expect(off.stdout).toMatch(/::error file=.*title=annotations\.test\.ts > failing verdict/)

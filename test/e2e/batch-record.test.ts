@@ -14,7 +14,13 @@ import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { fakeOpenAIBatchApi } from '../helpers/openai-batch-api'
 import { addFixture, makeScratchProject, REPO, runVitest } from '../support/run-vitest'
 
-const RULES = [{ name: 'emea', when: { contains: 'EMEA' }, respond: { verdict: 'fail' as const, reason: 'the chart shows North America highest' } }]
+const RULES = [
+  {
+    name: 'emea',
+    when: { contains: 'EMEA' },
+    respond: { verdict: 'fail' as const, reason: 'the chart shows North America highest' },
+  },
+]
 let live: FakeJudge
 let batchWorker: FakeJudge
 let server: ReturnType<typeof setupServer>
@@ -23,8 +29,19 @@ beforeAll(async () => {
   live = await startFakeJudge({ rules: RULES })
   batchWorker = await startFakeJudge({ rules: RULES })
   const api = fakeOpenAIBatchApi(live.baseURL, async (body) => {
-    const res = await fetch(bypass(new Request(`${batchWorker.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })))
-    const reply = (await res.json()) as { choices: Array<{ message: { content: string } }>; usage: { prompt_tokens: number; completion_tokens: number } }
+    const res = await fetch(
+      bypass(
+        new Request(`${batchWorker.baseURL}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+      ),
+    )
+    const reply = (await res.json()) as {
+      choices: Array<{ message: { content: string } }>
+      usage: { prompt_tokens: number; completion_tokens: number }
+    }
     return { content: reply.choices[0].message.content, usage: reply.usage }
   })
   server = setupServer(...api.handlers)
@@ -61,15 +78,41 @@ test('record --batch then replay gives the verdicts of a live record, with 0 liv
   const stdout: string[] = []
   const stderr: string[] = []
   const code = await recordCommand(
-    ['--batch', '--poll-seconds', '0', '--', process.execPath, join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', batchDir, '--config', join(batchDir, 'vitest.config.mjs'), '--reporter=json', `--outputFile=${out}`],
-    { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env(), AGENT_VERDICT_BATCH_DIR: join(batchDir, '.agent-verdict-batch') }, stdout: { write: (t) => stdout.push(t) }, stderr: { write: (t) => stderr.push(t) } },
+    [
+      '--batch',
+      '--poll-seconds',
+      '0',
+      '--',
+      process.execPath,
+      join(REPO, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--root',
+      batchDir,
+      '--config',
+      join(batchDir, 'vitest.config.mjs'),
+      '--reporter=json',
+      `--outputFile=${out}`,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NO_COLOR: '1',
+        ...env(),
+        AGENT_VERDICT_BATCH_DIR: join(batchDir, '.agent-verdict-batch'),
+      },
+      stdout: { write: (t) => stdout.push(t) },
+      stderr: { write: (t) => stderr.push(t) },
+    },
   )
   expect(stderr.join('')).toContain('2 judge requests queued')
   expect(code).toBe(0)
   expect(stdout.join('')).toContain('record --batch: 2 of 2 verdicts from the batch\n')
   expect(live.stats.requests).toBe(0) // the batch path never called the judge the tests are configured with
   expect(batchWorker.stats.requests).toBe(2) // the batch lines were judged by the same rules
-  const applied = JSON.parse(readFileSync(out, 'utf8')) as { testResults: Array<{ assertionResults: Array<{ status: string }> }> }
+  const applied = JSON.parse(readFileSync(out, 'utf8')) as {
+    testResults: Array<{ assertionResults: Array<{ status: string }> }>
+  }
   expect(applied.testResults.flatMap((f) => f.assertionResults.map((a) => a.status))).toEqual(['passed', 'passed'])
 
   expect(entriesOf(batchDir)).toEqual(entriesOf(liveDir)) // same keys, replies, usage, verdict lines
@@ -82,7 +125,11 @@ test('record --batch then replay gives the verdicts of a live record, with 0 liv
 
 test('in the collecting run an assertion that needs a verdict is pending and says what to do next', async () => {
   const dir = project()
-  const run = await runVitest(dir, { ...env(), AGENT_VERDICT_BATCH: 'collect', AGENT_VERDICT_BATCH_DIR: join(dir, '.batch') })
+  const run = await runVitest(dir, {
+    ...env(),
+    AGENT_VERDICT_BATCH: 'collect',
+    AGENT_VERDICT_BATCH_DIR: join(dir, '.batch'),
+  })
   expect(run.tests.map((t) => t.status)).toEqual(['failed', 'failed'])
   expect(run.tests[0].failureMessages.join('\n')).toMatch(/verdict pending: faithfulness is queued for batch judging/)
   expect(run.tests[0].failureMessages.join('\n')).toContain('agent-verdict record --batch')

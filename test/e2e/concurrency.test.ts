@@ -33,7 +33,11 @@ beforeAll(async () => {
   const pkg = await packageUnderTest()
   packageDir = pkg.dir
   if (pkg.built === 'private build') cleanup.push(pkg.dir)
-  fake = await startFakeJudge({ rules, latencyMs: LATENCY, defaultVerdict: { verdict: 'fail', reason: 'no rule matched: the fixture changed' } })
+  fake = await startFakeJudge({
+    rules,
+    latencyMs: LATENCY,
+    defaultVerdict: { verdict: 'fail', reason: 'no rule matched: the fixture changed' },
+  })
 }, 120_000)
 
 afterAll(async () => {
@@ -41,7 +45,10 @@ afterAll(async () => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
 })
 
-const judgeEnv = () => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AGENT_VERDICT_MODE: 'live' })
+const judgeEnv = () => ({
+  AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+  AGENT_VERDICT_MODE: 'live',
+})
 
 /** Every case's row carries exactly its own verdict, and the failing cases fail with their own reason. */
 function expectOwnVerdicts(report: Report): void {
@@ -50,7 +57,11 @@ function expectOwnVerdicts(report: Report): void {
   for (const row of rows) {
     const i = Number(/case (\d\d)/.exec(row.name)![1])
     expect(row.verdicts, row.name).toHaveLength(1)
-    expect(row.verdicts[0], row.name).toMatchObject({ metric: 'correctness', reason: reasonOf(i), outcome: failing(i) ? 'fail' : 'pass' })
+    expect(row.verdicts[0], row.name).toMatchObject({
+      metric: 'correctness',
+      reason: reasonOf(i),
+      outcome: failing(i) ? 'fail' : 'pass',
+    })
     expect(row.state, row.name).toBe(failing(i) ? 'fail' : 'pass')
     if (failing(i)) expect(row.error, row.name).toContain(reasonOf(i))
   }
@@ -93,7 +104,10 @@ describe('Vitest with agentVerdict() and no other option', () => {
 
   it('without the plugin (setupFiles + reporters) the same tests stay one at a time, as before', async () => {
     const { writeFileSync } = await import('node:fs')
-    writeFileSync(join(project, 'vitest.config.ts'), `export default { test: { include: ['*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'] } }\n`)
+    writeFileSync(
+      join(project, 'vitest.config.ts'),
+      `export default { test: { include: ['*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'] } }\n`,
+    )
     fake.reset()
     const result = await run(project, [...vitest, 'answers.eval.ts'], judgeEnv())
     expect(result.code, result.output).toBe(1)
@@ -114,7 +128,11 @@ describe('Jest with test.concurrent and maxConcurrency 8 (the documented equival
     fake.reset()
     fake.setLatency({ min: 400, max: 600 })
     onTestFinished(() => fake.setLatency(LATENCY))
-    const result = await run(project, [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'], judgeEnv())
+    const result = await run(
+      project,
+      [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'],
+      judgeEnv(),
+    )
     expect(result.code, result.output).toBe(1)
     expect(fake.calls).toHaveLength(CASES)
     expect(fake.stats.maxInFlight).toBe(8)

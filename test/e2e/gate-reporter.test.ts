@@ -28,7 +28,12 @@ function runVitest(gates: object): Promise<{ code: number | null; output: string
 
 describe('reporter gates on a green Vitest run (CLI)', () => {
   it('exits 0 when every gate is within its limits', async () => {
-    const { code, output, reportPath } = await runVitest({ minPassRate: 0.5, maxUnjudgeable: 1, maxCostUsd: 0.04, metrics: { faithfulness: { minPassRate: 0.5 } } })
+    const { code, output, reportPath } = await runVitest({
+      minPassRate: 0.5,
+      maxUnjudgeable: 1,
+      maxCostUsd: 0.04,
+      metrics: { faithfulness: { minPassRate: 0.5 } },
+    })
     expect(output).toContain('2 passed')
     expect(output).toContain('agent-verdict: gate minPassRate ok: pass rate (2/4 verdicts) 0.5 ≥ 0.5')
     expect(output).not.toContain('broken')
@@ -40,7 +45,10 @@ describe('reporter gates on a green Vitest run (CLI)', () => {
     [{ minPassRate: 0.75 }, 'gate minPassRate broken: pass rate (2/4 verdicts) 0.5 < 0.75'],
     [{ maxUnjudgeable: 0 }, 'gate maxUnjudgeable broken: unjudgeable verdicts 1 > 0'],
     [{ maxCostUsd: 0.03 }, 'gate maxCostUsd broken: judge cost USD 0.04 > 0.03'],
-    [{ metrics: { quality: { minMeanScore: 0.8 } } }, 'gate metrics.quality.minMeanScore broken: quality mean score (1 scored verdicts) 0.75 < 0.8'],
+    [
+      { metrics: { quality: { minMeanScore: 0.8 } } },
+      'gate metrics.quality.minMeanScore broken: quality mean score (1 scored verdicts) 0.75 < 0.8',
+    ],
   ])('%j breaks the run although every test passed', async (gates, line) => {
     const { code, output } = await runVitest(gates)
     expect(output).toContain('2 passed')

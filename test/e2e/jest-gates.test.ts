@@ -12,11 +12,27 @@ const config = join(repo, 'test/e2e/fixtures/jest-reporter/jest.config.cjs')
 
 function runJest(gates: object) {
   const tmp = mkdtempSync(join(tmpdir(), 'av-jest-gates-'))
-  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, NO_COLOR: '1', AV_E2E_REPORTER_OPTIONS: JSON.stringify({ outputFile: join(tmp, 'report.json'), gates }) }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TMPDIR: tmp,
+    NO_COLOR: '1',
+    AV_E2E_REPORTER_OPTIONS: JSON.stringify({ outputFile: join(tmp, 'report.json'), gates }),
+  }
   delete env.AGENT_VERDICT_JEST_LOG_DIR
   delete env.GITHUB_STEP_SUMMARY
   // Only the two fixture files whose tests all pass (one correctness and one instruction-following verdict, both passing).
-  const argv = ['--import', 'tsx', join(repo, 'node_modules/jest/bin/jest.js'), '--config', config, '--cacheDirectory', join(tmp, 'cache'), '--runInBand', 'invoice.test.ts', 'login.test.ts']
+  const argv = [
+    '--import',
+    'tsx',
+    join(repo, 'node_modules/jest/bin/jest.js'),
+    '--config',
+    config,
+    '--cacheDirectory',
+    join(tmp, 'cache'),
+    '--runInBand',
+    'invoice.test.ts',
+    'login.test.ts',
+  ]
   return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: repo, env })
     let output = ''
@@ -38,7 +54,9 @@ describe('agent-verdict/jest-reporter gates on a green Jest run', () => {
   it('exits 1 with the gate’s line when a gate breaks although every test passed', async () => {
     const run = await runJest({ metrics: { faithfulness: { minPassRate: 0.9 } } })
     expect(run.output).toMatch(/Tests:\s+1 skipped, 3 passed/)
-    expect(run.output).toContain('agent-verdict: gate metrics.faithfulness.minPassRate broken: faithfulness pass rate (0/0 verdicts) unknown < 0.9 (no verdict of metric "faithfulness" in this run')
+    expect(run.output).toContain(
+      'agent-verdict: gate metrics.faithfulness.minPassRate broken: faithfulness pass rate (0/0 verdicts) unknown < 0.9 (no verdict of metric "faithfulness" in this run',
+    )
     expect(run.code).toBe(1)
   }, 120_000)
 })

@@ -13,12 +13,26 @@ const config = join(repo, 'test/e2e/fixtures/jest-reporter/jest.config.cjs')
 /** Spawns Jest under tsx (so the reporter loads from source) with a private TMPDIR and cache. */
 function runJest(args: string[], reporterOptions: (tmp: string) => Record<string, unknown> = () => ({})) {
   const tmp = mkdtempSync(join(tmpdir(), 'av-jest-e2e-'))
-  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, AV_E2E_REPORTER_OPTIONS: JSON.stringify({ outputFile: join(tmp, 'report.json'), ...reporterOptions(tmp) }), NO_COLOR: '1' }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TMPDIR: tmp,
+    AV_E2E_REPORTER_OPTIONS: JSON.stringify({ outputFile: join(tmp, 'report.json'), ...reporterOptions(tmp) }),
+    NO_COLOR: '1',
+  }
   // The reporter must create the log dir itself, not inherit one.
   delete env.AGENT_VERDICT_JEST_LOG_DIR
   delete env.GITHUB_STEP_SUMMARY
   // A fresh cache dir means no recorded timings, so Jest really uses workers instead of running in band.
-  const argv = ['--import', 'tsx', join(repo, 'node_modules/jest/bin/jest.js'), '--config', config, '--cacheDirectory', join(tmp, 'cache'), ...args]
+  const argv = [
+    '--import',
+    'tsx',
+    join(repo, 'node_modules/jest/bin/jest.js'),
+    '--config',
+    config,
+    '--cacheDirectory',
+    join(tmp, 'cache'),
+    ...args,
+  ]
   return new Promise<{ code: number | null; pid: number; output: string; tmp: string }>((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: repo, env })
     let output = ''
@@ -40,14 +54,31 @@ async function checkArtifact(tmp: string) {
     ['login.test.ts', 'login screen summary mentions no sign-up button', 'pass'],
   ])
   expect(tests[1].error).toContain('faithfulness failed: cites a 2019 figure the chart lacks')
-  expect(tests[1].verdicts[0]).toMatchObject({ metric: 'faithfulness', outcome: 'fail', reason: 'cites a 2019 figure the chart lacks' })
-  expect(report.run.totals).toEqual({ assertions: 4, failed: 1, verdicts: 4, judgedFail: 1, unjudgeable: 0, judgeCalls: 4, judgeRetries: 0, judgeReasks: 0, cachedCalls: 0, tokens: 240, costUsd: null })
+  expect(tests[1].verdicts[0]).toMatchObject({
+    metric: 'faithfulness',
+    outcome: 'fail',
+    reason: 'cites a 2019 figure the chart lacks',
+  })
+  expect(report.run.totals).toEqual({
+    assertions: 4,
+    failed: 1,
+    verdicts: 4,
+    judgedFail: 1,
+    unjudgeable: 0,
+    judgeCalls: 4,
+    judgeRetries: 0,
+    judgeReasks: 0,
+    cachedCalls: 0,
+    tokens: 240,
+    costUsd: null,
+  })
   // The reporter removed its log dir from the private TMPDIR.
   expect(readdirSync(tmp).filter((f) => f.startsWith('agent-verdict-jest-'))).toEqual([])
   return tests
 }
 
-const pidsOf = (tests: Awaited<ReturnType<typeof checkArtifact>>) => new Set(tests.map((t) => Number(t.verdicts[0].evidence!.replace('pid ', ''))))
+const pidsOf = (tests: Awaited<ReturnType<typeof checkArtifact>>) =>
+  new Set(tests.map((t) => Number(t.verdicts[0].evidence!.replace('pid ', ''))))
 
 describe('agent-verdict/jest-reporter on a Jest run', () => {
   it('merges verdicts logged by several worker processes (--maxWorkers=2)', async () => {

@@ -32,7 +32,11 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-const env = () => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${slow.baseURL}#slow-judge`, AGENT_VERDICT_MODE: 'live', CLOSED_JUDGE_URL: closedURL })
+const env = () => ({
+  AGENT_VERDICT_JUDGE: `openai-compatible:${slow.baseURL}#slow-judge`,
+  AGENT_VERDICT_MODE: 'live',
+  CLOSED_JUDGE_URL: closedURL,
+})
 
 interface Outcome {
   status: string
@@ -52,7 +56,10 @@ describe('judge time under Vitest (default 5 s testTimeout)', () => {
     const dir = makeScratchProject('judge-time')
     dirs.push(dir)
     // No testTimeout: Vitest's default 5 s.
-    writeFileSync(join(dir, 'vitest.config.mjs'), `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest.ts'))}] } }\n`)
+    writeFileSync(
+      join(dir, 'vitest.config.mjs'),
+      `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest.ts'))}] } }\n`,
+    )
     copyFileSync(join(REPO, 'test/e2e/fixtures/judge-time/vitest.fixture.ts'), join(dir, 'judge-time.test.ts'))
     const run = await runVitest(dir, env())
     const timedOut = /Test timed out in \d+ms/
@@ -67,7 +74,9 @@ describe('judge time under Vitest (default 5 s testTimeout)', () => {
     const hanging = byTitle(run, 'judge slower than the default timeout') as Outcome
     expect(hanging.status).toBe('failed')
     const hangingMessage = expectTimely(hanging, timedOut)
-    expect(hangingMessage).toContain(`openai-compatible:slow-judge at ${slow.baseURL} gave no verdict before the test's 5.0 s timeout`)
+    expect(hangingMessage).toContain(
+      `openai-compatible:slow-judge at ${slow.baseURL} gave no verdict before the test's 5.0 s timeout`,
+    )
     expect(hangingMessage).toMatch(/no answer after \d+\.\d s/)
     expect(hangingMessage).toContain('60 s is recommended for judge tests')
 
@@ -94,7 +103,9 @@ describe('judge time under Jest (default 5 s testTimeout)', () => {
     const hanging = jestTest(run, 'judge slower than the default timeout') as Outcome
     expect(hanging.status).toBe('failed')
     const hangingMessage = expectTimely(hanging, timedOut)
-    expect(hangingMessage).toContain(`openai-compatible:slow-judge at ${slow.baseURL} gave no verdict before the test's 5.0 s timeout`)
+    expect(hangingMessage).toContain(
+      `openai-compatible:slow-judge at ${slow.baseURL} gave no verdict before the test's 5.0 s timeout`,
+    )
     expect(hangingMessage).toContain('testTimeout in jest.config')
 
     const patient = jestTest(run, 'judge answers after 7 s within a 20 s per-test timeout') as Outcome

@@ -7,7 +7,10 @@ import { copyFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import type { IKeyValue } from '@opentelemetry/otlp-transformer/build/src/common/internal-types'
-import type { IExportLogsServiceRequest, ILogRecord } from '@opentelemetry/otlp-transformer/build/src/logs/internal-types'
+import type {
+  IExportLogsServiceRequest,
+  ILogRecord,
+} from '@opentelemetry/otlp-transformer/build/src/logs/internal-types'
 import type { IExportTraceServiceRequest } from '@opentelemetry/otlp-transformer/build/src/trace/internal-types'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { readReport } from '../../src/report/artifact'
@@ -21,7 +24,15 @@ const posts: Array<{ path: string; body: unknown }> = []
 const dirs: string[] = []
 
 beforeAll(async () => {
-  fake = await startFakeJudge({ rules: [{ name: 'emea', when: { contains: 'EMEA has the highest' }, respond: { verdict: 'fail', reason: 'North America leads, not EMEA.' } }] })
+  fake = await startFakeJudge({
+    rules: [
+      {
+        name: 'emea',
+        when: { contains: 'EMEA has the highest' },
+        respond: { verdict: 'fail', reason: 'North America leads, not EMEA.' },
+      },
+    ],
+  })
   collector = createServer((req, res) => {
     let body = ''
     req.on('data', (c) => (body += c))
@@ -42,7 +53,12 @@ function attr(attrs: IKeyValue[] | undefined, key: string): unknown {
   const value = attrs?.find((a) => a.key === key)?.value as Record<string, unknown> | undefined
   if (!value) return undefined
   // The logs SDK encodes a whole-number double (a score of 0 or 1) as intValue.
-  return value.stringValue ?? value.doubleValue ?? value.boolValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined)
+  return (
+    value.stringValue ??
+    value.doubleValue ??
+    value.boolValue ??
+    (value.intValue !== undefined ? Number(value.intValue) : undefined)
+  )
 }
 
 test('every verdict of a fixture run arrives once as gen_ai.evaluation.result under the span it judges', async () => {
@@ -50,15 +66,28 @@ test('every verdict of a fixture run arrives once as gen_ai.evaluation.result un
   dirs.push(dir)
   copyFileSync(join(REPO, 'test/e2e/fixtures/otlp/vitest.fixture.ts'), join(dir, 'otlp.test.ts'))
   const endpoint = `http://127.0.0.1:${(collector.address() as { port: number }).port}`
-  const reporter = [join(REPO, 'reporters/vitest-reporter.ts'), { outputFile: 'report.json', silent: false, otlp: { endpoint } }]
+  const reporter = [
+    join(REPO, 'reporters/vitest-reporter.ts'),
+    { outputFile: 'report.json', silent: false, otlp: { endpoint } },
+  ]
   writeFileSync(
     join(dir, 'vitest.config.mjs'),
     `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest.ts'))}], testTimeout: 60000, reporters: ['default', ${JSON.stringify(reporter)}] } }\n`,
   )
-  const child = spawn(process.execPath, [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AGENT_VERDICT_MODE: 'live' },
-  })
+  const child = spawn(
+    process.execPath,
+    [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')],
+    {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NO_COLOR: '1',
+        AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+        AGENT_VERDICT_MODE: 'live',
+      },
+    },
+  )
   let output = ''
   child.stdout.on('data', (d) => (output += d))
   child.stderr.on('data', (d) => (output += d))
@@ -76,7 +105,9 @@ test('every verdict of a fixture run arrives once as gen_ai.evaluation.result un
     .flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? []))
   expect(records).toHaveLength(verdicts.length)
   for (const { t, v } of verdicts) {
-    const found = records.filter((r) => attr(r.attributes, 'test.case.name') === t.name && attr(r.attributes, 'agent_verdict.verdict.id') === v.id)
+    const found = records.filter(
+      (r) => attr(r.attributes, 'test.case.name') === t.name && attr(r.attributes, 'agent_verdict.verdict.id') === v.id,
+    )
     expect(found, `${t.name} ${v.id}`).toHaveLength(1)
     const [r] = found
     const trace = t.traces?.[0]
@@ -86,15 +117,23 @@ test('every verdict of a fixture run arrives once as gen_ai.evaluation.result un
         : v.level === 'agent'
           ? { traceId: trace!.id, spanId: trace!.spans.find((s) => s.parentId === null)!.id }
           : { traceId: testSpanOf(report, t).traceId, spanId: testSpanOf(report, t).spanId }
-    expect({ eventName: r.eventName, traceId: r.traceId, spanId: r.spanId }).toEqual({ eventName: 'gen_ai.evaluation.result', ...parent })
+    expect({ eventName: r.eventName, traceId: r.traceId, spanId: r.spanId }).toEqual({
+      eventName: 'gen_ai.evaluation.result',
+      ...parent,
+    })
     expect(attr(r.attributes, 'gen_ai.evaluation.name')).toBe(v.metric)
     expect(attr(r.attributes, 'gen_ai.evaluation.score.value')).toBe(v.score ?? undefined)
     expect(attr(r.attributes, 'gen_ai.evaluation.score.label')).toBe(v.outcome)
     expect(attr(r.attributes, 'gen_ai.evaluation.explanation')).toBe(v.reason)
   }
-  expect(records.filter((r) => attr(r.attributes, 'gen_ai.evaluation.explanation') === 'North America leads, not EMEA.')).toHaveLength(1)
+  expect(
+    records.filter((r) => attr(r.attributes, 'gen_ai.evaluation.explanation') === 'North America leads, not EMEA.'),
+  ).toHaveLength(1)
 
   // The output verdicts' parents exist in the backend: the two test spans were sent to /v1/traces.
-  const spans = posts.filter((p) => p.path === '/v1/traces').flatMap((p) => (p.body as IExportTraceServiceRequest).resourceSpans ?? []).flatMap((r) => r.scopeSpans.flatMap((s) => s.spans ?? []))
+  const spans = posts
+    .filter((p) => p.path === '/v1/traces')
+    .flatMap((p) => (p.body as IExportTraceServiceRequest).resourceSpans ?? [])
+    .flatMap((r) => r.scopeSpans.flatMap((s) => s.spans ?? []))
   expect(spans.map((s) => s.name).sort()).toEqual(['test failing output verdict', 'test passing output verdict'])
 }, 120_000)

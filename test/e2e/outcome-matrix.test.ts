@@ -69,7 +69,11 @@ function env(project: string): Record<string, string> {
   }
 }
 
-function spawnRun(argv: string[], cwd: string, childEnv: Record<string, string>): Promise<{ code: number | null; out: string }> {
+function spawnRun(
+  argv: string[],
+  cwd: string,
+  childEnv: Record<string, string>,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd, env: childEnv })
     let out = ''
@@ -95,7 +99,11 @@ async function runVitestMatrix(): Promise<string> {
     },
   }
   writeFileSync(join(dir, 'vitest.config.mjs'), `export default ${JSON.stringify(config)}\n`)
-  const run = await spawnRun([join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')], dir, env(dir))
+  const run = await spawnRun(
+    [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')],
+    dir,
+    env(dir),
+  )
   writeFileSync(join(dir, 'terminal.txt'), run.out)
   return dir
 }
@@ -115,7 +123,16 @@ async function runJestMatrix(): Promise<string> {
   }
   writeFileSync(join(dir, 'jest.config.json'), `${JSON.stringify(config)}\n`)
   // The reporter loads from source in Jest's own process: run Jest under tsx.
-  const argv = ['--import', 'tsx', join(REPO, 'node_modules/jest/bin/jest.js'), '--config', join(dir, 'jest.config.json'), '--cacheDirectory', join(dir, 'cache'), '--ci=false']
+  const argv = [
+    '--import',
+    'tsx',
+    join(REPO, 'node_modules/jest/bin/jest.js'),
+    '--config',
+    join(dir, 'jest.config.json'),
+    '--cacheDirectory',
+    join(dir, 'cache'),
+    '--ci=false',
+  ]
   const run = await spawnRun(argv, REPO, env(dir))
   writeFileSync(join(dir, 'terminal.txt'), run.out)
   return dir
@@ -142,25 +159,48 @@ function checkAgreement(dir: string, report: Report): void {
     expect(test, cell.name).toBeDefined()
     expect([cell.name, test!.state]).toEqual([cell.name, passes(cell.c) ? 'pass' : 'fail'])
     // JSON: the test's verdicts say the assertion's outcome, and whether it was under .not.
-    expect([cell.name, countAssertions(test!.verdicts, test!.assertions)]).toEqual([cell.name, { assertions: 1, failed: passes(cell.c) ? 0 : 1 }])
-    expect([cell.name, test!.assertions]).toEqual([cell.name, [{ id: `${cell.matcher}#1`, matcher: cell.matcher, negated: cell.c.startsWith('not-'), passed: passes(cell.c) }]])
-    for (const v of test!.verdicts) expect([cell.name, v.assertion?.negated, v.assertion?.matcher]).toEqual([cell.name, cell.c.startsWith('not-'), cell.matcher])
-    if (cell.c === 'unjudgeable' && cell.matcher !== 'toStayWithinBudget') expect(test!.verdicts.some((v) => v.outcome === 'unjudgeable'), cell.name).toBe(true)
+    expect([cell.name, countAssertions(test!.verdicts, test!.assertions)]).toEqual([
+      cell.name,
+      { assertions: 1, failed: passes(cell.c) ? 0 : 1 },
+    ])
+    expect([cell.name, test!.assertions]).toEqual([
+      cell.name,
+      [{ id: `${cell.matcher}#1`, matcher: cell.matcher, negated: cell.c.startsWith('not-'), passed: passes(cell.c) }],
+    ])
+    for (const v of test!.verdicts)
+      expect([cell.name, v.assertion?.negated, v.assertion?.matcher]).toEqual([
+        cell.name,
+        cell.c.startsWith('not-'),
+        cell.matcher,
+      ])
+    if (cell.c === 'unjudgeable' && cell.matcher !== 'toStayWithinBudget')
+      expect(
+        test!.verdicts.some((v) => v.outcome === 'unjudgeable'),
+        cell.name,
+      ).toBe(true)
     // Terminal: the test's line carries the runner's symbol.
     expect(terminal, cell.name).toContain(`${passes(cell.c) ? '✓' : '✗'} matrix.test.ts › ${cell.name}\n`)
     // JUnit: a <failure> exactly for the failing cells.
-    const tc = new RegExp(`<testcase classname="matrix\\.test\\.ts" name="${cell.name.replace(/[|]/g, '\\|')}"[^>]*?(?:/>|>([\\s\\S]*?)</testcase>)`).exec(junit)
+    const tc = new RegExp(
+      `<testcase classname="matrix\\.test\\.ts" name="${cell.name.replace(/[|]/g, '\\|')}"[^>]*?(?:/>|>([\\s\\S]*?)</testcase>)`,
+    ).exec(junit)
     expect(tc, cell.name).not.toBeNull()
     expect([cell.name, (tc![1] ?? '').includes('<failure')]).toEqual([cell.name, !passes(cell.c)])
   }
   // One set of numbers: the totals in the JSON, the terminal, JUnit and the GitHub summary.
   const t = report.run.totals
   expect(t).toMatchObject({ assertions: CELLS.length, failed: failing.length })
-  expect(terminal).toContain(`assertions ${CELLS.length} · failed ${failing.length} · verdicts ${t.verdicts} · judged fail ${t.judgedFail} · unjudgeable ${t.unjudgeable} · judge calls ${t.judgeCalls}`)
+  expect(terminal).toContain(
+    `assertions ${CELLS.length} · failed ${failing.length} · verdicts ${t.verdicts} · judged fail ${t.judgedFail} · unjudgeable ${t.unjudgeable} · judge calls ${t.judgeCalls}`,
+  )
   expect(junit).toContain(`<property name="agent-verdict.failed" value="${failing.length}"/>`)
-  expect(summary).toContain(`| ${CELLS.length} | ${failing.length} | ${t.verdicts} | ${t.judgedFail} | ${t.unjudgeable} | ${t.judgeCalls}`)
+  expect(summary).toContain(
+    `| ${CELLS.length} | ${failing.length} | ${t.verdicts} | ${t.judgedFail} | ${t.unjudgeable} | ${t.judgeCalls}`,
+  )
   // GitHub summary: "Failed assertions" lists exactly the failing cells (a passing .not never).
-  const listed = new Set([...summary.matchAll(/^\| [✗?] \| matrix\.test\.ts › (.+?) \| /gm)].map((m) => m[1].replace(/\\\|/g, '|')))
+  const listed = new Set(
+    [...summary.matchAll(/^\| [✗?] \| matrix\.test\.ts › (.+?) \| /gm)].map((m) => m[1].replace(/\\\|/g, '|')),
+  )
   expect([...listed].sort()).toEqual(failing.map((c) => c.name).sort())
   // A passing .not keeps the judge's own verdict visible.
   expect(terminal).toMatch(/✓ \S+ +\S+, min \S+ +fail, expected not/)

@@ -7,17 +7,26 @@ import { describe, expect, test } from 'vitest'
 import tsupConfig from '../../tsup.config'
 import { repo } from './user-project'
 
-interface PackFile { path: string }
+interface PackFile {
+  path: string
+}
 
 /** `npm pack --dry-run` without the prepack build: the file list npm would publish from this tree. */
 function packedFiles(): string[] {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-  const out = execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const out = execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: repo,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
   return (JSON.parse(out) as Array<{ files: PackFile[] }>)[0].files.map((f) => f.path)
 }
 
 describe('the published package', () => {
-  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { scripts?: Record<string, string>; files?: string[] }
+  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>
+    files?: string[]
+  }
 
   test('holds the LICENSE and the README', () => {
     const files = packedFiles()
@@ -26,7 +35,8 @@ describe('the published package', () => {
   }, 60_000)
 
   test('has no install-time lifecycle script (npm warns consumers about them); the build runs on prepack', () => {
-    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts).not.toHaveProperty(script)
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(pkg.scripts).not.toHaveProperty(script)
     expect(pkg.scripts?.prepack).toBe('tsup')
   })
 
@@ -35,23 +45,30 @@ describe('the published package', () => {
     const config = tsupConfig as { sourcemap?: unknown }
     const files = new Set(packedFiles())
     const maps = [...files].filter((f) => f.endsWith('.map'))
-    if (config.sourcemap) expect(maps.length, 'sourcemap is on but no map is packed: is dist/ built?').toBeGreaterThan(0)
+    if (config.sourcemap)
+      expect(maps.length, 'sourcemap is on but no map is packed: is dist/ built?').toBeGreaterThan(0)
     for (const map of maps) {
       if (!existsSync(join(repo, map))) continue
       const { sources } = JSON.parse(readFileSync(join(repo, map), 'utf8')) as { sources: string[] }
-      for (const source of sources) expect(files, `${map} names ${source}`).toContain(normalize(join(dirname(map), source)))
+      for (const source of sources)
+        expect(files, `${map} names ${source}`).toContain(normalize(join(dirname(map), source)))
     }
     expect(config.sourcemap ?? false).toBe(false)
   }, 60_000)
 
   test('the README Jest setup installs what its transform needs and says where testTimeout and ESM go', () => {
     const readme = readFileSync(join(repo, 'README.md'), 'utf8')
-    const setup = readme.slice(readme.indexOf('## Install and set up'), readme.indexOf('## Writing evaluation assertions'))
+    const setup = readme.slice(
+      readme.indexOf('## Install and set up'),
+      readme.indexOf('## Writing evaluation assertions'),
+    )
     // @swc/jest cannot load without @swc/core (its peer dependency): a user following the README must get both.
     expect(setup).toContain('npm i -D agent-verdict jest @swc/jest @swc/core')
     expect(setup).toContain("transform: { '^.+\\\\.ts$': '@swc/jest' }")
     // The e2e Jest project uses the same transform, so the README's setup is the one tested.
-    expect(readFileSync(join(repo, 'test/e2e/fixtures/user-jest/jest.config.cjs'), 'utf8')).toContain("transform: { '^.+\\\\.ts$': '@swc/jest' }")
+    expect(readFileSync(join(repo, 'test/e2e/fixtures/user-jest/jest.config.cjs'), 'utf8')).toContain(
+      "transform: { '^.+\\\\.ts$': '@swc/jest' }",
+    )
     expect(setup).toMatch(/"type": "module"/)
     expect(setup).toMatch(/testTimeout: 60_000/)
   })

@@ -14,9 +14,21 @@ import { makeProject, packageUnderTest, repo, run, type RunResult } from './user
 const WRONG_REFUND = 'The answer says $45 was refunded; the refund issued was $40.'
 const RULES = [
   // Only the correctness judge sees the regression: span judges keep passing, so exactly one verdict flips.
-  { name: 'wrong-refund', when: { contains: 'A refund of $45', schemaName: 'correctness_verdict' }, respond: { verdict: 'fail' as const, reason: WRONG_REFUND } },
-  { name: 'wrong-total', when: { contains: '$1,926.00' }, respond: { verdict: 'fail' as const, reason: 'The total due is $1,296.00, not $1,926.00.' } },
-  { name: 'wrong-region', when: { contains: 'EMEA has the highest' }, respond: { verdict: 'fail' as const, reason: 'The chart shows North America highest, not EMEA.' } },
+  {
+    name: 'wrong-refund',
+    when: { contains: 'A refund of $45', schemaName: 'correctness_verdict' },
+    respond: { verdict: 'fail' as const, reason: WRONG_REFUND },
+  },
+  {
+    name: 'wrong-total',
+    when: { contains: '$1,926.00' },
+    respond: { verdict: 'fail' as const, reason: 'The total due is $1,296.00, not $1,926.00.' },
+  },
+  {
+    name: 'wrong-region',
+    when: { contains: 'EMEA has the highest' },
+    respond: { verdict: 'fail' as const, reason: 'The chart shows North America highest, not EMEA.' },
+  },
 ]
 /** Judge calls per full run: 4 output matchers + 4 judged spans (2 chats, 2 tool calls). */
 const CALLS = 8
@@ -30,7 +42,10 @@ beforeAll(async () => {
   const pkg = await packageUnderTest()
   packageDir = pkg.dir
   if (pkg.built === 'private build') cleanup.push(pkg.dir)
-  fake = await startFakeJudge({ rules: RULES, defaultVerdict: { verdict: 'pass', reason: 'Supported by the given material.' } })
+  fake = await startFakeJudge({
+    rules: RULES,
+    defaultVerdict: { verdict: 'pass', reason: 'Supported by the given material.' },
+  })
 }, 180_000)
 
 afterAll(async () => {
@@ -57,7 +72,12 @@ const runners = [
 function snapshot(project: string): Record<string, string> {
   const dir = join(project, '__verdicts__')
   if (!existsSync(dir)) return {}
-  return Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]))
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+  )
 }
 
 /** A line diff (LCS): what `git diff` would show as removed and added lines. */
@@ -65,14 +85,18 @@ function lineDiff(before: string, after: string): { removed: string[]; added: st
   const a = before.split('\n')
   const b = after.split('\n')
   const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0))
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
   const removed: string[] = []
   const added: string[] = []
   let i = 0
   let j = 0
   while (i < a.length || j < b.length) {
-    if (i < a.length && j < b.length && a[i] === b[j]) { i++; j++ }
-    else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) added.push(b[j++])
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      i++
+      j++
+    } else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) added.push(b[j++])
     else removed.push(a[i++])
   }
   return { removed, added }
@@ -96,8 +120,13 @@ describe.each(runners)('the PR loop under $runner', ({ runner, deps, args, shard
   /** Both CI shards, one after the other (each writes its own report), then the package's merge. */
   async function shards(env: Record<string, string>): Promise<{ results: RunResult[]; merged: Report }> {
     const results: RunResult[] = []
-    for (const n of [1, 2]) results.push(await run(project, [...args, ...shard(n)], { ...env, AV_REPORT: `reports/shard-${n}.json` }))
-    const merge = await run(project, [cli(), 'report', 'merge', 'reports/shard-1.json', 'reports/shard-2.json', '--out', 'reports/merged.json'], {})
+    for (const n of [1, 2])
+      results.push(await run(project, [...args, ...shard(n)], { ...env, AV_REPORT: `reports/shard-${n}.json` }))
+    const merge = await run(
+      project,
+      [cli(), 'report', 'merge', 'reports/shard-1.json', 'reports/shard-2.json', '--out', 'reports/merged.json'],
+      {},
+    )
     expect(merge.code, merge.output).toBe(0)
     const merged = await readReport(join(project, 'reports/merged.json'))
     return { results, merged }
@@ -118,18 +147,29 @@ describe.each(runners)('the PR loop under $runner', ({ runner, deps, args, shard
     expect(Object.keys(snapshot(project))).toEqual(['agent-trace.test.ts.json', 'answers.test.ts.json'])
 
     expect(merged.tests.map((t) => `${t.file} › ${t.state}`).sort()).toEqual([
-      'agent-trace.test.ts › pass', 'answers.test.ts › pass', 'answers.test.ts › pass', 'answers.test.ts › pass',
+      'agent-trace.test.ts › pass',
+      'answers.test.ts › pass',
+      'answers.test.ts › pass',
+      'answers.test.ts › pass',
     ])
     expectConsistentTotals(merged)
     expect(merged.run.totals).toMatchObject({ judgeCalls: CALLS, cachedCalls: 0, unjudgeable: 0 })
     const all = verdictsOf(merged)
-    expect(all.filter((v) => v.level === 'output').map((v) => v.metric).sort()).toEqual(OUTPUT_METRICS)
+    expect(
+      all
+        .filter((v) => v.level === 'output')
+        .map((v) => v.metric)
+        .sort(),
+    ).toEqual(OUTPUT_METRICS)
     expect(all.filter((v) => v.level === 'span' && v.judge).length).toBe(CALLS - OUTPUT_METRICS.length)
     recorded = snapshot(project)
     // Named for review, and free of anything random: live span ids never reach the file.
     const trace = recorded['agent-trace.test.ts.json']
-    expect(trace).toContain('"test": "support agent run has no failing spans", "matcher": "toHaveNoFailingSpans", "span": "1.')
-    for (const span of merged.tests.flatMap((t) => t.traces ?? []).flatMap((t) => t.spans)) expect(trace).not.toContain(span.id)
+    expect(trace).toContain(
+      '"test": "support agent run has no failing spans", "matcher": "toHaveNoFailingSpans", "span": "1.',
+    )
+    for (const span of merged.tests.flatMap((t) => t.traces ?? []).flatMap((t) => t.spans))
+      expect(trace).not.toContain(span.id)
     expect(recorded['answers.test.ts.json']).toContain('"matcher": "not.toBeFaithfulToImage"')
   }, 300_000)
 
@@ -150,7 +190,11 @@ describe.each(runners)('the PR loop under $runner', ({ runner, deps, args, shard
     expect(merged.run.mode).toBe('replay')
     expectConsistentTotals(merged)
     expect(merged.run.totals).toMatchObject({ judgeCalls: 0, cachedCalls: CALLS, tokens: 0, costUsd: 0 })
-    expect(verdictsOf(merged).filter((v) => v.judge).every((v) => v.judge!.cached)).toBe(true)
+    expect(
+      verdictsOf(merged)
+        .filter((v) => v.judge)
+        .every((v) => v.judge!.cached),
+    ).toBe(true)
     expect(snapshot(project)).toEqual(recorded)
   }, 300_000)
 
@@ -159,8 +203,12 @@ describe.each(runners)('the PR loop under $runner', ({ runner, deps, args, shard
     const ci = await run(project, [...args], { ...judgeEnv(), CI: 'true', AGENT_REFUND: '$45' })
     expect(ci.code, ci.output).toBe(1)
     expect(fake.stats.requests).toBe(0)
-    expect(ci.output).toMatch(/no recorded verdict for correctness \(test "refund answer is correct" › toBeCorrect\) in /)
-    expect(ci.output).toMatch(/no recorded verdict for span-diagnosis \(test "support agent run has no failing spans" › toHaveNoFailingSpans › span 1\.\d+ (llm:chat gpt-4o-mini|tool:execute_tool lookup_refund)\) in /)
+    expect(ci.output).toMatch(
+      /no recorded verdict for correctness \(test "refund answer is correct" › toBeCorrect\) in /,
+    )
+    expect(ci.output).toMatch(
+      /no recorded verdict for span-diagnosis \(test "support agent run has no failing spans" › toHaveNoFailingSpans › span 1\.\d+ (llm:chat gpt-4o-mini|tool:execute_tool lookup_refund)\) in /,
+    )
 
     const local = await run(project, [...args], { ...judgeEnv(), AGENT_REFUND: '$45' })
     expect(local.code, local.output).toBe(1) // the regression is caught
@@ -173,11 +221,15 @@ describe.each(runners)('the PR loop under $runner', ({ runner, deps, args, shard
     expect(added.length).toBeLessThanOrEqual(16)
     const text = added.join('\n')
     expect(text).toContain('"test": "refund answer is correct", "matcher": "toBeCorrect"')
-    expect(text).toMatch(/\{"metric":"correctness","outcome":"fail","score":"0\/1","threshold":"min 1","reason":"The answer says \$45 was refunded; the refund issued was \$40\."\}/)
+    expect(text).toMatch(
+      /\{"metric":"correctness","outcome":"fail","score":"0\/1","threshold":"min 1","reason":"The answer says \$45 was refunded; the refund issued was \$40\."\}/,
+    )
 
     const report = await readReport(join(project, 'agent-verdict-report.json'))
     expectConsistentTotals(report)
     expect(report.run.totals).toMatchObject({ judgeCalls: 3, cachedCalls: CALLS - 3 })
-    expect(report.tests.filter((t) => t.state === 'fail').map((t) => t.name)).toEqual([expect.stringContaining('refund answer is correct')])
+    expect(report.tests.filter((t) => t.state === 'fail').map((t) => t.name)).toEqual([
+      expect.stringContaining('refund answer is correct'),
+    ])
   }, 300_000)
 })

@@ -30,29 +30,46 @@ const vitest = join(repo, 'node_modules/vitest/vitest.mjs')
 const runs = [
   { name: 'Vitest threads pool', deps: ['vitest'], args: [vitest, 'run', '--pool=threads', '--maxWorkers=4'] },
   { name: 'Vitest forks pool', deps: ['vitest'], args: [vitest, 'run', '--pool=forks', '--maxWorkers=4'] },
-  { name: 'Jest workers', deps: ['jest', '@swc/jest'], args: [join(repo, 'node_modules/jest/bin/jest.js'), '--maxWorkers=4', '--cacheDirectory', '.jest-cache'] },
+  {
+    name: 'Jest workers',
+    deps: ['jest', '@swc/jest'],
+    args: [join(repo, 'node_modules/jest/bin/jest.js'), '--maxWorkers=4', '--cacheDirectory', '.jest-cache'],
+  },
 ] as const
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return { AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AGENT_VERDICT_MODE: 'live', AGENT_VERDICT_CONCURRENCY: String(LIMIT), ...extra }
+  return {
+    AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+    AGENT_VERDICT_MODE: 'live',
+    AGENT_VERDICT_CONCURRENCY: String(LIMIT),
+    ...extra,
+  }
 }
 
 describe('one judge limit for the whole run (4 workers)', () => {
-  it.each(runs)('$name: the judge sees exactly the run limit in flight, and 429s lose no verdict', async ({ deps, args }) => {
-    const project = makeProject('run-limit', packageDir, deps)
-    cleanup.push(project)
-    fake.reset()
-    fake.setFaults([{ type: 'rate-limit', rate: 0.1, retryAfter: '0.05' }])
-    const result = await run(project, [...args], env())
-    expect(result.output).not.toMatch(/no run coordinator/)
-    expect(result.code, result.output).toBe(0)
-    expect(fake.stats.maxInFlight).toBe(LIMIT)
-    const throttled = fake.stats.byStatus['429'] ?? 0
-    expect(throttled).toBeGreaterThan(0)
-    expect(fake.stats.byStatus['200']).toBe(CALLS)
-    // The summary line reports the same peak and 429s the judge saw.
-    expect(result.output).toMatch(new RegExp(`judge limit \\(run-wide\\): openai-compatible:fake-judge ${LIMIT} — peak ${LIMIT} in flight, ${CALLS + throttled} calls, \\d+ waited, ${throttled} × 429`))
-  }, 180_000)
+  it.each(runs)(
+    '$name: the judge sees exactly the run limit in flight, and 429s lose no verdict',
+    async ({ deps, args }) => {
+      const project = makeProject('run-limit', packageDir, deps)
+      cleanup.push(project)
+      fake.reset()
+      fake.setFaults([{ type: 'rate-limit', rate: 0.1, retryAfter: '0.05' }])
+      const result = await run(project, [...args], env())
+      expect(result.output).not.toMatch(/no run coordinator/)
+      expect(result.code, result.output).toBe(0)
+      expect(fake.stats.maxInFlight).toBe(LIMIT)
+      const throttled = fake.stats.byStatus['429'] ?? 0
+      expect(throttled).toBeGreaterThan(0)
+      expect(fake.stats.byStatus['200']).toBe(CALLS)
+      // The summary line reports the same peak and 429s the judge saw.
+      expect(result.output).toMatch(
+        new RegExp(
+          `judge limit \\(run-wide\\): openai-compatible:fake-judge ${LIMIT} — peak ${LIMIT} in flight, ${CALLS + throttled} calls, \\d+ waited, ${throttled} × 429`,
+        ),
+      )
+    },
+    180_000,
+  )
 
   it('control: without the global setup each worker has its own limit, so the judge sees more than the run limit', async () => {
     const project = makeProject('run-limit', packageDir, ['vitest'])

@@ -48,7 +48,11 @@ async function startEchoJudge(target: string): Promise<Server> {
       res.end(JSON.stringify({ error: { message: `rejected: ${quoted}`, type: 'invalid_request_error' } }))
       return
     }
-    const upstream = await fetch(`${target}${req.url?.replace(/^\/v1/, '')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    const upstream = await fetch(`${target}${req.url?.replace(/^\/v1/, '')}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
     const reply = (await upstream.json()) as { choices?: Array<{ message: { content: string } }> }
     for (const choice of reply.choices ?? []) {
       const verdict = JSON.parse(choice.message.content) as unknown
@@ -65,13 +69,17 @@ async function startEchoJudge(target: string): Promise<Server> {
 function echoInto(value: unknown, quoted: string): unknown {
   if (typeof value === 'string') return `${value} [${quoted}]`
   if (Array.isArray(value)) return value.map((v) => echoInto(v, quoted))
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echoInto(v, quoted)]))
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echoInto(v, quoted)]))
   return value
 }
 
 /** Runs a child with exactly `env` (plus PATH/HOME) and collects its streams. */
 async function spawnCollect(cmd: string, args: string[], cwd: string, env: Record<string, string>) {
-  const child = spawn(cmd, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env } })
+  const child = spawn(cmd, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -90,12 +98,22 @@ function filesUnder(dir: string): string[] {
 /** Every planted secret (or its unique core) found in `text`, by name. */
 function leaks(text: string): string[] {
   return Object.entries(SECRETS)
-    .filter(([, secret], i) => text.includes(secret) || text.includes(CORES[i]) || text.includes(encodeURIComponent(secret)))
+    .filter(
+      ([, secret], i) => text.includes(secret) || text.includes(CORES[i]) || text.includes(encodeURIComponent(secret)),
+    )
     .map(([name]) => name)
 }
 
 beforeAll(async () => {
-  fake = await startFakeJudge({ rules: [{ name: 'emea', when: { contains: 'EMEA leads' }, respond: { verdict: 'fail', reason: 'the context says North America leads' } }] })
+  fake = await startFakeJudge({
+    rules: [
+      {
+        name: 'emea',
+        when: { contains: 'EMEA leads' },
+        respond: { verdict: 'fail', reason: 'the context says North America leads' },
+      },
+    ],
+  })
   echo = await startEchoJudge(fake.baseURL)
   echoURL = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`
 })
@@ -112,32 +130,43 @@ const plantedEnv = () => ({
   AWS_SESSION_TOKEN: SECRETS.AWS_SESSION_TOKEN,
   AWS_BEARER_TOKEN_BEDROCK: SECRETS.AWS_BEARER_TOKEN_BEDROCK,
 })
-const envSpec = () => `openai-compatible:${echoURL}#fake;header.x-gateway-token=${SECRETS.ENV_GATEWAY_TOKEN};header.Ocp-Apim-Subscription-Key=${SECRETS.ENV_APIM_KEY}`
+const envSpec = () =>
+  `openai-compatible:${echoURL}#fake;header.x-gateway-token=${SECRETS.ENV_GATEWAY_TOKEN};header.Ocp-Apim-Subscription-Key=${SECRETS.ENV_APIM_KEY}`
 
 describe('no planted secret reaches any output', () => {
   test('Vitest run with the reporter: terminal, JSON, HTML, JUnit, GitHub summary, cassette and failure messages hold 0 secrets', async () => {
     const dir = makeScratchProject('secrets')
     dirs.push(dir)
     copyFileSync(join(REPO, 'test/e2e/fixtures/secrets/secrets.fixture.ts'), join(dir, 'secrets.test.ts'))
-    const reporter = [join(REPO, 'reporters/vitest-reporter.ts'), { outputFile: 'out/report.json', html: 'out/report.html', junit: 'out/junit.xml', githubSummary: true }]
+    const reporter = [
+      join(REPO, 'reporters/vitest-reporter.ts'),
+      { outputFile: 'out/report.json', html: 'out/report.html', junit: 'out/junit.xml', githubSummary: true },
+    ]
     const reporters = ['default', ['json', { outputFile: 'out/vitest.json' }], reporter]
     writeFileSync(
       join(dir, 'vitest.config.mjs'),
       `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest.ts'))}], testTimeout: 30000, reporters: ${JSON.stringify(reporters)} } }\n`,
     )
     const summary = join(dir, 'out', 'summary.md')
-    const run = await spawnCollect(process.execPath, [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')], dir, {
-      ...plantedEnv(),
-      AGENT_VERDICT_JUDGE: envSpec(),
-      AGENT_VERDICT_MODE: 'auto',
-      GITHUB_STEP_SUMMARY: summary,
-      ECHO_BASE_URL: echoURL,
-      CODE_API_KEY: SECRETS.CODE_API_KEY,
-      CODE_GATEWAY_TOKEN: SECRETS.CODE_GATEWAY_TOKEN,
-      CODE_BEARER_TOKEN: SECRETS.CODE_BEARER_TOKEN,
-      URL_PASSWORD: SECRETS.URL_PASSWORD,
-    })
-    const results = JSON.parse(readFileSync(join(dir, 'out/vitest.json'), 'utf8')) as { testResults: Array<{ assertionResults: Array<{ title: string; status: string; failureMessages: string[] }> }> }
+    const run = await spawnCollect(
+      process.execPath,
+      [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')],
+      dir,
+      {
+        ...plantedEnv(),
+        AGENT_VERDICT_JUDGE: envSpec(),
+        AGENT_VERDICT_MODE: 'auto',
+        GITHUB_STEP_SUMMARY: summary,
+        ECHO_BASE_URL: echoURL,
+        CODE_API_KEY: SECRETS.CODE_API_KEY,
+        CODE_GATEWAY_TOKEN: SECRETS.CODE_GATEWAY_TOKEN,
+        CODE_BEARER_TOKEN: SECRETS.CODE_BEARER_TOKEN,
+        URL_PASSWORD: SECRETS.URL_PASSWORD,
+      },
+    )
+    const results = JSON.parse(readFileSync(join(dir, 'out/vitest.json'), 'utf8')) as {
+      testResults: Array<{ assertionResults: Array<{ title: string; status: string; failureMessages: string[] }> }>
+    }
     const tests = results.testResults.flatMap((f) => f.assertionResults)
 
     // The run really exercised each path: the judge was called and echoed, failures and errors were reported.
@@ -159,7 +188,15 @@ describe('no planted secret reaches any output', () => {
 
     const files = filesUnder(dir).filter((f) => !f.endsWith('.test.ts') && !f.endsWith('vitest.config.mjs'))
     const names = files.map((f) => f.slice(dir.length + 1)).sort()
-    expect(names).toEqual(expect.arrayContaining(['out/report.json', 'out/report.html', 'out/junit.xml', 'out/summary.md', '__verdicts__/secrets.test.ts.json']))
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'out/report.json',
+        'out/report.html',
+        'out/junit.xml',
+        'out/summary.md',
+        '__verdicts__/secrets.test.ts.json',
+      ]),
+    )
     const report = readFileSync(join(dir, 'out/report.json'), 'utf8')
     expect(report).toContain('request headers') // the echoed reasons are in the report, scrubbed
     const cassette = readFileSync(join(dir, '__verdicts__/secrets.test.ts.json'), 'utf8')
@@ -170,7 +207,11 @@ describe('no planted secret reaches any output', () => {
       const hit = leaks(readFileSync(file, 'utf8'))
       if (hit.length) found[file.slice(dir.length + 1)] = hit
     }
-    for (const [stream, text] of [['stdout', run.stdout], ['stderr', run.stderr], ['failure messages', messages]] as const) {
+    for (const [stream, text] of [
+      ['stdout', run.stdout],
+      ['stderr', run.stderr],
+      ['failure messages', messages],
+    ] as const) {
       const hit = leaks(text)
       if (hit.length) found[stream] = hit
     }
@@ -182,10 +223,19 @@ describe('no planted secret reaches any output', () => {
     dirs.push(dir)
     const out = join(dir, 'diagnosis.json')
     const trace = join(REPO, 'test/fixtures/trail/0ebe673d64647ec44c370638b82d3c78.json')
-    const { code, stdout, stderr } = await spawnCollect(process.execPath, ['--import', 'tsx', join(REPO, 'test/cli/run-cli.ts'), 'diagnose', trace, '--json', out, '--judge', envSpec()], REPO, plantedEnv())
+    const { code, stdout, stderr } = await spawnCollect(
+      process.execPath,
+      ['--import', 'tsx', join(REPO, 'test/cli/run-cli.ts'), 'diagnose', trace, '--json', out, '--judge', envSpec()],
+      REPO,
+      plantedEnv(),
+    )
     expect([0, 1]).toContain(code) // diagnosed (with or without findings), not a crash
     const json = readFileSync(out, 'utf8')
     expect(json).toContain('request headers') // the judge's echoed reasons are in it, scrubbed
-    expect({ stdout: leaks(stdout), stderr: leaks(stderr), json: leaks(json) }).toEqual({ stdout: [], stderr: [], json: [] })
+    expect({ stdout: leaks(stdout), stderr: leaks(stderr), json: leaks(json) }).toEqual({
+      stdout: [],
+      stderr: [],
+      json: [],
+    })
   }, 120_000)
 })

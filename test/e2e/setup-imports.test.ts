@@ -49,7 +49,11 @@ describe('agent-verdict/vitest (the setup entry) as built', () => {
     const chunks = [...staticBareImports(join(packageDir, 'dist/index.js'))]
     expect(chunks.filter((s) => SDK.test(s))).toEqual([])
     const index = readFileSync(join(packageDir, 'dist/index.js'), 'utf8')
-    const all = index + [...index.matchAll(/from\s*["'](\.\/chunk-[^"']+)["']/g)].map((m) => readFileSync(join(packageDir, 'dist', m[1]), 'utf8')).join('\n')
+    const all =
+      index +
+      [...index.matchAll(/from\s*["'](\.\/chunk-[^"']+)["']/g)]
+        .map((m) => readFileSync(join(packageDir, 'dist', m[1]), 'utf8'))
+        .join('\n')
     expect(all).toMatch(/import\(["']openai["']\)/)
     expect(all).toMatch(/import\(["']@aws-sdk\/client-bedrock-runtime["']\)/)
   })
@@ -80,7 +84,9 @@ port1.close()
 console.log(JSON.stringify({ seen, error: String(error?.message ?? '') }))
 `,
     )
-    const out = JSON.parse(execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop()!) as { seen: string[]; error: string }
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop()!,
+    ) as { seen: string[]; error: string }
     expect(out.error).toMatch(/Vitest failed to (find|access its internal)/) // it got as far as the first runner call, so every import ran
     expect(out.seen).toContain('agent-verdict/vitest')
     expect(out.seen).toContain('zod') // the hook saw the entry's own imports

@@ -23,7 +23,11 @@ beforeAll(async () => {
       {
         name: 'final-format',
         when: { contains: FINAL_LLM_AT },
-        respond: { verdict: 'fail', reason: 'the final answer drops the required format', fields: { error_category: 'Formatting Errors', evidence: 'FINAL ANSWER: right' } },
+        respond: {
+          verdict: 'fail',
+          reason: 'the final answer drops the required format',
+          fields: { error_category: 'Formatting Errors', evidence: 'FINAL ANSWER: right' },
+        },
       },
     ],
   })
@@ -44,10 +48,24 @@ async function runFixture(outputFile: string): Promise<string> {
   process.env.AGENT_VERDICT_JUDGE = `openai-compatible:${fake.baseURL}#fake-judge`
   process.env.AGENT_VERDICT_MODE = 'live'
   try {
-    const vitest = await startVitest('test', [], { root: fixture, config: join(fixture, 'vitest.config.ts'), watch: false, reporters: [[reporter, { outputFile }]] }, {}, { stdout, stderr: stdout })
+    const vitest = await startVitest(
+      'test',
+      [],
+      {
+        root: fixture,
+        config: join(fixture, 'vitest.config.ts'),
+        watch: false,
+        reporters: [[reporter, { outputFile }]],
+      },
+      {},
+      { stdout, stderr: stdout },
+    )
     await vitest.close()
   } finally {
-    for (const [key, value] of [['AGENT_VERDICT_JUDGE', saved.judge], ['AGENT_VERDICT_MODE', saved.mode]] as const) {
+    for (const [key, value] of [
+      ['AGENT_VERDICT_JUDGE', saved.judge],
+      ['AGENT_VERDICT_MODE', saved.mode],
+    ] as const) {
       if (value === undefined) delete process.env[key]
       else process.env[key] = value
     }
@@ -83,10 +101,14 @@ it('the terminal section and the artifact show the diagnosed span tree with each
 
   const agent = report.tests.find((t) => t.name === 'run completes its task')!
   expect(agent.verdicts.map((v) => [v.metric, v.level, v.outcome])).toEqual([['agent.completeness', 'agent', 'pass']])
-  expect(report.tests.find((t) => t.name === 'run stays within budget')!.verdicts.map((v) => [v.metric, v.outcome])).toEqual([['budget', 'pass']])
+  expect(
+    report.tests.find((t) => t.name === 'run stays within budget')!.verdicts.map((v) => [v.metric, v.outcome]),
+  ).toEqual([['budget', 'pass']])
 
   expect(out).toContain('agent-verdict · 3 tests with verdicts')
-  expect(out).toMatch(/trace 0ebe673d… · 11 spans · \d+ failing · \d+ above them by propagation · \d+ span verdicts passed/)
+  expect(out).toMatch(
+    /trace 0ebe673d… · 11 spans · \d+ failing · \d+ above them by propagation · \d+ span verdicts passed/,
+  )
   // A span failed on several verdicts is named once, each verdict on its own line below it.
   expect(out).toMatch(
     /✗ llm:LiteLLMModel\.__call__ \(id 05168be1…, path main › answer_single_question › LiteLLMModel\.__call__\)(\n {10}.*)*\n {10}Formatting Errors \(span\.error_category 0\/1\): the final answer drops the required format/,

@@ -6,7 +6,17 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url))
-const ENTRIES = ['index', 'vitest', 'vitest-plugin', 'jest', 'reporter', 'jest-reporter', 'testing', 'cli', 'global-setup']
+const ENTRIES = [
+  'index',
+  'vitest',
+  'vitest-plugin',
+  'jest',
+  'reporter',
+  'jest-reporter',
+  'testing',
+  'cli',
+  'global-setup',
+]
 
 function newestMtime(dir: string): number {
   let newest = 0
@@ -68,7 +78,8 @@ export interface RunResult {
 export function run(cwd: string, args: string[], env: Record<string, string>): Promise<RunResult> {
   const base: NodeJS.ProcessEnv = {}
   // Nothing of the outer test runner leaks in (VITEST_*, JEST_WORKER_ID, CI, GITHUB_*, AGENT_VERDICT_*).
-  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SystemRoot']) if (process.env[key] !== undefined) base[key] = process.env[key]
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SystemRoot'])
+    if (process.env[key] !== undefined) base[key] = process.env[key]
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd, env: { ...base, NO_COLOR: '1', ...env } })
     let output = ''

@@ -53,7 +53,10 @@ describe('agent-verdict/reporter on a Vitest run', () => {
     const summary = join(dir, 'summary.md')
     writeFileSync(summary, '')
     process.env.GITHUB_STEP_SUMMARY = summary
-    const { out, err } = await runFixture({ outputFile: join(dir, 'out', 'report.json'), html: join(dir, 'out', 'report.html') })
+    const { out, err } = await runFixture({
+      outputFile: join(dir, 'out', 'report.json'),
+      html: join(dir, 'out', 'report.html'),
+    })
 
     const report = await readReport(join(dir, 'out', 'report.json')) // validates with ReportSchema
     expect(report.run.runner).toBe('vitest')
@@ -66,16 +69,32 @@ describe('agent-verdict/reporter on a Vitest run', () => {
     expect(failing.error).toContain('faithfulness 0.25 < 0.60: cites a 2019 figure the chart lacks')
     expect(failing.verdicts[0]).toMatchObject({ id: 'm1', score: 0.25, outcome: 'fail', judge: { cached: true } })
     expect(report.tests[2].traces?.[0].spans.map((s) => s.name)).toEqual(['agent.run', 'visit_page'])
-    expect(report.run.totals).toEqual({ assertions: 3, failed: 2, verdicts: 3, judgedFail: 2, unjudgeable: 0, judgeCalls: 1, judgeRetries: 0, judgeReasks: 0, cachedCalls: 1, tokens: 120, costUsd: 0.001 })
+    expect(report.run.totals).toEqual({
+      assertions: 3,
+      failed: 2,
+      verdicts: 3,
+      judgedFail: 2,
+      unjudgeable: 0,
+      judgeCalls: 1,
+      judgeRetries: 0,
+      judgeReasks: 0,
+      cachedCalls: 1,
+      tokens: 120,
+      costUsd: 0.001,
+    })
 
     expect(out).toContain('agent-verdict · 3 tests with verdicts')
-    expect(out).toContain('✗ tool:visit_page (id b2, path agent.run › visit_page) — Authentication Errors (span-quality 0/1): HTTP 403 from the page')
+    expect(out).toContain(
+      '✗ tool:visit_page (id b2, path agent.run › visit_page) — Authentication Errors (span-quality 0/1): HTTP 403 from the page',
+    )
     expect(out).toMatch(/agent-verdict: report written to .*report\.json/)
     expect(err).toMatch(/ignored invalid task\.meta\.agentVerdict of "stores an invalid verdict" at verdicts\.0\.score/)
 
     const html = readFileSync(join(dir, 'out', 'report.html'), 'utf8')
     expect(html).toContain('cites a &lt;b&gt;2019&lt;/b&gt; figure')
-    expect(readFileSync(summary, 'utf8')).toContain('| ✗ | verdicts.test.ts › chart agent &gt; cites a missing figure | faithfulness |')
+    expect(readFileSync(summary, 'utf8')).toContain(
+      '| ✗ | verdicts.test.ts › chart agent &gt; cites a missing figure | faithfulness |',
+    )
   })
 
   it('prints one line when no test has verdicts, still writes an (empty) artifact, and is quiet when silent', async () => {

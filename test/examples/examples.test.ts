@@ -19,7 +19,12 @@ afterAll(() => {
   for (const name of ['vitest-multimodal', 'jest-text']) {
     const link = join(repo, 'examples', name, 'node_modules', 'agent-verdict')
     // Leave no link to a temp build behind; the runner re-creates the repo link on its next run.
-    if (existsSync(link) && lstatSync(link).isSymbolicLink() && resolve(dirname(link), readlinkSync(link)) !== resolve(repo)) rmSync(link)
+    if (
+      existsSync(link) &&
+      lstatSync(link).isSymbolicLink() &&
+      resolve(dirname(link), readlinkSync(link)) !== resolve(repo)
+    )
+      rmSync(link)
   }
   if (privateBuild) rmSync(packageDir, { recursive: true, force: true })
 })
@@ -37,7 +42,12 @@ const cases = [
     ],
     verdicts: 15,
   },
-  { name: 'jest-text', tests: 3, caught: ['The policy offers no store credit bonus; only refunds to the original payment method.'], verdicts: 6 },
+  {
+    name: 'jest-text',
+    tests: 3,
+    caught: ['The policy offers no store credit bonus; only refunds to the original payment method.'],
+    verdicts: 6,
+  },
 ]
 
 describe.each(cases)('examples/$name', ({ name, tests, caught, verdicts }) => {
@@ -52,7 +62,12 @@ describe.each(cases)('examples/$name', ({ name, tests, caught, verdicts }) => {
     expect(report.tests.every((t) => t.state === 'pass')).toBe(true)
     const all = report.tests.flatMap((t) => t.verdicts)
     expect(all).toHaveLength(verdicts)
-    expect(all.filter((v) => v.outcome === 'fail').map((v) => v.reason).sort()).toEqual([...caught].sort())
+    expect(
+      all
+        .filter((v) => v.outcome === 'fail')
+        .map((v) => v.reason)
+        .sort(),
+    ).toEqual([...caught].sort())
     expect(all.some((v) => v.outcome === 'unjudgeable')).toBe(false)
   })
 })

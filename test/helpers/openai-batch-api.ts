@@ -39,7 +39,10 @@ function chatCompletion(reply: Reply) {
   const content = typeof reply === 'string' ? reply : reply.content
   const usage = typeof reply === 'string' ? { prompt_tokens: 100 + content.length, completion_tokens: 20 } : reply.usage
   return {
-    id: 'chatcmpl-fake', object: 'chat.completion', created: 1, model: 'gpt-4.1',
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4.1',
     choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content, refusal: null } }],
     usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
   }
@@ -53,23 +56,62 @@ function chatCompletion(reply: Reply) {
  */
 export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdict): FakeBatchApi {
   const files = new Map<string, string>()
-  const batches = new Map<string, { inputFileId: string; polls: number; outputFileId?: string; errorFileId?: string; status: string; total: number; done: number; failed: number }>()
+  const batches = new Map<
+    string,
+    {
+      inputFileId: string
+      polls: number
+      outputFileId?: string
+      errorFileId?: string
+      status: string
+      total: number
+      done: number
+      failed: number
+    }
+  >()
   let ids = 0
-  const api: FakeBatchApi = { handlers: [], liveCalls: 0, polls: 0, failIds: new Set(), expireIds: new Set(), replyFor: new Map(), pollsBeforeDone: 1, pollErrors: [] }
+  const api: FakeBatchApi = {
+    handlers: [],
+    liveCalls: 0,
+    polls: 0,
+    failIds: new Set(),
+    expireIds: new Set(),
+    replyFor: new Map(),
+    pollsBeforeDone: 1,
+    pollErrors: [],
+  }
 
   const finish = async (batch: NonNullable<ReturnType<typeof batches.get>>) => {
-    const lines = files.get(batch.inputFileId)!.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+    const lines = files
+      .get(batch.inputFileId)!
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l))
     const out: string[] = []
     const err: string[] = []
     for (const line of lines) {
       const id = line.custom_id
       if (api.expireIds.has(id)) continue
       if (api.failIds.has(id)) {
-        err.push(JSON.stringify({ id: `req_${id.slice(0, 6)}`, custom_id: id, response: { status_code: 500, request_id: 'r', body: { error: { message: 'The server had an error' } } }, error: null }))
+        err.push(
+          JSON.stringify({
+            id: `req_${id.slice(0, 6)}`,
+            custom_id: id,
+            response: { status_code: 500, request_id: 'r', body: { error: { message: 'The server had an error' } } },
+            error: null,
+          }),
+        )
         continue
       }
       const content = api.replyFor.get(id) ?? (await script(line.body))
-      out.push(JSON.stringify({ id: `req_${id.slice(0, 6)}`, custom_id: id, response: { status_code: 200, request_id: 'r', body: chatCompletion(content) }, error: null }))
+      out.push(
+        JSON.stringify({
+          id: `req_${id.slice(0, 6)}`,
+          custom_id: id,
+          response: { status_code: 200, request_id: 'r', body: chatCompletion(content) },
+          error: null,
+        }),
+      )
     }
     batch.outputFileId = `file-out-${++ids}`
     files.set(batch.outputFileId, out.join('\n'))
@@ -83,8 +125,15 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
   }
 
   const view = (id: string, b: NonNullable<ReturnType<typeof batches.get>>) => ({
-    id, object: 'batch', endpoint: '/v1/chat/completions', input_file_id: b.inputFileId, completion_window: '24h', status: b.status,
-    created_at: 1, output_file_id: b.outputFileId ?? null, error_file_id: b.errorFileId ?? null,
+    id,
+    object: 'batch',
+    endpoint: '/v1/chat/completions',
+    input_file_id: b.inputFileId,
+    completion_window: '24h',
+    status: b.status,
+    created_at: 1,
+    output_file_id: b.outputFileId ?? null,
+    error_file_id: b.errorFileId ?? null,
     request_counts: { total: b.total, completed: b.done - b.failed, failed: b.failed },
   })
 
@@ -96,15 +145,28 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
     http.post(`${base}/files`, async ({ request }) => {
       const form = await request.formData()
       const file = form.get('file') as File
-      if (form.get('purpose') !== 'batch') return HttpResponse.json({ error: { message: 'purpose must be batch' } }, { status: 400 })
+      if (form.get('purpose') !== 'batch')
+        return HttpResponse.json({ error: { message: 'purpose must be batch' } }, { status: 400 })
       const id = `file-in-${++ids}`
       files.set(id, await file.text())
-      return HttpResponse.json({ id, object: 'file', bytes: file.size, created_at: 1, filename: file.name, purpose: 'batch', status: 'processed' })
+      return HttpResponse.json({
+        id,
+        object: 'file',
+        bytes: file.size,
+        created_at: 1,
+        filename: file.name,
+        purpose: 'batch',
+        status: 'processed',
+      })
     }),
     http.post(`${base}/batches`, async ({ request }) => {
       const body = (await request.json()) as { input_file_id: string; endpoint: string }
-      if (!files.has(body.input_file_id) || body.endpoint !== '/v1/chat/completions') return HttpResponse.json({ error: { message: 'bad batch' } }, { status: 400 })
-      const total = files.get(body.input_file_id)!.split('\n').filter((l) => l.trim()).length
+      if (!files.has(body.input_file_id) || body.endpoint !== '/v1/chat/completions')
+        return HttpResponse.json({ error: { message: 'bad batch' } }, { status: 400 })
+      const total = files
+        .get(body.input_file_id)!
+        .split('\n')
+        .filter((l) => l.trim()).length
       const id = `batch_${++ids}`
       batches.set(id, { inputFileId: body.input_file_id, polls: 0, status: 'validating', total, done: 0, failed: 0 })
       return HttpResponse.json(view(id, batches.get(id)!))
@@ -114,11 +176,13 @@ export function fakeOpenAIBatchApi(base: string, script: Script = scriptedVerdic
       const batch = batches.get(id)
       if (!batch) return HttpResponse.json({ error: { message: 'no such batch' } }, { status: 404 })
       const injected = api.pollErrors.shift()
-      if (injected !== undefined) return HttpResponse.json({ error: { message: `injected ${injected}` } }, { status: injected })
+      if (injected !== undefined)
+        return HttpResponse.json({ error: { message: `injected ${injected}` } }, { status: injected })
       api.polls++
       batch.polls++
-      if (batch.polls > api.pollsBeforeDone) { if (!batch.outputFileId) await finish(batch) }
-      else {
+      if (batch.polls > api.pollsBeforeDone) {
+        if (!batch.outputFileId) await finish(batch)
+      } else {
         batch.status = 'in_progress'
         batch.done = Math.floor((batch.total * batch.polls) / (api.pollsBeforeDone + 1))
       }

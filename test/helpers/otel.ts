@@ -1,8 +1,22 @@
 // Builds spans with the real OpenTelemetry JS SDK, so OTLP tests and fixtures never rely on hand-written shapes.
-import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type HrTime, type Span as OtelSpan, type Tracer } from '@opentelemetry/api'
+import {
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type HrTime,
+  type Span as OtelSpan,
+  type Tracer,
+} from '@opentelemetry/api'
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type IdGenerator, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type IdGenerator,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base'
 
 /** Deterministic trace/span ids (a seeded counter), so generated fixtures are stable across runs. */
 export class SequentialIds implements IdGenerator {
@@ -53,7 +67,9 @@ export function toOtlpJson(spans: ReadableSpan[]): string {
 export function withBase64Ids(otlpJson: string): string {
   const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64')
   return JSON.stringify(JSON.parse(otlpJson), (key, value) =>
-    (key === 'traceId' || key === 'spanId' || key === 'parentSpanId') && typeof value === 'string' && value !== '' ? b64(value) : value,
+    (key === 'traceId' || key === 'spanId' || key === 'parentSpanId') && typeof value === 'string' && value !== ''
+      ? b64(value)
+      : value,
   )
 }
 
@@ -100,13 +116,41 @@ export type HttpFailure = 401 | 403 | 404 | 429 | 500 | 503 | 'timeout'
 
 /** Exception type, message and attributes a typical HTTP client reports for each failure. */
 export const HTTP_FAILURES: Record<HttpFailure, { type: string; message: string; attributes: Attributes }> = {
-  401: { type: 'AuthenticationError', message: 'Error code: 401 - Incorrect API key provided', attributes: { 'http.response.status_code': 401, 'error.type': '401' } },
-  403: { type: 'PermissionDeniedError', message: 'Error code: 403 - This key may not access the orders API', attributes: { 'http.response.status_code': 403, 'error.type': '403' } },
-  404: { type: 'NotFoundError', message: '404 Client Error: Not Found for url: https://api.example.com/orders/A-1042', attributes: { 'http.response.status_code': 404, 'error.type': '404' } },
-  429: { type: 'RateLimitError', message: 'Error code: 429 - Rate limit reached for requests; retry after 20s', attributes: { 'http.response.status_code': 429, 'error.type': '429' } },
-  500: { type: 'InternalServerError', message: 'Error code: 500 - The server had an error while processing your request', attributes: { 'http.response.status_code': 500, 'error.type': '500' } },
-  503: { type: 'ServiceUnavailableError', message: 'Error code: 503 - The service is temporarily unavailable', attributes: { 'http.response.status_code': 503, 'error.type': '503' } },
-  timeout: { type: 'TimeoutError', message: 'Request timed out after 30000 ms', attributes: { 'error.type': 'timeout' } },
+  401: {
+    type: 'AuthenticationError',
+    message: 'Error code: 401 - Incorrect API key provided',
+    attributes: { 'http.response.status_code': 401, 'error.type': '401' },
+  },
+  403: {
+    type: 'PermissionDeniedError',
+    message: 'Error code: 403 - This key may not access the orders API',
+    attributes: { 'http.response.status_code': 403, 'error.type': '403' },
+  },
+  404: {
+    type: 'NotFoundError',
+    message: '404 Client Error: Not Found for url: https://api.example.com/orders/A-1042',
+    attributes: { 'http.response.status_code': 404, 'error.type': '404' },
+  },
+  429: {
+    type: 'RateLimitError',
+    message: 'Error code: 429 - Rate limit reached for requests; retry after 20s',
+    attributes: { 'http.response.status_code': 429, 'error.type': '429' },
+  },
+  500: {
+    type: 'InternalServerError',
+    message: 'Error code: 500 - The server had an error while processing your request',
+    attributes: { 'http.response.status_code': 500, 'error.type': '500' },
+  },
+  503: {
+    type: 'ServiceUnavailableError',
+    message: 'Error code: 503 - The service is temporarily unavailable',
+    attributes: { 'http.response.status_code': 503, 'error.type': '503' },
+  },
+  timeout: {
+    type: 'TimeoutError',
+    message: 'Request timed out after 30000 ms',
+    attributes: { 'error.type': 'timeout' },
+  },
 }
 
 /**
@@ -114,21 +158,34 @@ export const HTTP_FAILURES: Record<HttpFailure, { type: string; message: string;
  * With `failure`, the tool call fails with that HTTP error (exception event + ERROR status) and the final
  * answer apologises. Times are fixed, with sub-microsecond parts to check exact ns.
  */
-export function agentRun(tracer: Tracer, opts: { failure?: HttpFailure; offsetMs?: number; toolName?: string } = {}): OtelSpan {
+export function agentRun(
+  tracer: Tracer,
+  opts: { failure?: HttpFailure; offsetMs?: number; toolName?: string } = {},
+): OtelSpan {
   const t = opts.offsetMs ?? 0
   const tool = opts.toolName ?? 'lookup_order'
   const args = { order_id: 'A-1042' }
   const failure = opts.failure === undefined ? undefined : HTTP_FAILURES[opts.failure]
   const userMessage = { role: 'user', parts: [{ type: 'text', content: 'Where is my order A-1042?' }] }
-  const askTool = { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: tool, arguments: args }], finish_reason: 'tool_call' }
+  const askTool = {
+    role: 'assistant',
+    parts: [{ type: 'tool_call', id: 'call_1', name: tool, arguments: args }],
+    finish_reason: 'tool_call',
+  }
   const toolResult = failure ? `error: ${failure.message}` : '{"status": "shipped", "eta": "2025-03-27"}'
-  const answer = failure ? 'Sorry, I could not look up your order right now.' : 'Your order A-1042 has shipped and should arrive on 27 March.'
+  const answer = failure
+    ? 'Sorry, I could not look up your order right now.'
+    : 'Your order A-1042 has shipped and should arrive on 27 March.'
   return record(tracer, {
     name: 'invoke_agent support',
     start: at(t),
     end: at(t + 4200, 17),
     ok: true,
-    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'support', 'gen_ai.request.model': 'gpt-4o-mini' },
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'support',
+      'gen_ai.request.model': 'gpt-4o-mini',
+    },
     children: [
       {
         name: 'chat gpt-4o-mini',
@@ -140,7 +197,9 @@ export function agentRun(tracer: Tracer, opts: { failure?: HttpFailure; offsetMs
           'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
           'gen_ai.usage.input_tokens': 412,
           'gen_ai.usage.output_tokens': 23,
-          'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'You are a support agent. Use tools to answer.' }]),
+          'gen_ai.system_instructions': JSON.stringify([
+            { type: 'text', content: 'You are a support agent. Use tools to answer.' },
+          ]),
           'gen_ai.input.messages': JSON.stringify([userMessage]),
           'gen_ai.output.messages': JSON.stringify([askTool]),
         },
@@ -157,7 +216,12 @@ export function agentRun(tracer: Tracer, opts: { failure?: HttpFailure; offsetMs
           'gen_ai.tool.call.arguments': JSON.stringify(args),
           ...(failure ? {} : { 'gen_ai.tool.call.result': toolResult }),
         },
-        error: failure && { type: failure.type, message: failure.message, time: at(t + 2520, 500), attributes: failure.attributes },
+        error: failure && {
+          type: failure.type,
+          message: failure.message,
+          time: at(t + 2520, 500),
+          attributes: failure.attributes,
+        },
       },
       {
         name: 'chat gpt-4o-mini',
@@ -173,7 +237,9 @@ export function agentRun(tracer: Tracer, opts: { failure?: HttpFailure; offsetMs
             askTool,
             { role: 'tool', parts: [{ type: 'tool_call_response', id: 'call_1', response: toolResult }] },
           ]),
-          'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' }]),
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' },
+          ]),
         },
       },
     ],
@@ -191,7 +257,11 @@ export function openInferenceRun(tracer: Tracer, offsetMs = 0): OtelSpan {
     start: at(t),
     end: at(t + 3000),
     ok: true,
-    attributes: { 'openinference.span.kind': 'AGENT', 'input.value': JSON.stringify({ task: 'What is the capital of France?' }), 'output.value': 'Paris' },
+    attributes: {
+      'openinference.span.kind': 'AGENT',
+      'input.value': JSON.stringify({ task: 'What is the capital of France?' }),
+      'output.value': 'Paris',
+    },
     children: [
       {
         name: 'OpenAIModel.__call__',
@@ -255,7 +325,12 @@ export function legacyGenAiChat(tracer: Tracer, offsetMs = 0): OtelSpan {
         attributes: {
           index: 0,
           finish_reason: 'tool_calls',
-          message: JSON.stringify({ role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }),
+          message: JSON.stringify({
+            role: 'assistant',
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+            ],
+          }),
         },
       },
     ],

@@ -8,7 +8,10 @@ import { expect } from 'vitest'
  * const err = await rejectionOf(loadImage('missing.png'), ImageInputError)
  * expect(err.message).toMatch(/no such file/)
  */
-export async function rejectionOf<E extends Error>(promise: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+export async function rejectionOf<E extends Error>(
+  promise: Promise<unknown>,
+  type: abstract new (...args: never[]) => E,
+): Promise<E> {
   const err = await promise.then(
     () => null,
     (e: unknown) => e,

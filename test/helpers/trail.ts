@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** `../shared/datasets/trail` beside the repo, or `TRAIL_DIR`. May be absent (plain clone). */
-export const TRAIL_DIR = process.env.TRAIL_DIR ?? fileURLToPath(new URL('../../../shared/datasets/trail', import.meta.url))
+export const TRAIL_DIR =
+  process.env.TRAIL_DIR ?? fileURLToPath(new URL('../../../shared/datasets/trail', import.meta.url))
 export const HAS_TRAIL = existsSync(join(TRAIL_DIR, 'GAIA'))
 
 /** The small real TRAIL traces copied into the repo (see NOTICE.md there). */

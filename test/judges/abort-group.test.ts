@@ -72,10 +72,13 @@ describe('abortGroup', () => {
     try {
       const group = abortGroup(new AbortController().signal)
       const tasks = Array.from({ length: 40 }, () =>
-        group.run((signal) => new Promise<void>((resolve) => {
-          signal.addEventListener('abort', () => {}, { once: true })
-          setTimeout(resolve, 5)
-        })),
+        group.run(
+          (signal) =>
+            new Promise<void>((resolve) => {
+              signal.addEventListener('abort', () => {}, { once: true })
+              setTimeout(resolve, 5)
+            }),
+        ),
       )
       await group.settle()
       await Promise.all(tasks)

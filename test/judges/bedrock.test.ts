@@ -36,15 +36,30 @@ afterEach(() => {
 })
 afterAll(() => server.close())
 
-const toolReply = (input: unknown, usage = { inputTokens: 1500, outputTokens: 120 }) => () =>
-  HttpResponse.json({
-    output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'overall_quality', input } }] } },
-    stopReason: 'tool_use',
-    usage: { ...usage, totalTokens: usage.inputTokens + usage.outputTokens },
-    metrics: { latencyMs: 900 },
-  })
-const awsError = (status: number, type: string, message: string, headers: Record<string, string> = {}) => () =>
-  HttpResponse.json({ message }, { status, headers: { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, ...headers } })
+const toolReply =
+  (input: unknown, usage = { inputTokens: 1500, outputTokens: 120 }) =>
+  () =>
+    HttpResponse.json({
+      output: {
+        message: {
+          role: 'assistant',
+          content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'overall_quality', input } }],
+        },
+      },
+      stopReason: 'tool_use',
+      usage: { ...usage, totalTokens: usage.inputTokens + usage.outputTokens },
+      metrics: { latencyMs: 900 },
+    })
+const awsError =
+  (status: number, type: string, message: string, headers: Record<string, string> = {}) =>
+  () =>
+    HttpResponse.json(
+      { message },
+      {
+        status,
+        headers: { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, ...headers },
+      },
+    )
 
 describe('bedrockJudge', () => {
   it('forces the verdict tool, sends image bytes, and reads the tool input and usage back', async () => {
@@ -91,17 +106,23 @@ describe('bedrockJudge', () => {
   })
 
   it('does not retry AccessDenied or ValidationException', async () => {
-    replies = [awsError(403, 'AccessDeniedException', 'You do not have access to the model with the specified model ID.')]
+    replies = [
+      awsError(403, 'AccessDeniedException', 'You do not have access to the model with the specified model ID.'),
+    ]
     await expect(bedrockJudge({ client }).evaluate(likertRequest())).rejects.toBeInstanceOf(JudgeAuthError)
     replies = [awsError(400, 'ValidationException', 'The provided model identifier is invalid.')]
-    await expect(bedrockJudge({ client, model: 'anthropic.nope' }).evaluate(likertRequest())).rejects.toBeInstanceOf(JudgeRequestError)
+    await expect(bedrockJudge({ client, model: 'anthropic.nope' }).evaluate(likertRequest())).rejects.toBeInstanceOf(
+      JudgeRequestError,
+    )
     expect(requests).toHaveLength(2)
   })
 
   it('rejects an out-of-range tool input as a JudgeOutputError after one re-ask', async () => {
     const { sleep } = recordingSleep()
     replies = [toolReply({ reasoning: 'x', score: 0 }), toolReply({ reasoning: 'x', score: 0 })]
-    const err = await bedrockJudge({ client, retry: { sleep } }).evaluate(likertRequest()).catch((e) => e)
+    const err = await bedrockJudge({ client, retry: { sleep } })
+      .evaluate(likertRequest())
+      .catch((e) => e)
     expect(err).toBeInstanceOf(JudgeOutputError)
     expect(err.excerpt).toContain('"score":0')
     expect(requests).toHaveLength(2)
@@ -109,15 +130,28 @@ describe('bedrockJudge', () => {
 
   it('builds its own client from AWS_DEFAULT_REGION and the env credentials, with SDK retries off', async () => {
     // The default client speaks HTTP/2, which msw cannot intercept: swap only the transport.
-    const keys = ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_PROFILE'] as const
+    const keys = [
+      'AWS_REGION',
+      'AWS_DEFAULT_REGION',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_PROFILE',
+    ] as const
     const saved = Object.fromEntries(keys.map((k) => [k, process.env[k]]))
     delete process.env.AWS_REGION
     delete process.env.AWS_PROFILE
-    Object.assign(process.env, { AWS_DEFAULT_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIAFAKE', AWS_SECRET_ACCESS_KEY: 'fake' })
+    Object.assign(process.env, {
+      AWS_DEFAULT_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIAFAKE',
+      AWS_SECRET_ACCESS_KEY: 'fake',
+    })
     try {
       const { sleep } = recordingSleep()
       replies = [awsError(500, 'InternalServerException', 'internal'), toolReply({ reasoning: 'ok', score: 4 })]
-      const res = await bedrockJudge({ retry: { sleep }, clientConfig: { requestHandler: new NodeHttpHandler() } }).evaluate(likertRequest())
+      const res = await bedrockJudge({
+        retry: { sleep },
+        clientConfig: { requestHandler: new NodeHttpHandler() },
+      }).evaluate(likertRequest())
       expect(res.output.score).toBe(4)
       expect(res.attempts).toBe(2)
       expect(requests).toHaveLength(2) // the SDK's own retry (maxAttempts 3 by default) would have made more
@@ -136,10 +170,13 @@ describe('bedrockJudge countTokens (prompt budgets in Claude tokens)', () => {
   let countReply: () => Response = () => HttpResponse.json({ inputTokens: 4321 })
   beforeAll(() => {
     server.use(
-      http.post('https://bedrock-runtime.:region.amazonaws.com/model/:modelId/count-tokens', async ({ request, params }) => {
-        counted.push({ modelId: params.modelId, body: await request.json() })
-        return countReply()
-      }),
+      http.post(
+        'https://bedrock-runtime.:region.amazonaws.com/model/:modelId/count-tokens',
+        async ({ request, params }) => {
+          counted.push({ modelId: params.modelId, body: await request.json() })
+          return countReply()
+        },
+      ),
     )
   })
 
@@ -148,7 +185,14 @@ describe('bedrockJudge countTokens (prompt budgets in Claude tokens)', () => {
     const n = await judge.countTokens('You judge spans.', 'span text <|endoftext|> and more')
     expect(n).toBe(4321)
     expect(decodeURIComponent(counted[0].modelId)).toBe('global.anthropic.claude-sonnet-4-6')
-    expect(counted[0].body).toEqual({ input: { converse: { system: [{ text: 'You judge spans.' }], messages: [{ role: 'user', content: [{ text: 'span text <|endoftext|> and more' }] }] } } })
+    expect(counted[0].body).toEqual({
+      input: {
+        converse: {
+          system: [{ text: 'You judge spans.' }],
+          messages: [{ role: 'user', content: [{ text: 'span text <|endoftext|> and more' }] }],
+        },
+      },
+    })
   })
 
   it('budgets use it, and fall back to o200k × margin when the API refuses (e.g. no access in this region)', async () => {

@@ -34,34 +34,111 @@ import {
 
 const ctx = { provider: 'openai', model: 'gpt-4.1' }
 const h = (init: Record<string, string> = {}) => new Headers(init)
-const meta = (httpStatusCode: number) => ({ $metadata: { httpStatusCode, requestId: 'req-1', attempts: 1, totalRetryDelay: 0 } })
+const meta = (httpStatusCode: number) => ({
+  $metadata: { httpStatusCode, requestId: 'req-1', attempts: 1, totalRetryDelay: 0 },
+})
 
 describe('classifyJudgeError', () => {
   it.each([
-    ['RateLimitError', new RateLimitError(429, { message: 'slow down' }, undefined, h({ 'retry-after': '2' })), JudgeRateLimitError, true],
-    ['InternalServerError 500', new InternalServerError(500, { message: 'oops' }, undefined, h()), JudgeServiceError, true],
+    [
+      'RateLimitError',
+      new RateLimitError(429, { message: 'slow down' }, undefined, h({ 'retry-after': '2' })),
+      JudgeRateLimitError,
+      true,
+    ],
+    [
+      'InternalServerError 500',
+      new InternalServerError(500, { message: 'oops' }, undefined, h()),
+      JudgeServiceError,
+      true,
+    ],
     ['InternalServerError 503', new InternalServerError(503, undefined, undefined, h()), JudgeServiceError, true],
     ['408', Object.assign(new Error('408 Request Timeout'), { status: 408 }), JudgeServiceError, true],
     ['ConflictError 409', new ConflictError(409, { message: 'lock' }, undefined, h()), JudgeServiceError, true],
     ['BadRequestError', new BadRequestError(400, { message: 'bad schema' }, undefined, h()), JudgeRequestError, false],
     ['NotFoundError', new NotFoundError(404, { message: 'model not found' }, undefined, h()), JudgeRequestError, false],
-    ['AuthenticationError', new AuthenticationError(401, { message: 'bad key' }, undefined, h()), JudgeAuthError, false],
+    [
+      'AuthenticationError',
+      new AuthenticationError(401, { message: 'bad key' }, undefined, h()),
+      JudgeAuthError,
+      false,
+    ],
     ['APIConnectionError', new APIConnectionError({ message: 'Connection error.' }), JudgeServiceError, true],
     ['APIConnectionTimeoutError', new APIConnectionTimeoutError(), JudgeTimeoutError, true],
     ['APIUserAbortError', new APIUserAbortError(), JudgeAbortError, false],
-    ['ThrottlingException', new ThrottlingException({ message: 'Too many requests', ...meta(429) }), JudgeRateLimitError, true],
-    ['ServiceUnavailableException', new ServiceUnavailableException({ message: 'unavailable', ...meta(503) }), JudgeServiceError, true],
-    ['InternalServerException', new InternalServerException({ message: 'internal', ...meta(500) }), JudgeServiceError, true],
-    ['ModelTimeoutException', new ModelTimeoutException({ message: 'model timed out', ...meta(408) }), JudgeTimeoutError, true],
-    ['ValidationException', new ValidationException({ message: 'bad model id', ...meta(400) }), JudgeRequestError, false],
+    [
+      'ThrottlingException',
+      new ThrottlingException({ message: 'Too many requests', ...meta(429) }),
+      JudgeRateLimitError,
+      true,
+    ],
+    [
+      'ServiceUnavailableException',
+      new ServiceUnavailableException({ message: 'unavailable', ...meta(503) }),
+      JudgeServiceError,
+      true,
+    ],
+    [
+      'InternalServerException',
+      new InternalServerException({ message: 'internal', ...meta(500) }),
+      JudgeServiceError,
+      true,
+    ],
+    [
+      'ModelTimeoutException',
+      new ModelTimeoutException({ message: 'model timed out', ...meta(408) }),
+      JudgeTimeoutError,
+      true,
+    ],
+    [
+      'ValidationException',
+      new ValidationException({ message: 'bad model id', ...meta(400) }),
+      JudgeRequestError,
+      false,
+    ],
     ['AccessDeniedException', new AccessDeniedException({ message: 'no access', ...meta(403) }), JudgeAuthError, false],
-    ['undici socket error', Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }), JudgeServiceError, true],
-    ['ECONNRESET renamed by smithy', Object.assign(new Error('socket hang up'), { name: 'TimeoutError', code: 'ECONNRESET' }), JudgeServiceError, true],
-    ['smithy request timeout', Object.assign(new Error('request timed out'), { name: 'TimeoutError' }), JudgeTimeoutError, true],
+    [
+      'undici socket error',
+      Object.assign(new TypeError('fetch failed'), {
+        cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+      }),
+      JudgeServiceError,
+      true,
+    ],
+    [
+      'ECONNRESET renamed by smithy',
+      Object.assign(new Error('socket hang up'), { name: 'TimeoutError', code: 'ECONNRESET' }),
+      JudgeServiceError,
+      true,
+    ],
+    [
+      'smithy request timeout',
+      Object.assign(new Error('request timed out'), { name: 'TimeoutError' }),
+      JudgeTimeoutError,
+      true,
+    ],
     ['DOM AbortError', new DOMException('This operation was aborted', 'AbortError'), JudgeAbortError, false],
     ['missing region', new Error('Region is missing'), JudgeConfigError, false],
-    ['http2 stream cancelled by a reset', Object.assign(new Error('The pending stream has been canceled'), { code: 'ERR_HTTP2_STREAM_CANCEL', cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }), JudgeServiceError, true],
-    ['unknown host (wrong region or offline)', Object.assign(new Error('The pending stream has been canceled'), { code: 'ERR_HTTP2_STREAM_CANCEL', cause: Object.assign(new Error('getaddrinfo ENOTFOUND bedrock-runtime.xx-1.amazonaws.com'), { code: 'ENOTFOUND' }) }), JudgeError, false],
+    [
+      'http2 stream cancelled by a reset',
+      Object.assign(new Error('The pending stream has been canceled'), {
+        code: 'ERR_HTTP2_STREAM_CANCEL',
+        cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      }),
+      JudgeServiceError,
+      true,
+    ],
+    [
+      'unknown host (wrong region or offline)',
+      Object.assign(new Error('The pending stream has been canceled'), {
+        code: 'ERR_HTTP2_STREAM_CANCEL',
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND bedrock-runtime.xx-1.amazonaws.com'), {
+          code: 'ENOTFOUND',
+        }),
+      }),
+      JudgeError,
+      false,
+    ],
   ])('%s', (_, err, type, retryable) => {
     const judged = classifyJudgeError(err, ctx)
     expect(judged).toBeInstanceOf(type)
@@ -71,7 +148,10 @@ describe('classifyJudgeError', () => {
   })
 
   it('keeps the status and the retry-after of a rate limit', () => {
-    const err = classifyJudgeError(new RateLimitError(429, { message: 'slow down' }, undefined, h({ 'retry-after-ms': '1500' })), ctx)
+    const err = classifyJudgeError(
+      new RateLimitError(429, { message: 'slow down' }, undefined, h({ 'retry-after-ms': '1500' })),
+      ctx,
+    )
     expect(err).toMatchObject({ status: 429, retryAfterMs: 1500 })
   })
 

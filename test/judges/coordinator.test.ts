@@ -71,7 +71,9 @@ describe('run coordinator (wire level)', () => {
     await settle()
     expect(w.granted).toEqual([1, 3])
     expect(coordinator.stats()[0]).toMatchObject({ limit: 1, throttled: 1, grants: 2 })
-    expect(formatCoordinatorStats(coordinator.stats())).toMatch(/judge limit \(run-wide\): p 1 — peak 1 in flight, 2 calls, 2 waited, 1 × 429/)
+    expect(formatCoordinatorStats(coordinator.stats())).toMatch(
+      /judge limit \(run-wide\): p 1 — peak 1 in flight, 2 calls, 2 waited, 1 × 429/,
+    )
     w.socket.destroy()
   })
 
@@ -86,7 +88,9 @@ describe('run coordinator (wire level)', () => {
   })
 
   it('says what to set when AGENT_VERDICT_CONCURRENCY is not a positive integer', async () => {
-    await expect(startCoordinator({ env: { AGENT_VERDICT_CONCURRENCY: 'eight' } })).rejects.toThrow(/AGENT_VERDICT_CONCURRENCY="eight" must be a positive integer \(e\.g\. AGENT_VERDICT_CONCURRENCY=8\)/)
+    await expect(startCoordinator({ env: { AGENT_VERDICT_CONCURRENCY: 'eight' } })).rejects.toThrow(
+      /AGENT_VERDICT_CONCURRENCY="eight" must be a positive integer \(e\.g\. AGENT_VERDICT_CONCURRENCY=8\)/,
+    )
   })
 })
 
@@ -115,10 +119,19 @@ describe('judges under the run coordinator', () => {
       // Two separate judge instances with their own per-process limiters of 8: without the coordinator 16 could be in flight.
       const a = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, concurrency: 8 })
       const b = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, concurrency: 8 })
-      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => callJudge(i % 2 ? a : b, likertRequest({ content: [{ type: 'text', text: `answer ${i}` }] }))))
+      const results = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          callJudge(i % 2 ? a : b, likertRequest({ content: [{ type: 'text', text: `answer ${i}` }] })),
+        ),
+      )
       expect(results.every((r) => r.status === 'ok')).toBe(true)
       expect(fake.stats.maxInFlight).toBe(3)
-      expect(coordinator.stats()[0]).toMatchObject({ pool: 'openai-compatible:fake-judge', limit: 3, peakInFlight: 3, grants: 24 })
+      expect(coordinator.stats()[0]).toMatchObject({
+        pool: 'openai-compatible:fake-judge',
+        limit: 3,
+        peakInFlight: 3,
+        grants: 24,
+      })
     } finally {
       await coordinator.close()
     }
@@ -130,7 +143,11 @@ describe('judges under the run coordinator', () => {
       process.env.AGENT_VERDICT_COORDINATOR = coordinator.address // the way Jest workers learn it
       fake.setFaults([{ type: 'rate-limit', rate: 0.1, retryAfter: '0.05' }])
       const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, concurrency: 4 })
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => callJudge(judge, likertRequest({ content: [{ type: 'text', text: `answer ${i}` }] }))))
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          callJudge(judge, likertRequest({ content: [{ type: 'text', text: `answer ${i}` }] })),
+        ),
+      )
       expect(results.filter((r) => r.status !== 'ok')).toEqual([])
       expect(fake.stats.maxInFlight).toBeLessThanOrEqual(4)
       const [stats] = coordinator.stats()
@@ -147,14 +164,20 @@ describe('judges under the run coordinator', () => {
     const coordinator = await startCoordinator({ concurrency: 1, env: {} })
     useCoordinator(coordinator.address)
     const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, concurrency: 2 })
-    const pending = Promise.all(Array.from({ length: 6 }, (_, i) => callJudge(judge, likertRequest({ content: [{ type: 'text', text: `answer ${i}` }] }))))
+    const pending = Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        callJudge(judge, likertRequest({ content: [{ type: 'text', text: `answer ${i}` }] })),
+      ),
+    )
     await settle(20)
     await coordinator.close()
     const results = await pending
     expect(results.every((r) => r.status === 'ok')).toBe(true)
     // The one call already holding the coordinator's permit finishes beside the local limiter's 2.
     expect(fake.stats.maxInFlight).toBeLessThanOrEqual(1 + 2)
-    expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toMatch(/run coordinator at 127\.0\.0\.1:\d+ is unreachable; judge concurrency 2 now applies per process/)
+    expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toMatch(
+      /run coordinator at 127\.0\.0\.1:\d+ is unreachable; judge concurrency 2 now applies per process/,
+    )
   })
 
   it('an address nobody listens on falls back at once instead of hanging', async () => {
@@ -195,7 +218,9 @@ describe('judges under the run coordinator', () => {
     ;(await second)('ok')
     const notes = stderr.mock.calls.map((c) => String(c[0])).filter((s) => s.includes('no run coordinator'))
     expect(notes).toHaveLength(1)
-    expect(notes[0]).toMatch(/judge concurrency 1 applies per worker; add globalSetup: \['agent-verdict\/global-setup'\]/)
+    expect(notes[0]).toMatch(
+      /judge concurrency 1 applies per worker; add globalSetup: \['agent-verdict\/global-setup'\]/,
+    )
     // The next worker of the same run (same parent, fresh process memory) stays quiet.
     delete (globalThis as Record<symbol, unknown>)[Symbol.for('agent-verdict.coordinator-noted')]
     stderr.mockClear()

@@ -27,9 +27,14 @@ describe('price table', () => {
 
   it('computes cost from usage, null for unknown models, and honours an override', () => {
     expect(costOf('gpt-4o-mini', { inputTokens: 2_000_000, outputTokens: 500_000 })).toBeCloseTo(0.3 + 0.3, 10)
-    expect(costOf('global.anthropic.claude-sonnet-4-6', { inputTokens: 10_000, outputTokens: 1_000 })).toBeCloseTo(0.045, 10)
+    expect(costOf('global.anthropic.claude-sonnet-4-6', { inputTokens: 10_000, outputTokens: 1_000 })).toBeCloseTo(
+      0.045,
+      10,
+    )
     expect(costOf('llama3.2-vision', { inputTokens: 10_000, outputTokens: 1_000 })).toBeNull()
-    expect(costOf('llama3.2-vision', { inputTokens: 1_000_000, outputTokens: 1_000_000 }, { input: 0.1, output: 0.2 })).toBeCloseTo(0.3, 10)
+    expect(
+      costOf('llama3.2-vision', { inputTokens: 1_000_000, outputTokens: 1_000_000 }, { input: 0.1, output: 0.2 }),
+    ).toBeCloseTo(0.3, 10)
     expect(costOf('gpt-4.1', { inputTokens: 1_000_000, outputTokens: 0 }, { input: 1, output: 1 })).toBe(1)
   })
 })

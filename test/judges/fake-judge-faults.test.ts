@@ -9,7 +9,9 @@ import { likertRequest, type Likert } from './helpers'
 
 let fake: FakeJudge
 beforeAll(async () => {
-  fake = await startFakeJudge({ rules: [{ name: 'shapes', when: { contains: 'shapes' }, respond: { score: 4, reason: 'Both shapes are named.' } }] })
+  fake = await startFakeJudge({
+    rules: [{ name: 'shapes', when: { contains: 'shapes' }, respond: { score: 4, reason: 'Both shapes are named.' } }],
+  })
 })
 afterEach(() => {
   fake.setFaults([])
@@ -17,7 +19,8 @@ afterEach(() => {
 })
 afterAll(() => fake.close())
 
-const judgeOf = (options: Partial<OpenAIJudgeOptions> = {}) => openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, ...options })
+const judgeOf = (options: Partial<OpenAIJudgeOptions> = {}) =>
+  openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, ...options })
 const statuses = () => fake.calls.map((c) => c.status)
 
 function expectOk(result: CallJudgeResult<Likert>): Likert {
@@ -25,7 +28,8 @@ function expectOk(result: CallJudgeResult<Likert>): Likert {
   return result.output
 }
 function expectUnjudgeable(result: CallJudgeResult<Likert>) {
-  if (result.status !== 'unjudgeable') throw new Error(`expected unjudgeable, got a verdict: ${JSON.stringify(result.output)}`)
+  if (result.status !== 'unjudgeable')
+    throw new Error(`expected unjudgeable, got a verdict: ${JSON.stringify(result.output)}`)
   return result
 }
 
@@ -66,7 +70,9 @@ describe('judge faults against the fake judge server', () => {
 
   it('persistent 500s end unjudgeable with the service-error cause', async () => {
     fake.setFaults([{ type: 'server-error' }])
-    const result = expectUnjudgeable(await callJudge(judgeOf({ maxWaitMs: 300, retry: { baseDelayMs: 20 } }), likertRequest()))
+    const result = expectUnjudgeable(
+      await callJudge(judgeOf({ maxWaitMs: 300, retry: { baseDelayMs: 20 } }), likertRequest()),
+    )
     expect(result.error).toBeInstanceOf(JudgeServiceError)
     expect(result.cause).toContain('(500)')
     expect(fake.calls.length).toBe(result.error.attempts)
@@ -83,7 +89,9 @@ describe('judge faults against the fake judge server', () => {
 
   it('a server that always hangs ends unjudgeable with the timeout cause', async () => {
     fake.setFaults([{ type: 'hang' }])
-    const result = expectUnjudgeable(await callJudge(judgeOf({ timeoutMs: 150, maxWaitMs: 400, retry: { baseDelayMs: 10 } }), likertRequest()))
+    const result = expectUnjudgeable(
+      await callJudge(judgeOf({ timeoutMs: 150, maxWaitMs: 400, retry: { baseDelayMs: 10 } }), likertRequest()),
+    )
     expect(result.error).toBeInstanceOf(JudgeTimeoutError)
     expect(result.cause).toMatch(/no answer within 150 ms/)
     expect(fake.calls.length).toBe(result.error.attempts)

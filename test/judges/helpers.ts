@@ -20,7 +20,12 @@ export function likertRequest(overrides: Partial<JudgeRequest<Likert>> = {}): Ju
     system: 'You judge image descriptions. Reason first, then score 1-5.',
     content: [
       { type: 'text', text: 'Describe the shapes in the image.\nAnswer: a red circle and a blue square.' },
-      { type: 'image', bytes: new Uint8Array(shapesPng), format: 'png', digest: createHash('sha256').update(shapesPng).digest('hex') },
+      {
+        type: 'image',
+        bytes: new Uint8Array(shapesPng),
+        format: 'png',
+        digest: createHash('sha256').update(shapesPng).digest('hex'),
+      },
     ],
     schema: LikertSchema,
     schemaName: 'overall_quality',
@@ -35,7 +40,9 @@ export function completion(content: string, usage = { prompt_tokens: 1200, compl
     object: 'chat.completion',
     created: 1_760_000_000,
     model: 'gpt-4.1-2025-04-14',
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
+    ],
     usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
   }
 }

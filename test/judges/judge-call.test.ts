@@ -23,7 +23,16 @@ function replayingJudge<T>(replies: Array<Reply<T>>) {
       await new Promise((r) => setImmediate(r))
       inFlight--
       if (reply instanceof Error) throw reply
-      return { output: reply as unknown as U, usage: { inputTokens: 10, outputTokens: 5 }, latencyMs: 1, provider: 'test-double', model: 'replay', costUsd: null, cached: false, attempts: 1 }
+      return {
+        output: reply as unknown as U,
+        usage: { inputTokens: 10, outputTokens: 5 },
+        latencyMs: 1,
+        provider: 'test-double',
+        model: 'replay',
+        costUsd: null,
+        cached: false,
+        attempts: 1,
+      }
     },
   }
   return judge
@@ -47,7 +56,9 @@ describe('callJudge', () => {
   })
 
   it('uses the lower middle for an even count, so a split never rounds up', async () => {
-    const result = await callJudge(replayingJudge([likert(5), likert(2), likert(4), likert(3)]), likertRequest(), { samples: 4 })
+    const result = await callJudge(replayingJudge([likert(5), likert(2), likert(4), likert(3)]), likertRequest(), {
+      samples: 4,
+    })
     expect(result).toMatchObject({ output: likert(3) })
   })
 
@@ -61,18 +72,28 @@ describe('callJudge', () => {
   })
 
   it('reports agreement, and honours scoreOf and an explicit aggregate', async () => {
-    const result = await callJudge(replayingJudge([likert(3), likert(3), likert(3)]), likertRequest(), { samples: 3, scoreOf: (o) => o.score >= 3, aggregate: 'majority' })
+    const result = await callJudge(replayingJudge([likert(3), likert(3), likert(3)]), likertRequest(), {
+      samples: 3,
+      scoreOf: (o) => o.score >= 3,
+      aggregate: 'majority',
+    })
     expect(result).toMatchObject({ status: 'ok', samples: [1, 1, 1], disagreement: false })
   })
 
   it('turns a judge failure into unjudgeable with its cause instead of throwing', async () => {
-    const failure = new JudgeOutputError('test-double:replay returned an invalid verdict for overall-quality (score: Too big)', { ...ctx, raw: '{"score":9}' })
+    const failure = new JudgeOutputError(
+      'test-double:replay returned an invalid verdict for overall-quality (score: Too big)',
+      { ...ctx, raw: '{"score":9}' },
+    )
     const result = await callJudge(replayingJudge<Likert>([failure]), likertRequest())
     expect(result).toEqual({ status: 'unjudgeable', error: failure, cause: failure.message })
   })
 
   it('wraps a non-JudgeError failure of a custom judge', async () => {
-    const result = await callJudge(replayingJudge<Likert>([Object.assign(new Error('503 Service Unavailable'), { status: 503 })]), likertRequest())
+    const result = await callJudge(
+      replayingJudge<Likert>([Object.assign(new Error('503 Service Unavailable'), { status: 503 })]),
+      likertRequest(),
+    )
     expect(result.status).toBe('unjudgeable')
     if (result.status === 'unjudgeable') expect(result.error).toBeInstanceOf(JudgeServiceError)
   })
@@ -84,12 +105,16 @@ describe('callJudge', () => {
   })
 
   it('is unjudgeable without a strict majority of valid samples, and says how many failed', async () => {
-    const bad = () => new JudgeOutputError('replied with text that is not one JSON document', { ...ctx, raw: 'I think 5' })
+    const bad = () =>
+      new JudgeOutputError('replied with text that is not one JSON document', { ...ctx, raw: 'I think 5' })
     const one = await callJudge(replayingJudge([bad(), likert(5), bad()]), likertRequest(), { samples: 3 })
     expect(one).toMatchObject({ status: 'unjudgeable', sampleCount: { asked: 3, failed: 2 } })
     expect(one.status === 'unjudgeable' && one.cause).toMatch(/^only 1 of 3 samples gave a valid verdict \(2 failed/)
     // Half is not a majority either: 1 valid of 2.
-    expect(await callJudge(replayingJudge([likert(5), bad()]), likertRequest(), { samples: 2 })).toMatchObject({ status: 'unjudgeable', sampleCount: { asked: 2, failed: 1 } })
+    expect(await callJudge(replayingJudge([likert(5), bad()]), likertRequest(), { samples: 2 })).toMatchObject({
+      status: 'unjudgeable',
+      sampleCount: { asked: 2, failed: 1 },
+    })
     const none = await callJudge(replayingJudge<Likert>([bad(), bad(), bad()]), likertRequest(), { samples: 3 })
     expect(none.status === 'unjudgeable' && none.cause).toMatch(/^none of 3 samples gave a valid verdict/)
   })
@@ -126,11 +151,15 @@ describe('callJudge', () => {
     const config = new JudgeConfigError('no judge configured')
     await expect(callJudge(replayingJudge<Likert>([config]), likertRequest())).rejects.toBe(config)
     const abort = new JudgeAbortError(ctx)
-    await expect(callJudge(replayingJudge<Likert>([abort, likert(3)]), likertRequest(), { samples: 2 })).rejects.toBe(abort)
+    await expect(callJudge(replayingJudge<Likert>([abort, likert(3)]), likertRequest(), { samples: 2 })).rejects.toBe(
+      abort,
+    )
   })
 
   it('asks for scoreOf when the reply has no score', async () => {
     const request = likertRequest() as unknown as JudgeRequest<{ label: string }>
-    await expect(callJudge(replayingJudge([{ label: 'a' }, { label: 'b' }]), request, { samples: 2 })).rejects.toThrow(/pass scoreOf/)
+    await expect(callJudge(replayingJudge([{ label: 'a' }, { label: 'b' }]), request, { samples: 2 })).rejects.toThrow(
+      /pass scoreOf/,
+    )
   })
 })

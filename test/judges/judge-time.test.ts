@@ -14,8 +14,12 @@ import { vitestTimedOut, vitestTimeLimit } from '../../matchers/vitest-state'
 import { likertRequest, recordingSleep } from './helpers'
 
 const ctx = { provider: 'openai-compatible', model: 'local', endpoint: 'http://127.0.0.1:9/v1' }
-const socketError = (code: string, message = code) => new APIConnectionError({ cause: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(message), { code }) }) })
-const rateLimit = () => new RateLimitError(429, { message: 'Rate limit reached' }, undefined, new Headers({ 'retry-after-ms': '50' }))
+const socketError = (code: string, message = code) =>
+  new APIConnectionError({
+    cause: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(message), { code }) }),
+  })
+const rateLimit = () =>
+  new RateLimitError(429, { message: 'Rate limit reached' }, undefined, new Headers({ 'retry-after-ms': '50' }))
 
 describe('connection failures that no wait can fix', () => {
   it.each([
@@ -64,10 +68,14 @@ describe('connection failures that no wait can fix', () => {
   it('a refused connection that recovers on the second try succeeds', async () => {
     const { sleep } = recordingSleep()
     let calls = 0
-    const result = await withRetry(async () => {
-      if (++calls === 1) throw socketError('ECONNREFUSED')
-      return 'verdict'
-    }, ctx, { sleep })
+    const result = await withRetry(
+      async () => {
+        if (++calls === 1) throw socketError('ECONNREFUSED')
+        return 'verdict'
+      },
+      ctx,
+      { sleep },
+    )
     expect(result).toEqual({ value: 'verdict', attempts: 2, reasks: 0 })
   })
 })
@@ -96,19 +104,29 @@ function scriptedJudge(attempt: (signal: AbortSignal) => Promise<unknown>) {
   return { judge, seen }
 }
 
-const limit = (timeoutMs: number) => ({ startedAt: Date.now(), timeoutMs, setting: 'test.testTimeout in vitest.config' })
+const limit = (timeoutMs: number) => ({
+  startedAt: Date.now(),
+  timeoutMs,
+  setting: 'test.testTimeout in vitest.config',
+})
 
 describe('withTestDeadline', () => {
   it('a judge that never answers is aborted before the test timeout, with who, what and what to do', async () => {
-    const { judge, seen } = scriptedJudge((signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))))
+    const { judge, seen } = scriptedJudge(
+      (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    )
     const started = Date.now()
     const error = await rejectionOf(withTestDeadline(judge, limit(1_000)).evaluate(likertRequest()), JudgeError)
     const elapsed = Date.now() - started
     expect(error).toBeInstanceOf(JudgeDeadlineError)
     expect(error.retryable).toBe(false)
     expect(elapsed).toBeLessThan(1_000)
-    expect(error.message).toMatch(/^openai-compatible:local at http:\/\/127\.0\.0\.1:9\/v1 gave no verdict before the test's 1\.0 s timeout \(0\.\d s left for the judge\): no answer after 0\.\d s \(first attempt still waiting\)\./)
-    expect(error.message).toContain("raise the test's timeout (test.testTimeout in vitest.config; 60 s is recommended for judge tests)")
+    expect(error.message).toMatch(
+      /^openai-compatible:local at http:\/\/127\.0\.0\.1:9\/v1 gave no verdict before the test's 1\.0 s timeout \(0\.\d s left for the judge\): no answer after 0\.\d s \(first attempt still waiting\)\./,
+    )
+    expect(error.message).toContain(
+      "raise the test's timeout (test.testTimeout in vitest.config; 60 s is recommended for judge tests)",
+    )
     expect(seen).toEqual({ requests: 1, aborted: 1 })
   })
 
@@ -137,24 +155,39 @@ describe('withTestDeadline', () => {
 
   it('no time left: fails at once without calling the judge', async () => {
     const { judge, seen } = scriptedJudge(async () => ({ reasoning: 'ok', score: 5 }))
-    const error = await rejectionOf(withTestDeadline(judge, { startedAt: Date.now() - 10_000, timeoutMs: 5_000, setting: 'testTimeout' }).evaluate(likertRequest()), JudgeError)
+    const error = await rejectionOf(
+      withTestDeadline(judge, { startedAt: Date.now() - 10_000, timeoutMs: 5_000, setting: 'testTimeout' }).evaluate(
+        likertRequest(),
+      ),
+      JudgeError,
+    )
     expect(error).toBeInstanceOf(JudgeDeadlineError)
     expect(error.message).toContain("no time left for the judge before the test's 5.0 s timeout")
     expect(seen.requests).toBe(0)
   })
 
   it('a custom judge that ignores its signal still cannot outlive the deadline', async () => {
-    const stubborn: Judge = { id: 'custom:judge', provider: 'custom', model: 'judge', evaluate: () => new Promise(() => {}) }
+    const stubborn: Judge = {
+      id: 'custom:judge',
+      provider: 'custom',
+      model: 'judge',
+      evaluate: () => new Promise(() => {}),
+    }
     const error = await rejectionOf(withTestDeadline(stubborn, limit(600)).evaluate(likertRequest()), JudgeError)
     expect(error).toBeInstanceOf(JudgeDeadlineError)
     expect(error.message).toMatch(/^custom:judge gave no verdict before the test's 0\.6 s timeout/)
   })
 
   it("the caller's abort stays an abort, not a deadline", async () => {
-    const { judge } = scriptedJudge((signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))))
+    const { judge } = scriptedJudge(
+      (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    )
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 50)
-    const error = await rejectionOf(withTestDeadline(judge, limit(5_000)).evaluate(likertRequest(), controller.signal), JudgeError)
+    const error = await rejectionOf(
+      withTestDeadline(judge, limit(5_000)).evaluate(likertRequest(), controller.signal),
+      JudgeError,
+    )
     expect(error).toBeInstanceOf(JudgeAbortError)
   })
 
@@ -173,7 +206,10 @@ describe('withTestDeadline', () => {
 
 describe('reading the test timeout', () => {
   it('Vitest: the task timeout and start time; none without a timeout', () => {
-    expect(vitestTimeLimit({ timeout: 5_000, result: { startTime: 1_000 } })).toMatchObject({ startedAt: 1_000, timeoutMs: 5_000 })
+    expect(vitestTimeLimit({ timeout: 5_000, result: { startTime: 1_000 } })).toMatchObject({
+      startedAt: 1_000,
+      timeoutMs: 5_000,
+    })
     expect(vitestTimeLimit({ timeout: 0 })).toBeUndefined()
     expect(vitestTimeLimit(undefined)).toBeUndefined()
     expect(vitestTimedOut({ result: { errors: [{ message: 'Test timed out in 5000ms.' }] } })).toBe(true)
@@ -186,7 +222,14 @@ describe('reading the test timeout', () => {
     try {
       g[symbol] = { testTimeout: 5_000, currentlyRunningTest: { timeout: undefined, startedAt: 2_000, errors: [] } }
       expect(jestTimeLimit()).toMatchObject({ startedAt: 2_000, timeoutMs: 5_000 })
-      g[symbol] = { testTimeout: 5_000, currentlyRunningTest: { timeout: 20_000, startedAt: 2_000, errors: [[new Error('Exceeded timeout of 20000 ms for a test.'), new Error('x')]] } }
+      g[symbol] = {
+        testTimeout: 5_000,
+        currentlyRunningTest: {
+          timeout: 20_000,
+          startedAt: 2_000,
+          errors: [[new Error('Exceeded timeout of 20000 ms for a test.'), new Error('x')]],
+        },
+      }
       expect(jestTimeLimit()).toMatchObject({ timeoutMs: 20_000 })
       expect(jestTimedOut()).toBe(true)
       g[symbol] = { testTimeout: 5_000, currentlyRunningTest: null }

@@ -45,7 +45,18 @@ describe('AdaptiveLimiter', () => {
   it('halves the limit (min 1) when 429s dominate the window', async () => {
     const limiter = new AdaptiveLimiter({ concurrency: 8 })
     // 60% throttled over 10 outcomes → cut.
-    await feed(limiter, ['throttled', 'ok', 'throttled', 'throttled', 'ok', 'throttled', 'ok', 'throttled', 'ok', 'throttled'])
+    await feed(limiter, [
+      'throttled',
+      'ok',
+      'throttled',
+      'throttled',
+      'ok',
+      'throttled',
+      'ok',
+      'throttled',
+      'ok',
+      'throttled',
+    ])
     expect(limiter.limit).toBe(4)
     await feed(limiter, Array(10).fill('throttled'))
     expect(limiter.limit).toBe(2)
@@ -105,9 +116,13 @@ describe('AdaptiveLimiter', () => {
     const hold = await limiter.acquire()
     const controller = new AbortController()
     let started = false
-    const pending = limiter.run(async () => {
-      started = true
-    }, undefined, controller.signal)
+    const pending = limiter.run(
+      async () => {
+        started = true
+      },
+      undefined,
+      controller.signal,
+    )
     hold('ok')
     controller.abort(new Error('cancelled'))
     await expect(pending).rejects.toThrow('cancelled')
@@ -115,4 +130,3 @@ describe('AdaptiveLimiter', () => {
     expect(limiter.inFlight).toBe(0)
   })
 })
-

@@ -35,7 +35,8 @@ afterEach(() => {
 })
 afterAll(() => server.close())
 
-const ok = (content: string, usage?: { prompt_tokens: number; completion_tokens: number }) => () => HttpResponse.json(completion(content, usage))
+const ok = (content: string, usage?: { prompt_tokens: number; completion_tokens: number }) => () =>
+  HttpResponse.json(completion(content, usage))
 const verdict = JSON.stringify({ reasoning: 'Both shapes are named correctly.', score: 4, category: null })
 
 describe('openaiJudge', () => {
@@ -81,7 +82,18 @@ describe('openaiJudge', () => {
 
   it('drops temperature and asks again when the model rejects it', async () => {
     replies = [
-      () => HttpResponse.json({ error: { message: "Unsupported value: 'temperature' does not support 0 with this model.", type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } }, { status: 400 }),
+      () =>
+        HttpResponse.json(
+          {
+            error: {
+              message: "Unsupported value: 'temperature' does not support 0 with this model.",
+              type: 'invalid_request_error',
+              param: 'temperature',
+              code: 'unsupported_value',
+            },
+          },
+          { status: 400 },
+        ),
       ok(verdict),
     ]
     const res = await openaiJudge({ model: 'gpt-4o-search-preview', client }).evaluate(likertRequest())
@@ -92,7 +104,14 @@ describe('openaiJudge', () => {
 
   it('retries a 429 after the retry-after the server sent, with the SDK retries disabled', async () => {
     const { waits, sleep } = recordingSleep()
-    replies = [() => HttpResponse.json({ error: { message: 'Rate limit reached', type: 'requests' } }, { status: 429, headers: { 'retry-after': '0.2' } }), ok(verdict)]
+    replies = [
+      () =>
+        HttpResponse.json(
+          { error: { message: 'Rate limit reached', type: 'requests' } },
+          { status: 429, headers: { 'retry-after': '0.2' } },
+        ),
+      ok(verdict),
+    ]
     const res = await openaiJudge({ model: 'gpt-4.1', client, retry: { sleep } }).evaluate(likertRequest())
     expect(res.attempts).toBe(2)
     expect(bodies).toHaveLength(2) // the SDK did not retry on its own
@@ -103,7 +122,9 @@ describe('openaiJudge', () => {
     const { sleep } = recordingSleep()
     const bad = JSON.stringify({ reasoning: 'Great.', score: 9, category: null })
     replies = [ok(bad), ok(bad)]
-    const err = await openaiJudge({ model: 'gpt-4.1', client, retry: { sleep } }).evaluate(likertRequest()).catch((e) => e)
+    const err = await openaiJudge({ model: 'gpt-4.1', client, retry: { sleep } })
+      .evaluate(likertRequest())
+      .catch((e) => e)
     expect(err).toBeInstanceOf(JudgeOutputError)
     expect(err.message).toMatch(/score/)
     expect(err.excerpt).toContain('"score":9')
@@ -112,8 +133,22 @@ describe('openaiJudge', () => {
   })
 
   it('does not retry rejected credentials and never echoes the key', async () => {
-    replies = [() => HttpResponse.json({ error: { message: 'Incorrect API key provided: sk-test-0123456789abcdef.', type: 'invalid_request_error', code: 'invalid_api_key' } }, { status: 401 })]
-    const err = await openaiJudge({ model: 'gpt-4.1', client }).evaluate(likertRequest()).catch((e) => e)
+    replies = [
+      () =>
+        HttpResponse.json(
+          {
+            error: {
+              message: 'Incorrect API key provided: sk-test-0123456789abcdef.',
+              type: 'invalid_request_error',
+              code: 'invalid_api_key',
+            },
+          },
+          { status: 401 },
+        ),
+    ]
+    const err = await openaiJudge({ model: 'gpt-4.1', client })
+      .evaluate(likertRequest())
+      .catch((e) => e)
     expect(err).toBeInstanceOf(JudgeAuthError)
     expect(bodies).toHaveLength(1)
     expect(err.message).not.toContain('sk-test-0123456789abcdef')
@@ -156,7 +191,16 @@ describe('openaiJudge with an OpenAI-compatible server (baseURL)', () => {
 
   it('falls back to json_object with the schema in the prompt when json_schema is rejected', async () => {
     replies = [
-      () => HttpResponse.json({ error: { message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model", type: 'invalid_request_error' } }, { status: 400 }),
+      () =>
+        HttpResponse.json(
+          {
+            error: {
+              message: "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model",
+              type: 'invalid_request_error',
+            },
+          },
+          { status: 400 },
+        ),
       ok(verdict),
       ok(verdict),
     ]

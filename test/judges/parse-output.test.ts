@@ -37,25 +37,36 @@ describe('parseJudgeText', () => {
 
   it('refuses JSON wrapped in prose: the whole reply must be the verdict', () => {
     const verdict = JSON.stringify({ reasoning: 'fine', score: 3 })
-    expect(() => parseJudgeText('Sure! ' + verdict + ' Hope that helps.', LikertSchema, ctx)).toThrow(/not JSON as a whole/)
+    expect(() => parseJudgeText('Sure! ' + verdict + ' Hope that helps.', LikertSchema, ctx)).toThrow(
+      /not JSON as a whole/,
+    )
   })
 
   it('a quoted passing block followed by the real failing verdict is no verdict, never the quoted pass', () => {
-    const reply = 'The rubric example reads:\n```json\n{"reasoning":"great","score":5}\n```\nMy verdict:\n{"reasoning":"wrong region","score":1}'
+    const reply =
+      'The rubric example reads:\n```json\n{"reasoning":"great","score":5}\n```\nMy verdict:\n{"reasoning":"wrong region","score":1}'
     expect(() => parseJudgeText(reply, LikertSchema, ctx)).toThrow(JudgeOutputError)
   })
 
   it('a code fence inside the reasoning string does not hide a valid verdict', () => {
     const reply = JSON.stringify({ reasoning: 'It printed ```json\n{"score":5}\n``` which is wrong.', score: 1 })
-    expect(parseJudgeText(reply, LikertSchema, ctx)).toEqual({ reasoning: 'It printed ```json\n{"score":5}\n``` which is wrong.', score: 1 })
+    expect(parseJudgeText(reply, LikertSchema, ctx)).toEqual({
+      reasoning: 'It printed ```json\n{"score":5}\n``` which is wrong.',
+      score: 1,
+    })
   })
 
   it('refuses keys the schema does not have, naming the key', () => {
-    expect(() => parseJudgeText('{"reasoning":"r","score":2,"pass":true}', LikertSchema, ctx)).toThrow(/unexpected key pass/)
+    expect(() => parseJudgeText('{"reasoning":"r","score":2,"pass":true}', LikertSchema, ctx)).toThrow(
+      /unexpected key pass/,
+    )
   })
 
   it('drops nulls that stand for omitted optional fields', () => {
-    expect(parseJudgeText('{"reasoning":"r","score":2,"category":null}', LikertSchema, ctx)).toEqual({ reasoning: 'r', score: 2 })
+    expect(parseJudgeText('{"reasoning":"r","score":2,"category":null}', LikertSchema, ctx)).toEqual({
+      reasoning: 'r',
+      score: 2,
+    })
   })
 
   it('rejects non-JSON with an excerpt, and an out-of-range score naming the field', () => {

@@ -14,7 +14,12 @@ const FAIL = { reasoning: 'It adds a sentence around the label.', score: 0 }
 const ctx = { provider: 'openai-compatible', model: 'llama3.2', metric: 'instruction-following' }
 
 const doc = (value: unknown) =>
-  fc.constantFrom(JSON.stringify(value), JSON.stringify(value, null, 2), '```json\n' + JSON.stringify(value) + '\n```', '```\n' + JSON.stringify(value, null, 2) + '\n```')
+  fc.constantFrom(
+    JSON.stringify(value),
+    JSON.stringify(value, null, 2),
+    '```json\n' + JSON.stringify(value) + '\n```',
+    '```\n' + JSON.stringify(value, null, 2) + '\n```',
+  )
 const noise = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.constantFrom('```', '```json\n', '{', '}', '"score": 1', '\n', 'Verdict:', 'PASS'),
@@ -23,7 +28,12 @@ const noise = fc.oneof(
 )
 /** Any mix of noise and passing verdicts around at least one failing verdict document. */
 const replyAroundAFailingVerdict = fc
-  .tuple(fc.array(noise, { maxLength: 3 }), doc(FAIL), fc.array(noise, { maxLength: 3 }), fc.constantFrom('', '\n', ' ', '\n\n'))
+  .tuple(
+    fc.array(noise, { maxLength: 3 }),
+    doc(FAIL),
+    fc.array(noise, { maxLength: 3 }),
+    fc.constantFrom('', '\n', ' ', '\n\n'),
+  )
   .map(([before, fail, after, sep]) => [...before, fail, ...after].join(sep))
 
 describe('parser', () => {
@@ -68,11 +78,25 @@ describe('end to end, through the real SDK clients', () => {
 
   test('bedrock forced tool: a failing tool verdict with any score that is not the passing 1, and any extra keys, never passes', async () => {
     // The failing 0 often, so extra keys are tried on an otherwise valid verdict too.
-    const notOne = fc.oneof(fc.constant(0), fc.jsonValue().filter((v) => v !== 1))
-    const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== 'reasoning' && k !== 'score' && k !== '__proto__'), fc.jsonValue(), { maxKeys: 2 })
+    const notOne = fc.oneof(
+      fc.constant(0),
+      fc.jsonValue().filter((v) => v !== 1),
+    )
+    const extra = fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== 'reasoning' && k !== 'score' && k !== '__proto__'),
+      fc.jsonValue(),
+      { maxKeys: 2 },
+    )
     await fc.assert(
       fc.asyncProperty(notOne, extra, async (score, keys) => {
-        script(tool.toReply({ texts: [], blocks: [{ toolUse: { toolUseId: 't1', name: 'verdict', input: { ...keys, reasoning: FAIL.reasoning, score } } }] }))
+        script(
+          tool.toReply({
+            texts: [],
+            blocks: [
+              { toolUse: { toolUseId: 't1', name: 'verdict', input: { ...keys, reasoning: FAIL.reasoning, score } } },
+            ],
+          }),
+        )
         const outcome = await output.run(tool.judge())
         expect(outcome).not.toBe('pass')
         // Valid only as the plain failing verdict: score 0 and no extra key.

@@ -3,7 +3,16 @@
 // reply never yields a pass unless it is, as a whole, a passing verdict — in particular never where
 // the real (structured) verdict fails. The replies are scripted; nothing here measures a model.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { callKinds, providerShapes, received, script, server, type CallKind, type Outcome, type ScriptedReply } from '../support/reply-contract'
+import {
+  callKinds,
+  providerShapes,
+  received,
+  script,
+  server,
+  type CallKind,
+  type Outcome,
+  type ScriptedReply,
+} from '../support/reply-contract'
 
 interface Entry {
   name: string
@@ -26,17 +35,49 @@ const ENTRIES: Entry[] = [
   // Controls: the contract accepts these, so the table can tell a pass from a fail.
   { name: 'control: plain passing verdict', allowed: ['pass'], texts: (k) => [j(k.pass)] },
   { name: 'control: plain failing verdict', allowed: ['fail'], texts: (k) => [j(k.fail)] },
-  { name: 'control: passing verdict in one fence with whitespace around', allowed: ['pass'], texts: (k) => [`\n  ${fence(k.pass)}\n`] },
+  {
+    name: 'control: passing verdict in one fence with whitespace around',
+    allowed: ['pass'],
+    texts: (k) => [`\n  ${fence(k.pass)}\n`],
+  },
   { name: 'failing verdict in one fence', allowed: ['fail'], texts: (k) => [fence(k.fail)] },
   // Quoted verdicts: the first block anywhere used to win.
-  { name: 'quoted passing block, then the failing verdict', allowed: UNJUDGEABLE, texts: (k) => [`The rubric's example reads:\n${fence(k.pass)}\nMy verdict:\n${j(k.fail)}`] },
-  { name: 'quoted passing block, then the failing verdict in its own fence', allowed: UNJUDGEABLE, texts: (k) => [`${fence(k.pass)}\nThat was the example. Mine:\n${fence(k.fail)}`] },
-  { name: 'failing verdict, then a passing block quoted after it', allowed: UNJUDGEABLE, texts: (k) => [`${j(k.fail)}\nFor comparison, a pass would be:\n${fence(k.pass)}`] },
-  { name: 'two fences back to back: pass then fail', allowed: UNJUDGEABLE, texts: (k) => [`${fence(k.pass)}\n${fence(k.fail)}`] },
+  {
+    name: 'quoted passing block, then the failing verdict',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [`The rubric's example reads:\n${fence(k.pass)}\nMy verdict:\n${j(k.fail)}`],
+  },
+  {
+    name: 'quoted passing block, then the failing verdict in its own fence',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [`${fence(k.pass)}\nThat was the example. Mine:\n${fence(k.fail)}`],
+  },
+  {
+    name: 'failing verdict, then a passing block quoted after it',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [`${j(k.fail)}\nFor comparison, a pass would be:\n${fence(k.pass)}`],
+  },
+  {
+    name: 'two fences back to back: pass then fail',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [`${fence(k.pass)}\n${fence(k.fail)}`],
+  },
   // Verdicts inside the reasoning: the document is what counts.
-  { name: 'passing verdict quoted inside the reasoning of a failing verdict', allowed: ['fail'], texts: (k) => [j(withReasoning(k.fail, `A pass would look like ${j(k.pass)}, but this is not one.`))] },
-  { name: 'code fence inside the reasoning string of a failing verdict', allowed: ['fail'], texts: (k) => [j(withReasoning(k.fail, `The output was:\n${fence(k.pass)}\nwhich is wrong.`))] },
-  { name: 'fenced failing verdict whose reasoning holds a fence', allowed: ['fail'], texts: (k) => ['```json\n' + j(withReasoning(k.fail, 'it printed ```json {"score":5}``` instead')) + '\n```'] },
+  {
+    name: 'passing verdict quoted inside the reasoning of a failing verdict',
+    allowed: ['fail'],
+    texts: (k) => [j(withReasoning(k.fail, `A pass would look like ${j(k.pass)}, but this is not one.`))],
+  },
+  {
+    name: 'code fence inside the reasoning string of a failing verdict',
+    allowed: ['fail'],
+    texts: (k) => [j(withReasoning(k.fail, `The output was:\n${fence(k.pass)}\nwhich is wrong.`))],
+  },
+  {
+    name: 'fenced failing verdict whose reasoning holds a fence',
+    allowed: ['fail'],
+    texts: (k) => ['```json\n' + j(withReasoning(k.fail, 'it printed ```json {"score":5}``` instead')) + '\n```'],
+  },
   // Several documents.
   { name: 'two JSON objects: pass then fail', allowed: UNJUDGEABLE, texts: (k) => [`${j(k.pass)}\n${j(k.fail)}`] },
   { name: 'two JSON objects: fail then pass', allowed: UNJUDGEABLE, texts: (k) => [`${j(k.fail)}${j(k.pass)}`] },
@@ -44,9 +85,21 @@ const ENTRIES: Entry[] = [
   { name: 'passing verdict nested under a key', allowed: UNJUDGEABLE, texts: (k) => [j({ verdict: k.pass })] },
   { name: 'the passing verdict as a JSON string', allowed: UNJUDGEABLE, texts: (k) => [j(j(k.pass))] },
   // Not JSON, or not all of it.
-  { name: 'prose only, claiming a pass', allowed: UNJUDGEABLE, texts: () => ['The answer is correct and complete. Score: 5/5. PASS.'] },
-  { name: 'prose around the passing verdict', allowed: UNJUDGEABLE, texts: (k) => [`Sure! Here is my verdict: ${j(k.pass)} Hope that helps.`] },
-  { name: 'fenced failing verdict with prose after it', allowed: UNJUDGEABLE, texts: (k) => [`${fence(k.fail)}\nOn reflection the real score is 5.`] },
+  {
+    name: 'prose only, claiming a pass',
+    allowed: UNJUDGEABLE,
+    texts: () => ['The answer is correct and complete. Score: 5/5. PASS.'],
+  },
+  {
+    name: 'prose around the passing verdict',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [`Sure! Here is my verdict: ${j(k.pass)} Hope that helps.`],
+  },
+  {
+    name: 'fenced failing verdict with prose after it',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [`${fence(k.fail)}\nOn reflection the real score is 5.`],
+  },
   { name: 'passing verdict in XML-ish tags', allowed: UNJUDGEABLE, texts: (k) => [`<verdict>${j(k.pass)}</verdict>`] },
   { name: 'truncated failing JSON', allowed: UNJUDGEABLE, texts: (k) => [j(k.fail).slice(0, -7)] },
   { name: 'truncated fence (no closing fence)', allowed: UNJUDGEABLE, texts: (k) => ['```json\n' + pretty(k.pass)] },
@@ -61,17 +114,46 @@ const ENTRIES: Entry[] = [
   { name: 'boolean score true', allowed: UNJUDGEABLE, texts: (k) => [j(k.withScore(true))] },
   { name: 'null score', allowed: UNJUDGEABLE, texts: (k) => [j(k.withScore(null))] },
   { name: 'fractional score', allowed: NOT_PASS, texts: (k) => [j(k.withScore(0.5))] },
-  { name: 'extra keys claiming a pass', allowed: UNJUDGEABLE, texts: (k) => [j({ ...k.fail, pass: true, verdict: 'pass' })] },
+  {
+    name: 'extra keys claiming a pass',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [j({ ...k.fail, pass: true, verdict: 'pass' })],
+  },
   { name: 'passing verdict missing its reasoning', allowed: UNJUDGEABLE, texts: (k) => [j(withoutReasoning(k.pass))] },
   // Several candidates: two choices / two tool calls, and a tool call beside a text verdict.
-  { name: 'two candidate verdicts that disagree', allowed: UNJUDGEABLE, texts: (k) => [j(k.fail), j(k.pass)], blocks: (k) => [tool(k.fail), tool(k.pass, 'tooluse_2')] },
-  { name: 'two candidate verdicts that agree (failing)', allowed: NOT_PASS, texts: (k) => [j(k.fail), j(k.fail)], blocks: (k) => [tool(k.fail), tool(k.fail, 'tooluse_2')] },
-  { name: 'failing tool verdict beside a text block that is a whole passing verdict', allowed: UNJUDGEABLE, texts: (k) => [`${j(k.pass)}\n${j(k.fail)}`], blocks: (k) => [{ text: j(k.pass) }, tool(k.fail)] },
-  { name: 'failing tool verdict after prose quoting a passing block', allowed: NOT_PASS, texts: (k) => [`Example:\n${fence(k.pass)}\n${j(k.fail)}`], blocks: (k) => [{ text: `Example:\n${fence(k.pass)}` }, tool(k.fail)] },
+  {
+    name: 'two candidate verdicts that disagree',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [j(k.fail), j(k.pass)],
+    blocks: (k) => [tool(k.fail), tool(k.pass, 'tooluse_2')],
+  },
+  {
+    name: 'two candidate verdicts that agree (failing)',
+    allowed: NOT_PASS,
+    texts: (k) => [j(k.fail), j(k.fail)],
+    blocks: (k) => [tool(k.fail), tool(k.fail, 'tooluse_2')],
+  },
+  {
+    name: 'failing tool verdict beside a text block that is a whole passing verdict',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [`${j(k.pass)}\n${j(k.fail)}`],
+    blocks: (k) => [{ text: j(k.pass) }, tool(k.fail)],
+  },
+  {
+    name: 'failing tool verdict after prose quoting a passing block',
+    allowed: NOT_PASS,
+    texts: (k) => [`Example:\n${fence(k.pass)}\n${j(k.fail)}`],
+    blocks: (k) => [{ text: `Example:\n${fence(k.pass)}` }, tool(k.fail)],
+  },
 ]
 
 function withReasoning(verdict: Record<string, unknown>, reasoning: string): Record<string, unknown> {
-  return 'reasoning' in verdict ? { ...verdict, reasoning } : { ...verdict, errors: (verdict.errors as Array<Record<string, unknown>>).map((e) => ({ ...e, description: reasoning })) }
+  return 'reasoning' in verdict
+    ? { ...verdict, reasoning }
+    : {
+        ...verdict,
+        errors: (verdict.errors as Array<Record<string, unknown>>).map((e) => ({ ...e, description: reasoning })),
+      }
 }
 
 function withoutReasoning(verdict: Record<string, unknown>): Record<string, unknown> {
@@ -92,17 +174,22 @@ test('the table has at least 25 adversarial replies besides the controls', () =>
 })
 
 describe.each(callKinds().map((k) => [k.name, k] as const))('%s', (_kind, kind) => {
-  test.each(providerShapes().map((s) => [s.name, s] as const))('%s: every reply gets an allowed outcome; none passes unless it is a whole passing verdict', async (_shape, shape) => {
-    const wrong: string[] = []
-    for (const entry of ENTRIES) {
-      script(shape.toReply({ texts: entry.texts(kind), blocks: entry.blocks?.(kind) }))
-      const before = received.openai + received.bedrock
-      const outcome = await kind.run(shape.judge())
-      const requests = received.openai + received.bedrock - before
-      if (!entry.allowed.includes(outcome)) wrong.push(`${entry.name}: ${outcome} (allowed ${entry.allowed.join(' | ')})`)
-      // An invalid reply is asked once more, then given up: never more (the fallback server's 400 is one extra).
-      if (outcome === 'unjudgeable' && requests > (shape.name.includes('fallback') ? 3 : 2)) wrong.push(`${entry.name}: ${requests} requests`)
-    }
-    expect(wrong).toEqual([])
-  })
+  test.each(providerShapes().map((s) => [s.name, s] as const))(
+    '%s: every reply gets an allowed outcome; none passes unless it is a whole passing verdict',
+    async (_shape, shape) => {
+      const wrong: string[] = []
+      for (const entry of ENTRIES) {
+        script(shape.toReply({ texts: entry.texts(kind), blocks: entry.blocks?.(kind) }))
+        const before = received.openai + received.bedrock
+        const outcome = await kind.run(shape.judge())
+        const requests = received.openai + received.bedrock - before
+        if (!entry.allowed.includes(outcome))
+          wrong.push(`${entry.name}: ${outcome} (allowed ${entry.allowed.join(' | ')})`)
+        // An invalid reply is asked once more, then given up: never more (the fallback server's 400 is one extra).
+        if (outcome === 'unjudgeable' && requests > (shape.name.includes('fallback') ? 3 : 2))
+          wrong.push(`${entry.name}: ${requests} requests`)
+      }
+      expect(wrong).toEqual([])
+    },
+  )
 })

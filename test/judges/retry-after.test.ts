@@ -16,7 +16,8 @@ describe('parseRetryAfter', () => {
     [{}, undefined],
   ])('%o → %s ms', (headers, expected) => {
     expect(parseRetryAfter(headers, NOW)).toBe(expected)
-    if (!Object.values(headers).some(Array.isArray)) expect(parseRetryAfter(new Headers(headers as Record<string, string>), NOW)).toBe(expected)
+    if (!Object.values(headers).some(Array.isArray))
+      expect(parseRetryAfter(new Headers(headers as Record<string, string>), NOW)).toBe(expected)
   })
 
   it('is undefined without headers', () => {

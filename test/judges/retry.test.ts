@@ -1,7 +1,13 @@
 // The retry loop with an injected clock and sleep, fed with real SDK error objects.
 import { APIConnectionError, InternalServerError, RateLimitError } from 'openai'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { JudgeAbortError, JudgeRateLimitError, JudgeRequestError, JudgeServiceError, JudgeTimeoutError } from '../../src/judges/errors'
+import {
+  JudgeAbortError,
+  JudgeRateLimitError,
+  JudgeRequestError,
+  JudgeServiceError,
+  JudgeTimeoutError,
+} from '../../src/judges/errors'
 import { AdaptiveLimiter } from '../../src/judges/limiter'
 import { withRetry } from '../../src/judges/retry'
 import { recordingSleep } from './helpers'
@@ -10,7 +16,12 @@ const ctx = { provider: 'openai', model: 'gpt-4.1' }
 const rateLimit = (headers: Record<string, string> = {}) =>
   new RateLimitError(429, { message: 'Rate limit reached for gpt-4.1' }, undefined, new Headers(headers))
 const serverError = () => new InternalServerError(500, { message: 'The server had an error' }, undefined, new Headers())
-const reset = () => new APIConnectionError({ cause: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }) })
+const reset = () =>
+  new APIConnectionError({
+    cause: Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+    }),
+  })
 
 /** An attempt that throws the given errors in turn, then returns 'verdict'. */
 function scripted(...errors: Error[]) {
@@ -69,7 +80,9 @@ describe('withRetry', () => {
     const attempt = async () => {
       throw serverError()
     }
-    const err = await withRetry(attempt, ctx, { sleep, random: () => 1, maxWaitMs: 20_000, now: () => 0 }).catch((e) => e)
+    const err = await withRetry(attempt, ctx, { sleep, random: () => 1, maxWaitMs: 20_000, now: () => 0 }).catch(
+      (e) => e,
+    )
     expect(err).toBeInstanceOf(JudgeServiceError)
     expect(err.status).toBe(500)
     // 0.5 + 1 + 2 + 4 + 8 = 15.5 s; another 8 s would exceed 20 s.
@@ -166,10 +179,14 @@ describe('withRetry', () => {
     vi.useFakeTimers()
     const controller = new AbortController()
     let seen: AbortSignal | undefined
-    const pending = withRetry((signal) => {
-      seen = signal
-      return new Promise(() => {})
-    }, ctx, { signal: controller.signal }).catch((e) => e)
+    const pending = withRetry(
+      (signal) => {
+        seen = signal
+        return new Promise(() => {})
+      },
+      ctx,
+      { signal: controller.signal },
+    ).catch((e) => e)
     await vi.advanceTimersByTimeAsync(0)
     controller.abort()
     expect(await pending).toBeInstanceOf(JudgeAbortError)
@@ -181,10 +198,14 @@ describe('withRetry', () => {
     const hold = await limiter.acquire()
     const controller = new AbortController()
     let attempts = 0
-    const pending = withRetry(async () => {
-      attempts++
-      return 'verdict'
-    }, ctx, { signal: controller.signal, limiter }).catch((e) => e)
+    const pending = withRetry(
+      async () => {
+        attempts++
+        return 'verdict'
+      },
+      ctx,
+      { signal: controller.signal, limiter },
+    ).catch((e) => e)
     await new Promise((r) => setImmediate(r)) // queued behind `hold`
     hold('ok') // grants the slot to the queued call…
     controller.abort() // …and the caller aborts before that call resumes

@@ -26,7 +26,10 @@ const server = setupServer(
     return HttpResponse.json(completion(JSON.stringify({ reasoning: `headers were ${headers}`, score: 4 })))
   }),
   http.post('https://bedrock-runtime.:region.amazonaws.com/model/:modelId/converse', ({ request }) =>
-    HttpResponse.json({ message: `denied: ${JSON.stringify(Object.fromEntries(request.headers.entries()))}` }, { status: 403, headers: { 'x-amzn-errortype': 'AccessDeniedException' } }),
+    HttpResponse.json(
+      { message: `denied: ${JSON.stringify(Object.fromEntries(request.headers.entries()))}` },
+      { status: 403, headers: { 'x-amzn-errortype': 'AccessDeniedException' } },
+    ),
   ),
 )
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
@@ -49,7 +52,15 @@ function withEnv<T>(name: string, value: string, run: () => T): T {
 /** Everything a user could see from an error. */
 function everything(err: JudgeError): string {
   const cause = err.cause as Error | undefined
-  return [err.message, String(err), err.stack, cause?.message, cause?.stack, JSON.stringify(err), JSON.stringify(cause)].join('\n')
+  return [
+    err.message,
+    String(err),
+    err.stack,
+    cause?.message,
+    cause?.stack,
+    JSON.stringify(err),
+    JSON.stringify(cause),
+  ].join('\n')
 }
 
 describe('scrubSecrets', () => {
@@ -64,20 +75,25 @@ describe('scrubSecrets', () => {
   })
 
   it('removes header dumps of gateway credentials it was never told about', () => {
-    const out = scrubSecrets('{"x-gateway-token":"unregistered9876","Ocp-Apim-Subscription-Key":"apim0123456789","x-request-id":"req-1"}')
+    const out = scrubSecrets(
+      '{"x-gateway-token":"unregistered9876","Ocp-Apim-Subscription-Key":"apim0123456789","x-request-id":"req-1"}',
+    )
     expect(out).not.toContain('unregistered9876')
     expect(out).not.toContain('apim0123456789')
     expect(out).toContain('"x-request-id":"req-1"') // ordinary headers survive
   })
 
   it('removes URL userinfo and leaves token counts alone', () => {
-    expect(scrubSecrets('POST http://bob:pw-12345@judge.local/v1 failed')).toBe('POST http://[redacted]@judge.local/v1 failed')
+    expect(scrubSecrets('POST http://bob:pw-12345@judge.local/v1 failed')).toBe(
+      'POST http://[redacted]@judge.local/v1 failed',
+    )
     expect(scrubSecrets('max_tokens: 4096000, inputTokens=1234567')).toBe('max_tokens: 4096000, inputTokens=1234567')
   })
 
   it('reads header values and userinfo in AGENT_VERDICT_JUDGE, so a reporter process scrubs them too', () => {
     const saved = process.env.AGENT_VERDICT_JUDGE
-    process.env.AGENT_VERDICT_JUDGE = 'openai-compatible:http://127.0.0.1:1/v1#m;header.x-team-credential=envheader-5150'
+    process.env.AGENT_VERDICT_JUDGE =
+      'openai-compatible:http://127.0.0.1:1/v1#m;header.x-team-credential=envheader-5150'
     try {
       expect(scrubSecrets('quoted envheader-5150 back')).toBe('quoted [redacted] back')
     } finally {
@@ -90,7 +106,13 @@ describe('scrubSecrets', () => {
 describe('scrubDeep', () => {
   it('copies plain data with every string scrubbed, never mutating the input, and survives deep nesting', () => {
     registerHeaderSecrets({ 'x-k': 'deep-secret-000111' })
-    const input = { reasoning: 'saw deep-secret-000111', evidence: ['a', 'deep-secret-000111'], score: 1, ok: true, none: null }
+    const input = {
+      reasoning: 'saw deep-secret-000111',
+      evidence: ['a', 'deep-secret-000111'],
+      score: 1,
+      ok: true,
+      none: null,
+    }
     const out = scrubDeep(input)
     expect(out).toEqual({ reasoning: 'saw [redacted]', evidence: ['a', '[redacted]'], score: 1, ok: true, none: null })
     expect(input.reasoning).toBe('saw deep-secret-000111')
@@ -104,17 +126,44 @@ describe('scrubDeep', () => {
 
 describe('URL credentials', () => {
   it('urlCredentials and redactUrl', () => {
-    expect(urlCredentials('http://bob:s3cret%21pass@127.0.0.1:8080/v1')).toEqual({ username: 'bob', password: 's3cret!pass' })
+    expect(urlCredentials('http://bob:s3cret%21pass@127.0.0.1:8080/v1')).toEqual({
+      username: 'bob',
+      password: 's3cret!pass',
+    })
     expect(urlCredentials('http://127.0.0.1:8080/v1?x=a@b')).toBeUndefined()
     expect(redactUrl('https://u:p@host/v1')).toBe('https://[redacted]@host/v1')
   })
 
   it.each([
-    ['AGENT_VERDICT_JUDGE', () => parseJudgeSpec('openai-compatible:http://judge-user:spec-pass-4242@127.0.0.1:1/v1#m')],
-    ['defineJudge', () => defineJudge({ provider: 'openai-compatible', baseURL: 'http://judge-user:define-pass-4242@127.0.0.1:1/v1', model: 'm' })],
+    [
+      'AGENT_VERDICT_JUDGE',
+      () => parseJudgeSpec('openai-compatible:http://judge-user:spec-pass-4242@127.0.0.1:1/v1#m'),
+    ],
+    [
+      'defineJudge',
+      () =>
+        defineJudge({
+          provider: 'openai-compatible',
+          baseURL: 'http://judge-user:define-pass-4242@127.0.0.1:1/v1',
+          model: 'm',
+        }),
+    ],
     ['openaiJudge', () => openaiJudge({ model: 'm', baseURL: 'http://judge-user:code-pass-4242@127.0.0.1:1/v1' })],
-    ['a client built elsewhere', () => openaiJudge({ model: 'm', client: new OpenAI({ apiKey: 'x', baseURL: 'http://judge-user:client-pass-4242@127.0.0.1:1/v1' }) })],
-    ['OPENAI_BASE_URL', () => withEnv('OPENAI_BASE_URL', 'http://judge-user:envurl-pass-4242@127.0.0.1:1/v1', () => openaiJudge({ model: 'm' }))],
+    [
+      'a client built elsewhere',
+      () =>
+        openaiJudge({
+          model: 'm',
+          client: new OpenAI({ apiKey: 'x', baseURL: 'http://judge-user:client-pass-4242@127.0.0.1:1/v1' }),
+        }),
+    ],
+    [
+      'OPENAI_BASE_URL',
+      () =>
+        withEnv('OPENAI_BASE_URL', 'http://judge-user:envurl-pass-4242@127.0.0.1:1/v1', () =>
+          openaiJudge({ model: 'm' }),
+        ),
+    ],
   ])('%s refuses a base URL with user:password up front, without echoing it', (_, build) => {
     let error: unknown
     try {
@@ -133,8 +182,18 @@ describe('URL credentials', () => {
 
 describe('AGENT_VERDICT_JUDGE options', () => {
   it('parses timeout, retry budget, concurrency and headers', () => {
-    expect(parseJudgeSpec('openai:gpt-4.1;timeout=20s;retry=1.5m;concurrency=4')).toEqual({ provider: 'openai', model: 'gpt-4.1', timeoutMs: 20_000, maxWaitMs: 90_000, concurrency: 4 })
-    expect(parseJudgeSpec('openai-compatible:http://127.0.0.1:1/v1?api-version=1#m;timeout=1500ms;header.Ocp-Apim-Subscription-Key=k-123456789')).toEqual({
+    expect(parseJudgeSpec('openai:gpt-4.1;timeout=20s;retry=1.5m;concurrency=4')).toEqual({
+      provider: 'openai',
+      model: 'gpt-4.1',
+      timeoutMs: 20_000,
+      maxWaitMs: 90_000,
+      concurrency: 4,
+    })
+    expect(
+      parseJudgeSpec(
+        'openai-compatible:http://127.0.0.1:1/v1?api-version=1#m;timeout=1500ms;header.Ocp-Apim-Subscription-Key=k-123456789',
+      ),
+    ).toEqual({
       provider: 'openai-compatible',
       baseURL: 'http://127.0.0.1:1/v1?api-version=1',
       model: 'm',
@@ -169,7 +228,12 @@ describe('providers register their credentials', () => {
     const key = 'sk-code-registry-1a2b3c4d5e6f'
     const gateway = 'gw-registry-9z8y7x6w'
     const bearer = 'upstream-bearer-5q4r3s2t'
-    const judge = openaiJudge({ model: 'gpt-4.1', baseURL: API, apiKey: key, defaultHeaders: { 'x-gateway-token': gateway, 'x-upstream-authorization': `Bearer ${bearer}` } })
+    const judge = openaiJudge({
+      model: 'gpt-4.1',
+      baseURL: API,
+      apiKey: key,
+      defaultHeaders: { 'x-gateway-token': gateway, 'x-upstream-authorization': `Bearer ${bearer}` },
+    })
     const reply = await judge.evaluate(likertRequest())
     expect(reply.output.reasoning).toContain('headers were')
     expect(JSON.stringify(reply)).not.toMatch(/registry-1a2b|registry-9z8y|bearer-5q4r/)
@@ -181,15 +245,27 @@ describe('providers register their credentials', () => {
   })
 
   it('openai: a client built elsewhere has its key and default headers registered', async () => {
-    const client = new OpenAI({ apiKey: 'client-key-0a9b8c7d6e', baseURL: API, defaultHeaders: { 'x-gateway-token': 'client-gw-1f2e3d4c' }, maxRetries: 0 })
+    const client = new OpenAI({
+      apiKey: 'client-key-0a9b8c7d6e',
+      baseURL: API,
+      defaultHeaders: { 'x-gateway-token': 'client-gw-1f2e3d4c' },
+      maxRetries: 0,
+    })
     echoHeaders = true
     const err = await rejectionOf(openaiJudge({ model: 'gpt-4.1', client }).evaluate(likertRequest()), JudgeError)
     expect(everything(err)).not.toMatch(/client-key-0a9b|client-gw-1f2e/)
   })
 
   it('bedrock: static AWS credentials (key id, secret, session token) are scrubbed from an echoed signed request', async () => {
-    const credentials = { accessKeyId: 'AKIAREGISTRY7Q2W4E6R', secretAccessKey: 'registrySecret/Ab12Cd34Ef56', sessionToken: 'registrySessionTok-Gh78Ij90' }
-    const judge = bedrockJudge({ region: 'us-east-1', clientConfig: { credentials, requestHandler: new NodeHttpHandler() } })
+    const credentials = {
+      accessKeyId: 'AKIAREGISTRY7Q2W4E6R',
+      secretAccessKey: 'registrySecret/Ab12Cd34Ef56',
+      sessionToken: 'registrySessionTok-Gh78Ij90',
+    }
+    const judge = bedrockJudge({
+      region: 'us-east-1',
+      clientConfig: { credentials, requestHandler: new NodeHttpHandler() },
+    })
     const err = await rejectionOf(judge.evaluate(likertRequest()), JudgeError)
     expect(err).toBeInstanceOf(JudgeError)
     expect(err.message).toContain('denied')
@@ -197,8 +273,15 @@ describe('providers register their credentials', () => {
   })
 
   it('bedrock: credentials from a provider function are registered when it resolves them', async () => {
-    const credentials = async () => ({ accessKeyId: 'AKIAPROVIDED1Z2X3C4V', secretAccessKey: 'providedSecret-Qw12Er34', sessionToken: 'providedToken-Ty56Ui78' })
-    const client = bedrockJudge({ region: 'us-east-1', clientConfig: { credentials, requestHandler: new NodeHttpHandler() } })
+    const credentials = async () => ({
+      accessKeyId: 'AKIAPROVIDED1Z2X3C4V',
+      secretAccessKey: 'providedSecret-Qw12Er34',
+      sessionToken: 'providedToken-Ty56Ui78',
+    })
+    const client = bedrockJudge({
+      region: 'us-east-1',
+      clientConfig: { credentials, requestHandler: new NodeHttpHandler() },
+    })
     const err = await rejectionOf(client.evaluate(likertRequest()), JudgeError)
     expect(everything(err)).not.toMatch(/PROVIDED1Z2X|Qw12Er34|Ty56Ui78/)
     expect(BedrockRuntimeClient).toBeDefined()
@@ -210,10 +293,32 @@ describe('verdicts attached to a test', () => {
     registerHeaderSecrets({ 'x-gateway-token': 'attach-secret-6t5r4e' })
     const task = { name: 't', meta: {} as Record<string, unknown> }
     const verdict = {
-      metric: 'faithfulness', level: 'output' as const, scale: 'binary' as const, raw: 0, score: 0, threshold: 1, pass: false,
-      outcome: 'fail' as const, subject: 'agent said attach-secret-6t5r4e', reason: 'the judge quoted attach-secret-6t5r4e',
+      metric: 'faithfulness',
+      level: 'output' as const,
+      scale: 'binary' as const,
+      raw: 0,
+      score: 0,
+      threshold: 1,
+      pass: false,
+      outcome: 'fail' as const,
+      subject: 'agent said attach-secret-6t5r4e',
+      reason: 'the judge quoted attach-secret-6t5r4e',
     }
-    const traces = [{ id: 'tr', spans: [{ id: 's', parentId: null, name: 'call attach-secret-6t5r4e', kind: 'tool' as const, failed: true, verdictIds: [] }] }]
+    const traces = [
+      {
+        id: 'tr',
+        spans: [
+          {
+            id: 's',
+            parentId: null,
+            name: 'call attach-secret-6t5r4e',
+            kind: 'tool' as const,
+            failed: true,
+            verdictIds: [],
+          },
+        ],
+      },
+    ]
     attachVerdicts({ task }, [verdict], traces)
     const meta = task.meta[VERDICT_META_KEY] as TestVerdictMeta
     expect(JSON.stringify(meta)).not.toContain('attach-secret-6t5r4e')

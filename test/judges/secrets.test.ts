@@ -18,7 +18,12 @@ let status = 400
 const server = setupServer(
   http.post(`${API}/chat/completions`, ({ request }) =>
     HttpResponse.json(
-      { error: { message: `Invalid request. Headers: {"Authorization":"${request.headers.get('authorization')}","x-api-key":"${PLANTED}"}`, type: 'invalid_request_error' } },
+      {
+        error: {
+          message: `Invalid request. Headers: {"Authorization":"${request.headers.get('authorization')}","x-api-key":"${PLANTED}"}`,
+          type: 'invalid_request_error',
+        },
+      },
       { status },
     ),
   ),
@@ -42,7 +47,16 @@ afterAll(() => {
 /** Every string a user could see from an error. */
 function everything(err: JudgeError): string {
   const cause = err.cause as Error | undefined
-  return [err.message, String(err), err.stack, cause?.message, cause?.stack, String(cause), JSON.stringify(err), JSON.stringify(cause)].join('\n')
+  return [
+    err.message,
+    String(err),
+    err.stack,
+    cause?.message,
+    cause?.stack,
+    String(cause),
+    JSON.stringify(err),
+    JSON.stringify(cause),
+  ].join('\n')
 }
 
 describe('secrets never leak', () => {
@@ -60,7 +74,13 @@ describe('secrets never leak', () => {
   it('scrubs the unjudgeable cause of callJudge after retries of a 500', async () => {
     status = 500
     const { sleep } = recordingSleep()
-    const judge = openaiJudge({ model: 'gpt-4.1', baseURL: API, provider: 'openai', maxWaitMs: 5_000, retry: { sleep, random: () => 1 } })
+    const judge = openaiJudge({
+      model: 'gpt-4.1',
+      baseURL: API,
+      provider: 'openai',
+      maxWaitMs: 5_000,
+      retry: { sleep, random: () => 1 },
+    })
     const result = await callJudge(judge, likertRequest())
     expect(result.status).toBe('unjudgeable')
     if (result.status !== 'unjudgeable') return
@@ -85,7 +105,9 @@ describe('secrets never leak', () => {
   })
 
   it('scrubs AWS keys and SigV4 signatures', () => {
-    const text = scrubSecrets('Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260301/us-east-1/bedrock/aws4_request, Signature=deadbeef0123')
+    const text = scrubSecrets(
+      'Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260301/us-east-1/bedrock/aws4_request, Signature=deadbeef0123',
+    )
     expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE')
     expect(text).not.toContain('deadbeef0123')
   })

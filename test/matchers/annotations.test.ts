@@ -3,22 +3,84 @@ import { annotateVerdicts, annotationsEnabled, verdictAnnotation, verdictAnnotat
 import type { ReportTrace } from '../../src/verdict/report'
 import type { Verdict } from '../../src/verdict/verdict'
 
-const base: Verdict = { metric: 'faithfulness', level: 'output', scale: 'binary', raw: 1, score: 1, threshold: 1, pass: true, outcome: 'pass', reason: 'Stated in the context.' }
-const failing: Verdict = { ...base, raw: 0, score: 0, pass: false, outcome: 'fail', reason: 'Cites a 2019 figure\nthe chart lacks.' }
-const unjudgeable: Verdict = { ...base, raw: null, score: null, pass: false, outcome: 'unjudgeable', reason: 'judge reply was not JSON after 3 attempts' }
-const span = (id: string, outcome: Verdict['outcome']): Verdict => ({ ...base, metric: 'span-quality', level: 'span', spanId: id, scale: 'likert5', raw: outcome === 'pass' ? 5 : 1, score: outcome === 'pass' ? 1 : 0, threshold: 0.5, pass: outcome === 'pass', outcome, reason: `${id} reason`, ...(outcome === 'fail' ? { category: 'Authentication Errors' } : {}) })
-const traces: ReportTrace[] = [{ id: 't1', spans: [{ id: 'b2', parentId: 'a1', name: 'visit_page', kind: 'tool', failed: true, verdictIds: [] }] }]
+const base: Verdict = {
+  metric: 'faithfulness',
+  level: 'output',
+  scale: 'binary',
+  raw: 1,
+  score: 1,
+  threshold: 1,
+  pass: true,
+  outcome: 'pass',
+  reason: 'Stated in the context.',
+}
+const failing: Verdict = {
+  ...base,
+  raw: 0,
+  score: 0,
+  pass: false,
+  outcome: 'fail',
+  reason: 'Cites a 2019 figure\nthe chart lacks.',
+}
+const unjudgeable: Verdict = {
+  ...base,
+  raw: null,
+  score: null,
+  pass: false,
+  outcome: 'unjudgeable',
+  reason: 'judge reply was not JSON after 3 attempts',
+}
+const span = (id: string, outcome: Verdict['outcome']): Verdict => ({
+  ...base,
+  metric: 'span-quality',
+  level: 'span',
+  spanId: id,
+  scale: 'likert5',
+  raw: outcome === 'pass' ? 5 : 1,
+  score: outcome === 'pass' ? 1 : 0,
+  threshold: 0.5,
+  pass: outcome === 'pass',
+  outcome,
+  reason: `${id} reason`,
+  ...(outcome === 'fail' ? { category: 'Authentication Errors' } : {}),
+})
+const traces: ReportTrace[] = [
+  { id: 't1', spans: [{ id: 'b2', parentId: 'a1', name: 'visit_page', kind: 'tool', failed: true, verdictIds: [] }] },
+]
 
 describe('verdictAnnotation', () => {
   it('maps pass/fail/unjudgeable to Vitest’s notice/error/warning, one line each', () => {
-    expect(verdictAnnotation(base)).toEqual({ type: 'notice', message: 'agent-verdict faithfulness: pass — Stated in the context.' })
-    expect(verdictAnnotation(failing)).toEqual({ type: 'error', message: 'agent-verdict faithfulness: fail — Cites a 2019 figure the chart lacks.' })
-    expect(verdictAnnotation({ ...base, metric: 'quality', scale: 'likert5', raw: 2, score: 0.25, threshold: 0.75, pass: false, outcome: 'fail', reason: 'vague' }).message).toBe('agent-verdict quality: fail (2/5, min 4) — vague')
-    expect(verdictAnnotation(unjudgeable)).toEqual({ type: 'warning', message: 'agent-verdict faithfulness: unjudgeable — judge reply was not JSON after 3 attempts' })
+    expect(verdictAnnotation(base)).toEqual({
+      type: 'notice',
+      message: 'agent-verdict faithfulness: pass — Stated in the context.',
+    })
+    expect(verdictAnnotation(failing)).toEqual({
+      type: 'error',
+      message: 'agent-verdict faithfulness: fail — Cites a 2019 figure the chart lacks.',
+    })
+    expect(
+      verdictAnnotation({
+        ...base,
+        metric: 'quality',
+        scale: 'likert5',
+        raw: 2,
+        score: 0.25,
+        threshold: 0.75,
+        pass: false,
+        outcome: 'fail',
+        reason: 'vague',
+      }).message,
+    ).toBe('agent-verdict quality: fail (2/5, min 4) — vague')
+    expect(verdictAnnotation(unjudgeable)).toEqual({
+      type: 'warning',
+      message: 'agent-verdict faithfulness: unjudgeable — judge reply was not JSON after 3 attempts',
+    })
   })
 
   it('names the span and category of a span verdict', () => {
-    expect(verdictAnnotation(span('b2', 'fail'), traces).message).toBe('agent-verdict span-quality · span tool:visit_page (id b2): fail (1/5, min 3) · Authentication Errors — b2 reason')
+    expect(verdictAnnotation(span('b2', 'fail'), traces).message).toBe(
+      'agent-verdict span-quality · span tool:visit_page (id b2): fail (1/5, min 3) · Authentication Errors — b2 reason',
+    )
     expect(verdictAnnotation(span('zz', 'fail')).message).toContain('· span zz:')
   })
 
@@ -33,10 +95,15 @@ describe('verdictAnnotation', () => {
 
 describe('verdictAnnotations', () => {
   it('annotates every output verdict, failing span verdicts one by one and passing span verdicts as one count', () => {
-    const list = verdictAnnotations([span('a1', 'pass'), span('b2', 'fail'), span('c3', 'pass'), span('d4', 'unjudgeable'), failing], traces)
+    const list = verdictAnnotations(
+      [span('a1', 'pass'), span('b2', 'fail'), span('c3', 'pass'), span('d4', 'unjudgeable'), failing],
+      traces,
+    )
     expect(list.map((a) => a.type)).toEqual(['error', 'warning', 'error', 'notice'])
     expect(list[3].message).toBe('agent-verdict: 2 span verdicts passed')
-    expect(verdictAnnotations([span('a1', 'pass')])).toEqual([{ type: 'notice', message: 'agent-verdict: 1 span verdict passed' }])
+    expect(verdictAnnotations([span('a1', 'pass')])).toEqual([
+      { type: 'notice', message: 'agent-verdict: 1 span verdict passed' },
+    ])
     expect(verdictAnnotations([])).toEqual([])
   })
 })
@@ -52,7 +119,8 @@ describe('annotateVerdicts', () => {
   it('is switched off by AGENT_VERDICT_ANNOTATIONS=0|false|off, on otherwise', () => {
     let called = 0
     const task = { context: { annotate: async () => void called++ } }
-    for (const off of ['0', 'false', 'OFF ']) annotateVerdicts(task, [base], undefined, { AGENT_VERDICT_ANNOTATIONS: off })
+    for (const off of ['0', 'false', 'OFF '])
+      annotateVerdicts(task, [base], undefined, { AGENT_VERDICT_ANNOTATIONS: off })
     expect(called).toBe(0)
     annotateVerdicts(task, [base], undefined, { AGENT_VERDICT_ANNOTATIONS: '1' })
     expect(called).toBe(1)

@@ -4,10 +4,21 @@ import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
 import type { Verdict } from '../../src/verdict/verdict'
 
 const verdict = (id: string, pass: boolean): Verdict => ({
-  id, metric: 'span.error_category', level: 'span', spanId: id.split(':')[0], scale: 'binary', raw: pass ? 1 : 0,
-  score: pass ? 1 : 0, threshold: 1, pass, outcome: pass ? 'pass' : 'fail', reason: pass ? 'fine' : 'broken',
+  id,
+  metric: 'span.error_category',
+  level: 'span',
+  spanId: id.split(':')[0],
+  scale: 'binary',
+  raw: pass ? 1 : 0,
+  score: pass ? 1 : 0,
+  threshold: 1,
+  pass,
+  outcome: pass ? 'pass' : 'fail',
+  reason: pass ? 'fine' : 'broken',
 })
-const tree = (ids: string[]) => [{ id: 'trace-1', spans: [{ id: 'a', parentId: null, name: 'root', kind: 'llm', failed: false, verdictIds: ids }] }]
+const tree = (ids: string[]) => [
+  { id: 'trace-1', spans: [{ id: 'a', parentId: null, name: 'root', kind: 'llm', failed: false, verdictIds: ids }] },
+]
 
 describe('attachVerdicts', () => {
   test('two assertions on one trace in one test keep verdict ids unique and trace links one-to-one', () => {
@@ -19,6 +30,9 @@ describe('attachVerdicts', () => {
       ['a:span.error_category', 'pass'],
       ['a:span.error_category#2', 'fail'],
     ])
-    expect(meta.traces?.map((t) => t.spans[0].verdictIds)).toEqual([['a:span.error_category'], ['a:span.error_category#2']])
+    expect(meta.traces?.map((t) => t.spans[0].verdictIds)).toEqual([
+      ['a:span.error_category'],
+      ['a:span.error_category#2'],
+    ])
   })
 })

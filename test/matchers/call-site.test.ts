@@ -15,7 +15,13 @@ function failsLater(): Promise<never> {
   })
 }
 
-const caught = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a rejection') }, (e: unknown) => e as Error)
+const caught = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection')
+    },
+    (e: unknown) => e as Error,
+  )
 
 describe('atCallSite', () => {
   test('the stack keeps the message and the matcher frames, then ends in the calling line', async () => {
@@ -31,7 +37,9 @@ describe('atCallSite', () => {
   })
 
   test('an error thrown before any await already passes through the caller: no frame is added twice', async () => {
-    const failsNow = async () => { throw new TypeError('bad option') }
+    const failsNow = async () => {
+      throw new TypeError('bad option')
+    }
     const error = await caught(atCallSite(failsNow)())
     const ours = error.stack!.split('\n').filter((f) => THIS_FILE.test(f))
     expect(ours.length).toBeGreaterThan(0)
@@ -48,12 +56,18 @@ describe('registered matchers', () => {
     vi.stubEnv('AGENT_VERDICT_MODE', '')
     return countingJudge()
   }
-  const linesOfThisFile = (error: Error) => error.stack!.split('\n').filter((f) => THIS_FILE.test(f)).map((f) => Number(f.match(THIS_FILE)![1]))
+  const linesOfThisFile = (error: Error) =>
+    error
+      .stack!.split('\n')
+      .filter((f) => THIS_FILE.test(f))
+      .map((f) => Number(f.match(THIS_FILE)![1]))
 
   test('registered, the same miss ends in the test line of the assertion', async () => {
     const judge = missUnderCi()
     const line = Number(new Error().stack!.match(THIS_FILE)![1]) + 1
-    const error = await caught(expect('The total due is $1,926.00.').toBeCorrect({ reference: 'Total due: $1,296.00', judge }))
+    const error = await caught(
+      expect('The total due is $1,926.00.').toBeCorrect({ reference: 'Total due: $1,296.00', judge }),
+    )
     expect(error).toBeInstanceOf(CassetteMissError)
     expect(judge.calls).toHaveLength(0)
     expect(linesOfThisFile(error)).toContain(line)

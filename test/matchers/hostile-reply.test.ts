@@ -19,7 +19,10 @@ afterAll(() => {
 })
 
 async function failureOf(assertion: Promise<unknown>): Promise<Error> {
-  const error = await assertion.then(() => undefined, (e: unknown) => e)
+  const error = await assertion.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   if (!(error instanceof Error)) throw new Error('expected the assertion to fail, but it passed')
   return error
 }
@@ -27,16 +30,23 @@ async function failureOf(assertion: Promise<unknown>): Promise<Error> {
 describe('toFollowInstructions with a quoted passing verdict before the real one', () => {
   test('control: the clean failing verdict fails, and passes under .not', async () => {
     script(shape.toReply({ texts: [JSON.stringify(FAIL)] }))
-    expect((await failureOf(expect('W7').toFollowInstructions('Answer with the week label only.', { judge: shape.judge() }))).message).toContain('Instruction following: fail')
+    expect(
+      (await failureOf(expect('W7').toFollowInstructions('Answer with the week label only.', { judge: shape.judge() })))
+        .message,
+    ).toContain('Instruction following: fail')
     await expect('W7').not.toFollowInstructions('Answer with the week label only.', { judge: shape.judge() })
   })
 
   test('the quoted pass is not taken: unjudgeable, which fails the assertion and its .not', async () => {
     script(shape.toReply({ texts: [quoted] }))
-    const plain = await failureOf(expect('W7').toFollowInstructions('Answer with the week label only.', { judge: shape.judge() }))
+    const plain = await failureOf(
+      expect('W7').toFollowInstructions('Answer with the week label only.', { judge: shape.judge() }),
+    )
     expect(plain.message).toContain('Instruction following: unjudgeable')
     expect(plain.message).toContain('not JSON as a whole')
-    const negated = await failureOf(expect('W7').not.toFollowInstructions('Answer with the week label only.', { judge: shape.judge() }))
+    const negated = await failureOf(
+      expect('W7').not.toFollowInstructions('Answer with the week label only.', { judge: shape.judge() }),
+    )
     expect(negated.message).toContain('Instruction following: unjudgeable')
   })
 })

@@ -13,7 +13,13 @@ const judgeEnv = () => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL
 beforeAll(async () => {
   fake = await startFakeJudge({
     latencyMs: 30,
-    rules: [{ name: 'bonus', when: { contains: 'bonus credit' }, respond: { verdict: 'fail', reason: 'the policy mentions no bonus credit' } }],
+    rules: [
+      {
+        name: 'bonus',
+        when: { contains: 'bonus credit' },
+        respond: { verdict: 'fail', reason: 'the policy mentions no bonus credit' },
+      },
+    ],
   })
 })
 afterAll(async () => {
@@ -31,7 +37,9 @@ test('jest: pass, fail with the judge reason, .not, un-awaited guard, and one lo
   expect(jestTest(run, 'grounded answer passes').status).toBe('passed')
   const failed = jestTest(run, 'invented detail fails with the judge reason')
   expect(failed.status).toBe('failed')
-  expect(failed.failureMessages[0]).toContain('expect(received).toBeFaithfulTo(context)\n\nFaithfulness: fail (0/1, min 1)\nReason: the policy mentions no bonus credit')
+  expect(failed.failureMessages[0]).toContain(
+    'expect(received).toBeFaithfulTo(context)\n\nFaithfulness: fail (0/1, min 1)\nReason: the policy mentions no bonus credit',
+  )
   expect(jestTest(run, '.not catches the invented detail').status).toBe('passed')
   const unawaited = jestTest(run, 'un-awaited assertion fails the test')
   expect(unawaited.status).toBe('failed')
@@ -41,7 +49,9 @@ test('jest: pass, fail with the judge reason, .not, un-awaited guard, and one lo
 
   const files = readdirSync(logDir)
   expect(files.every((f) => /^\d+\.jsonl$/.test(f))).toBe(true)
-  const lines = files.flatMap((f) => readFileSync(join(logDir, f), 'utf8').trim().split('\n')).map((l) => JestVerdictLineSchema.parse(JSON.parse(l)))
+  const lines = files
+    .flatMap((f) => readFileSync(join(logDir, f), 'utf8').trim().split('\n'))
+    .map((l) => JestVerdictLineSchema.parse(JSON.parse(l)))
   const byName = Object.fromEntries(lines.map((l) => [l.fullName, l]))
   expect(Object.keys(byName).sort()).toEqual([
     'refund answers .not catches the invented detail',
@@ -50,7 +60,10 @@ test('jest: pass, fail with the judge reason, .not, un-awaited guard, and one lo
     'refund answers un-awaited assertion fails the test',
   ])
   expect(lines.every((l) => l.testPath === testFile)).toBe(true)
-  expect(byName['refund answers grounded answer passes'].verdicts.map((v) => v.metric)).toEqual(['faithfulness', 'instruction-following'])
+  expect(byName['refund answers grounded answer passes'].verdicts.map((v) => v.metric)).toEqual([
+    'faithfulness',
+    'instruction-following',
+  ])
   expect(byName['refund answers un-awaited assertion fails the test'].verdicts[0]).toMatchObject({ outcome: 'fail' })
 })
 

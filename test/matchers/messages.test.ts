@@ -38,7 +38,14 @@ function markingUtils(): MatcherUtils & { calls: string[] } {
 describe('messages through the runner utils', () => {
   test('the hint and the received output are printed by the runner; the verdict lines stay ours', () => {
     const utils = markingUtils()
-    const message = verdictMessage({ name: 'toBeFaithfulToImage', args: 'image', title: 'Faithfulness', isNot: true, verdict, utils })
+    const message = verdictMessage({
+      name: 'toBeFaithfulToImage',
+      args: 'image',
+      title: 'Faithfulness',
+      isNot: true,
+      verdict,
+      utils,
+    })
     expect(utils.calls).toEqual(['hint:toBeFaithfulToImage', 'received'])
     expect(message.split('\n')).toEqual([
       '<hint not.toBeFaithfulToImage received image>',
@@ -51,19 +58,33 @@ describe('messages through the runner utils', () => {
 
   test('a long received output is cut on one line before the runner prints it', () => {
     const utils = markingUtils()
-    const message = verdictMessage({ name: 'toBeCorrect', title: 'Correctness', verdict: { ...verdict, subject: `${'word '.repeat(200)}end` }, utils })
-    const printed = JSON.parse(message.split('\n').find((l) => l.startsWith('Received: '))!.slice('Received: <received '.length, -1)) as string
+    const message = verdictMessage({
+      name: 'toBeCorrect',
+      title: 'Correctness',
+      verdict: { ...verdict, subject: `${'word '.repeat(200)}end` },
+      utils,
+    })
+    const printed = JSON.parse(
+      message
+        .split('\n')
+        .find((l) => l.startsWith('Received: '))!
+        .slice('Received: <received '.length, -1),
+    ) as string
     expect(printed).toHaveLength(240)
     expect(printed.endsWith('…')).toBe(true)
   })
 
   test('usage errors use the runner hint too', () => {
     const utils = markingUtils()
-    expect(usageMessage('toBeCorrect', false, '', 'received must be a string', utils)).toBe('<hint toBeCorrect received >\n\nreceived must be a string')
+    expect(usageMessage('toBeCorrect', false, '', 'received must be a string', utils)).toBe(
+      '<hint toBeCorrect received >\n\nreceived must be a string',
+    )
   })
 
   test('without utils (a matcher called as a plain function) the same words, uncoloured', () => {
-    expect(verdictMessage({ name: 'toBeFaithfulToImage', args: 'image', title: 'Faithfulness', verdict }).split('\n')).toEqual([
+    expect(
+      verdictMessage({ name: 'toBeFaithfulToImage', args: 'image', title: 'Faithfulness', verdict }).split('\n'),
+    ).toEqual([
       'expect(received).toBeFaithfulToImage(image)',
       '',
       'Faithfulness: fail (0/1, min 1)',

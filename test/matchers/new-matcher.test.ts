@@ -14,7 +14,13 @@ let h: JudgeHarness
 beforeAll(async () => {
   vi.stubEnv('AGENT_VERDICT_MODE', 'live') // no cassette files beside this test
   h = await startJudgeHarness({
-    rules: [{ name: 'rude', when: { contains: 'your own fault' }, respond: { verdict: 'fail', reason: 'it blames the customer' } }],
+    rules: [
+      {
+        name: 'rude',
+        when: { contains: 'your own fault' },
+        respond: { verdict: 'fail', reason: 'it blames the customer' },
+      },
+    ],
     faults: [{ type: 'malformed-json', when: { contains: 'UNJUDGEABLE' } }],
   })
   expect.extend({ toBePolite })
@@ -30,7 +36,10 @@ beforeEach(() => {
 })
 
 async function failureOf(assertion: Promise<unknown>): Promise<Error> {
-  const error = await assertion.then(() => undefined, (e: unknown) => e)
+  const error = await assertion.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   if (!(error instanceof Error)) throw new Error('expected the assertion to fail, but it passed')
   // The runner colours the hint and the received value (this.utils): compare the words.
   error.message = stripVTControlCharacters(error.message)
@@ -45,7 +54,9 @@ describe('a matcher defined with defineJudgeMatcher, registered with Vitest expe
     expect(h.bodies).toHaveLength(1)
     expect(textOf(h.bodies[0])).toContain('The reply thanks the customer and never blames them for the problem.')
     expect(textOf(h.bodies[0])).toContain('Thanks for your patience, the refund is on its way.')
-    expect(metaOf(task).verdicts).toEqual([expect.objectContaining({ metric: 'politeness', outcome: 'pass', score: 1 })])
+    expect(metaOf(task).verdicts).toEqual([
+      expect.objectContaining({ metric: 'politeness', outcome: 'pass', score: 1 }),
+    ])
   })
 
   test('fail: the message names the matcher, the title and the judge reason', async () => {
@@ -74,8 +85,10 @@ describe('a matcher defined with defineJudgeMatcher, registered with Vitest expe
     expectTypeOf(expect('x').toBePolite).parameters.toEqualTypeOf<[options?: JudgeMatcherOptions]>()
     expectTypeOf(expect('x').toBePolite).returns.toEqualTypeOf<Promise<void>>()
     expectTypeOf(jestExpect('x').toBePolite).returns.toEqualTypeOf<Promise<void>>()
-    // @ts-expect-error the options are an object
-    void expect('x').toBePolite('polite').catch(() => undefined)
+    const call = () =>
+      // @ts-expect-error the options are an object
+      expect('x').toBePolite('polite')
+    void call
   })
 })
 

@@ -11,10 +11,19 @@ const CHART = fileURLToPath(new URL('../fixtures/images/revenue-by-region.png', 
 let h: JudgeHarness
 beforeAll(async () => {
   vi.stubEnv('AGENT_VERDICT_MODE', 'live')
-  h = await startJudgeHarness({
-    rules: [{ name: 'wrong', when: { contains: 'EMEA leads' }, respond: { verdict: 'fail', reason: 'the chart shows North America first' } }],
-    faults: [{ type: 'malformed-json', when: { contains: 'UNJUDGEABLE' } }],
-  }, { maxAttempts: 1 })
+  h = await startJudgeHarness(
+    {
+      rules: [
+        {
+          name: 'wrong',
+          when: { contains: 'EMEA leads' },
+          respond: { verdict: 'fail', reason: 'the chart shows North America first' },
+        },
+      ],
+      faults: [{ type: 'malformed-json', when: { contains: 'UNJUDGEABLE' } }],
+    },
+    { maxAttempts: 1 },
+  )
 })
 afterAll(async () => {
   await h.close()
@@ -25,10 +34,14 @@ beforeEach(() => {
   h.bodies.length = 0
 })
 
-const answers = (bad: number[], k = 5) => runTrials(k, (i) => (bad.includes(i) ? `Trial ${i + 1}: EMEA leads.` : `Trial ${i + 1}: North America leads.`))
+const answers = (bad: number[], k = 5) =>
+  runTrials(k, (i) => (bad.includes(i) ? `Trial ${i + 1}: EMEA leads.` : `Trial ${i + 1}: North America leads.`))
 
 async function failureOf(assertion: Promise<unknown>): Promise<Error> {
-  const error = await assertion.then(() => undefined, (e: unknown) => e)
+  const error = await assertion.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   if (!(error instanceof Error)) throw new Error('expected the assertion to fail, but it passed')
   return error
 }
@@ -39,12 +52,18 @@ describe('trials on a multimodal matcher', () => {
     expect(h.bodies).toHaveLength(5)
     expect(h.bodies.every((b) => imageUrlsOf(b).length === 1)).toBe(true)
     const [verdict] = (task.meta as Record<string, TestVerdictMeta>)[VERDICT_META_KEY].verdicts
-    expect(verdict).toMatchObject({ metric: 'faithfulness', outcome: 'pass', trials: { k: 5, passes: 4, rule: { kind: 'passRate', min: 0.6 } } })
+    expect(verdict).toMatchObject({
+      metric: 'faithfulness',
+      outcome: 'pass',
+      trials: { k: 5, passes: 4, rule: { kind: 'passRate', min: 0.6 } },
+    })
   })
 
   test('.not inverts the rule, with the trials in the message', async () => {
     await expect(await answers([0, 1, 2])).not.toBeFaithfulToImage(CHART, { judge: h.judge, trials: 'pass^k' })
-    const error = await failureOf(expect(await answers([])).not.toBeFaithfulToImage(CHART, { judge: h.judge, trials: 'pass^k' }))
+    const error = await failureOf(
+      expect(await answers([])).not.toBeFaithfulToImage(CHART, { judge: h.judge, trials: 'pass^k' }),
+    )
     expect(error.message).toContain('Faithfulness over 5 trials: pass — expected the rule not to be met')
   })
 })
@@ -52,15 +71,23 @@ describe('trials on a multimodal matcher', () => {
 describe('trials: misuse and unjudgeable trials', () => {
   test('a trial the judge cannot judge makes the assertion fail as unjudgeable, also under .not', async () => {
     const trials = await runTrials(3, (i) => (i === 1 ? 'UNJUDGEABLE answer' : 'North America leads.'))
-    const error = await failureOf(expect(trials).toBeCorrect({ judge: h.judge, reference: 'North America', trials: 'pass@k' }))
+    const error = await failureOf(
+      expect(trials).toBeCorrect({ judge: h.judge, reference: 'North America', trials: 'pass@k' }),
+    )
     expect(error.message).toContain('Correctness over 3 trials: unjudgeable')
     await failureOf(expect(trials).not.toBeCorrect({ judge: h.judge, reference: 'North America', trials: 'pass@k' }))
   })
 
   test('trials without a rule, a rule without trials, and a bad trial value say what to write', async () => {
-    await expect(expect(await answers([])).toBeCorrect({ judge: h.judge })).rejects.toThrow(/received 5 trials, so trials must be 'pass\^k', 'pass@k' or \{ passRate/)
-    await expect(expect('North America').toBeCorrect({ judge: h.judge, trials: 'pass^k' })).rejects.toThrow(/the trials option needs received values from runTrials/)
-    await expect(expect(await runTrials(2, (i) => (i ? 42 : 'ok'))).toBeCorrect({ judge: h.judge, trials: 'pass@k' })).rejects.toThrow(/trial 2: received must be a string/)
+    await expect(expect(await answers([])).toBeCorrect({ judge: h.judge })).rejects.toThrow(
+      /received 5 trials, so trials must be 'pass\^k', 'pass@k' or \{ passRate/,
+    )
+    await expect(expect('North America').toBeCorrect({ judge: h.judge, trials: 'pass^k' })).rejects.toThrow(
+      /the trials option needs received values from runTrials/,
+    )
+    await expect(
+      expect(await runTrials(2, (i) => (i ? 42 : 'ok'))).toBeCorrect({ judge: h.judge, trials: 'pass@k' }),
+    ).rejects.toThrow(/trial 2: received must be a string/)
     expect(h.fake.stats.requests).toBe(0)
   })
 })

@@ -15,12 +15,19 @@ const project = (prefix: string) => {
   return dir
 }
 const judgeEnv = () => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge` })
-const verdictsOf = (meta: Record<string, unknown>) => (meta[VERDICT_META_KEY] as TestVerdictMeta | undefined)?.verdicts ?? []
+const verdictsOf = (meta: Record<string, unknown>) =>
+  (meta[VERDICT_META_KEY] as TestVerdictMeta | undefined)?.verdicts ?? []
 
 beforeAll(async () => {
   fake = await startFakeJudge({
     latencyMs: { min: 20, max: 120 },
-    rules: [{ name: 'emea', when: { contains: 'EMEA leads' }, respond: { verdict: 'fail', reason: 'the context says North America leads' } }],
+    rules: [
+      {
+        name: 'emea',
+        when: { contains: 'EMEA leads' },
+        respond: { verdict: 'fail', reason: 'the context says North America leads' },
+      },
+    ],
   })
 })
 afterAll(async () => {
@@ -36,11 +43,15 @@ test('a matcher the test forgot to await still fails the test, with a message sa
   const failing = byTitle(run, 'un-awaited failing assertion')
   expect(failing.status).toBe('failed')
   expect(failing.failureMessages.join('\n')).toContain('expect(…).toBeFaithfulTo() was not awaited — add `await`')
-  expect(failing.failureMessages.join('\n')).toContain('would have failed:\nexpect(received).toBeFaithfulTo(context)\n\nFaithfulness: fail')
+  expect(failing.failureMessages.join('\n')).toContain(
+    'would have failed:\nexpect(received).toBeFaithfulTo(context)\n\nFaithfulness: fail',
+  )
   // The guard reports it on the test; no stray rejection escapes as an unhandled error.
   expect(run.stdout + run.stderr).not.toMatch(/Unhandled/i)
   // The verdict still arrived and was attached, so the report shows what the judge said.
-  expect(verdictsOf(failing.meta)).toEqual([expect.objectContaining({ outcome: 'fail', reason: 'the context says North America leads' })])
+  expect(verdictsOf(failing.meta)).toEqual([
+    expect.objectContaining({ outcome: 'fail', reason: 'the context says North America leads' }),
+  ])
 
   expect(byTitle(run, 'un-awaited passing assertion').status).toBe('failed')
   expect(byTitle(run, 'awaited passing assertion').status).toBe('passed')
@@ -96,14 +107,19 @@ describe('cassette per test file', () => {
     const run = await runVitest(dir, { ...judgeEnv(), CI: 'true', ANSWER_SUFFIX: ' (new wording)' })
     const miss = byTitle(run, 'chart answer is grounded')
     expect(miss.status).toBe('failed')
-    expect(miss.failureMessages.join('\n')).toMatch(/no recorded verdict for faithfulness \(test "chart answer is grounded" › toBeFaithfulToImage\) in .*cassette\.test\.ts\.json/)
+    expect(miss.failureMessages.join('\n')).toMatch(
+      /no recorded verdict for faithfulness \(test "chart answer is grounded" › toBeFaithfulToImage\) in .*cassette\.test\.ts\.json/,
+    )
     expect(miss.failureMessages.join('\n')).toContain('AGENT_VERDICT_MODE=record')
     expect(byTitle(run, 'answer follows the instruction').status).toBe('passed') // still replayed
     expect(fake.stats.requests).toBe(0)
   })
 
   test('vitest -u records misses even in CI and prunes entries no test uses any more', async () => {
-    writeFileSync(testFile, readFileSync(testFile, 'utf8').replace(/test\('answer follows the instruction'[\s\S]*$/, ''))
+    writeFileSync(
+      testFile,
+      readFileSync(testFile, 'utf8').replace(/test\('answer follows the instruction'[\s\S]*$/, ''),
+    )
     fake.reset()
     const run = await runVitest(dir, { ...judgeEnv(), CI: 'true', ANSWER_SUFFIX: ' (new wording)' }, ['-u'])
     expect(run.tests.map((t) => t.status)).toEqual(['passed'])

@@ -7,15 +7,25 @@ import { PLUGIN_SETTINGS_KEY } from '../../matchers/eval-files'
 type Hook = (...args: any[]) => unknown
 const hook = (plugin: object, name: string): Hook => (plugin as Record<string, Hook>)[name]
 
-function apply(options: Parameters<typeof agentVerdict>[0], test: Record<string, unknown> = {}, resolved: { testTimeout?: number; reporters?: Array<[string, unknown]> } = {}) {
+function apply(
+  options: Parameters<typeof agentVerdict>[0],
+  test: Record<string, unknown> = {},
+  resolved: { testTimeout?: number; reporters?: Array<[string, unknown]> } = {},
+) {
   const plugin = agentVerdict(options)
   const config: { test: Record<string, any> } = { test: { ...test } }
   hook(plugin, 'config')(config)
   const provided: Record<string, unknown> = {}
   const reporters = resolved.reporters ?? [['default', {}]]
-  hook(plugin, 'configureVitest')({
+  hook(
+    plugin,
+    'configureVitest',
+  )({
     vitest: { config: { reporters } },
-    project: { config: { root: '/repo', testTimeout: resolved.testTimeout ?? 5_000 }, provide: (key: string, value: unknown) => (provided[key] = value) },
+    project: {
+      config: { root: '/repo', testTimeout: resolved.testTimeout ?? 5_000 },
+      provide: (key: string, value: unknown) => (provided[key] = value),
+    },
   })
   return { test: config.test, provided: provided[PLUGIN_SETTINGS_KEY] as Record<string, unknown>, reporters }
 }
@@ -27,16 +37,29 @@ describe('agentVerdict()', () => {
     expect(test.include).toEqual([...defaultInclude, '**/*.eval.{ts,mts,js,mjs}'])
     expect(test.maxConcurrency).toBe(8)
     expect(test.testTimeout).toBeUndefined() // ordinary files keep Vitest's default
-    expect(provided).toEqual({ evalFiles: ['**/*.eval.{ts,mts,js,mjs}'], root: '/repo', testTimeout: EVAL_TEST_TIMEOUT })
-    expect(reporters).toEqual([['default', {}], ['agent-verdict/reporter', {}]])
+    expect(provided).toEqual({
+      evalFiles: ['**/*.eval.{ts,mts,js,mjs}'],
+      root: '/repo',
+      testTimeout: EVAL_TEST_TIMEOUT,
+    })
+    expect(reporters).toEqual([
+      ['default', {}],
+      ['agent-verdict/reporter', {}],
+    ])
   })
 
   it('keeps what the user configured: their setup files (after ours, never ours twice), include, maxConcurrency', () => {
-    const { test } = apply({ concurrency: 4 }, { setupFiles: ['./my-setup.ts', 'agent-verdict/vitest'], include: ['src/**/*.test.ts'], maxConcurrency: 3 })
+    const { test } = apply(
+      { concurrency: 4 },
+      { setupFiles: ['./my-setup.ts', 'agent-verdict/vitest'], include: ['src/**/*.test.ts'], maxConcurrency: 3 },
+    )
     expect(test.setupFiles).toEqual(['./my-setup.ts', 'agent-verdict/vitest'])
     expect(test.include).toEqual(['src/**/*.test.ts', '**/*.eval.{ts,mts,js,mjs}'])
     expect(test.maxConcurrency).toBe(3)
-    expect(apply({ concurrency: 4 }, { setupFiles: './my-setup.ts' }).test.setupFiles).toEqual(['agent-verdict/vitest', './my-setup.ts'])
+    expect(apply({ concurrency: 4 }, { setupFiles: './my-setup.ts' }).test.setupFiles).toEqual([
+      'agent-verdict/vitest',
+      './my-setup.ts',
+    ])
     expect(apply({ concurrency: 4 }).test.maxConcurrency).toBe(4)
   })
 
@@ -47,9 +70,18 @@ describe('agentVerdict()', () => {
   })
 
   it('adds the reporter once, with its options; reporter: false leaves reporters alone', () => {
-    expect(apply({ reporter: { html: 'r.html' } }).reporters).toEqual([['default', {}], ['agent-verdict/reporter', { html: 'r.html' }]])
-    const already: Array<[string, unknown]> = [['verbose', {}], ['agent-verdict/reporter', { silent: true }]]
-    expect(apply(undefined, {}, { reporters: already }).reporters).toEqual([['verbose', {}], ['agent-verdict/reporter', { silent: true }]])
+    expect(apply({ reporter: { html: 'r.html' } }).reporters).toEqual([
+      ['default', {}],
+      ['agent-verdict/reporter', { html: 'r.html' }],
+    ])
+    const already: Array<[string, unknown]> = [
+      ['verbose', {}],
+      ['agent-verdict/reporter', { silent: true }],
+    ]
+    expect(apply(undefined, {}, { reporters: already }).reporters).toEqual([
+      ['verbose', {}],
+      ['agent-verdict/reporter', { silent: true }],
+    ])
     expect(apply({ reporter: false }).reporters).toEqual([['default', {}]])
   })
 
@@ -60,9 +92,15 @@ describe('agentVerdict()', () => {
   })
 
   it('rejects bad options with what to write instead', () => {
-    expect(() => agentVerdict({ concurrency: 0 })).toThrow('agentVerdict({ concurrency }) must be a positive integer, got 0')
-    expect(() => agentVerdict({ testTimeout: 1.5 })).toThrow('agentVerdict({ testTimeout }) must be a positive integer, got 1.5')
-    expect(() => agentVerdict({ evalFiles: [] })).toThrow(/evalFiles \}\) must be a glob or a non-empty list of globs, e\.g\. '\*\*\/\*\.eval\.ts'/)
+    expect(() => agentVerdict({ concurrency: 0 })).toThrow(
+      'agentVerdict({ concurrency }) must be a positive integer, got 0',
+    )
+    expect(() => agentVerdict({ testTimeout: 1.5 })).toThrow(
+      'agentVerdict({ testTimeout }) must be a positive integer, got 1.5',
+    )
+    expect(() => agentVerdict({ evalFiles: [] })).toThrow(
+      /evalFiles \}\) must be a glob or a non-empty list of globs, e\.g\. '\*\*\/\*\.eval\.ts'/,
+    )
     expect(() => agentVerdict({ evalFiles: ['  '] })).toThrow(/must be a glob/)
     expect(() => agentVerdict({ evalFiles: '**/*.{ts,js' })).toThrow(/unclosed "\{"/)
   })

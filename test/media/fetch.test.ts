@@ -15,20 +15,28 @@ let base: string
 
 beforeAll(async () => {
   let markClosed = () => {}
-  endlessClosed = new Promise((resolve) => { markClosed = resolve })
+  endlessClosed = new Promise((resolve) => {
+    markClosed = resolve
+  })
   server = createServer((req, res) => {
     const path = req.url ?? ''
     hits.set(path, (hits.get(path) ?? 0) + 1)
     if (path === '/chart.png') return res.end(png)
     if (path === '/redirect-local') return res.writeHead(302, { location: '/chart.png' }).end()
-    if (path === '/redirect-external') return res.writeHead(302, { location: 'http://images.example.com/chart.png' }).end()
-    if (path === '/declared-huge') { res.writeHead(200, { 'content-length': String(50 * 1024 * 1024) }); return res.write(png) }
+    if (path === '/redirect-external')
+      return res.writeHead(302, { location: 'http://images.example.com/chart.png' }).end()
+    if (path === '/declared-huge') {
+      res.writeHead(200, { 'content-length': String(50 * 1024 * 1024) })
+      return res.write(png)
+    }
     if (path === '/hang') return // never answers: the timeout must end it
     if (path === '/endless') {
       // Streams forever without a content-length: only the reader's cap can stop it.
       res.writeHead(200, { 'content-type': 'image/png' })
       const chunk = Buffer.concat([png, Buffer.alloc(64 * 1024)])
-      const pump = () => { while (!res.destroyed && res.write(chunk)); }
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+      }
       res.on('drain', pump)
       res.on('close', markClosed)
       return pump()
@@ -97,7 +105,9 @@ describe('nothing reaches the network', () => {
     const injected = vi.fn<typeof globalThis.fetch>()
     const global = vi.spyOn(globalThis, 'fetch')
     const err = await rejection(loadImage('http://images.example.com/chart.png', { fetch: injected }))
-    expect(err.message).toContain('plain http is only allowed for localhost/127.0.0.1 — use an https URL or pass the image bytes')
+    expect(err.message).toContain(
+      'plain http is only allowed for localhost/127.0.0.1 — use an https URL or pass the image bytes',
+    )
     await rejection(loadImage('ftp://images.example.com/chart.png'))
     expect(injected).not.toHaveBeenCalled()
     expect(global).not.toHaveBeenCalled()

@@ -25,10 +25,14 @@ describe('provider image limits', () => {
     expect(big.length).toBe(4 * 1024 * 1024)
     const err = await rejection(loadImage(big, { provider: 'bedrock' }))
     expect(err.limit).toBe('maxBytes')
-    expect(err.message).toMatch(/image is 4\.00 MB, over Bedrock Converse's limit of 3\.75 MB per image — downscale it or convert it to JPEG/)
+    expect(err.message).toMatch(
+      /image is 4\.00 MB, over Bedrock Converse's limit of 3\.75 MB per image — downscale it or convert it to JPEG/,
+    )
     await expect(loadImage(big, { provider: 'openai' })).resolves.toMatchObject({ byteLength: big.length })
     const justUnder = pngHeader(1000, 1000, IMAGE_LIMITS.bedrock.maxBytes)
-    await expect(loadImage(justUnder, { provider: 'bedrock' })).resolves.toMatchObject({ byteLength: IMAGE_LIMITS.bedrock.maxBytes })
+    await expect(loadImage(justUnder, { provider: 'bedrock' })).resolves.toMatchObject({
+      byteLength: IMAGE_LIMITS.bedrock.maxBytes,
+    })
   })
 
   it('refuses animated GIFs for OpenAI and OpenAI-compatible servers, not for Bedrock', async () => {
@@ -44,8 +48,12 @@ describe('provider image limits', () => {
   it('treats unknown providers as OpenAI-compatible and accepts custom limits', async () => {
     expect(imageLimitsFor('vllm')).toBe(IMAGE_LIMITS['openai-compatible'])
     const image = await loadImage(pngHeader(100, 50))
-    expect(() => checkImageLimits(image, { label: 'Tiny', maxBytes: 10, formats: ['png'], animatedGif: false })).toThrow(/over Tiny's limit/)
-    expect(() => checkImageLimits(image, { label: 'JpegOnly', maxBytes: 1e6, formats: ['jpeg'], animatedGif: false })).toThrow(/PNG is not accepted by JpegOnly/)
+    expect(() =>
+      checkImageLimits(image, { label: 'Tiny', maxBytes: 10, formats: ['png'], animatedGif: false }),
+    ).toThrow(/over Tiny's limit/)
+    expect(() =>
+      checkImageLimits(image, { label: 'JpegOnly', maxBytes: 1e6, formats: ['jpeg'], animatedGif: false }),
+    ).toThrow(/PNG is not accepted by JpegOnly/)
     expect(() => checkImageLimits(image, 'bedrock')).not.toThrow()
   })
 })

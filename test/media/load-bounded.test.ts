@@ -21,20 +21,31 @@ describe('image paths that are not regular files', () => {
     const fifo = join(tmp, 'image.fifo')
     spawnSync('mkfifo', [fifo])
     const err = await refused(fifo)
-    expect(err.message).toBe(`${fifo}: is a FIFO (named pipe), not a regular file, so it is not read (it could block or never end) — save the image to a file, or read it yourself and pass the bytes as a Buffer`)
+    expect(err.message).toBe(
+      `${fifo}: is a FIFO (named pipe), not a regular file, so it is not read (it could block or never end) — save the image to a file, or read it yourself and pass the bytes as a Buffer`,
+    )
     expect(err.source).toBe(fifo)
   })
 
-  it.skipIf(!existsSync('/dev/zero'))('/dev/zero (endless) is refused before reading, also through a symlink or a file: URL', async () => {
-    expect((await refused('/dev/zero')).message).toMatch(/^\/dev\/zero: is a character device, not a regular file, so it is not read/)
-    const link = join(tmp, 'photo.png')
-    symlinkSync('/dev/zero', link)
-    expect((await refused(link)).message).toMatch(/is a character device/)
-    expect((await rejectionOf(loadImage(new URL('file:///dev/zero')), ImageInputError)).message).toMatch(/is a character device/)
-  })
+  it.skipIf(!existsSync('/dev/zero'))(
+    '/dev/zero (endless) is refused before reading, also through a symlink or a file: URL',
+    async () => {
+      expect((await refused('/dev/zero')).message).toMatch(
+        /^\/dev\/zero: is a character device, not a regular file, so it is not read/,
+      )
+      const link = join(tmp, 'photo.png')
+      symlinkSync('/dev/zero', link)
+      expect((await refused(link)).message).toMatch(/is a character device/)
+      expect((await rejectionOf(loadImage(new URL('file:///dev/zero')), ImageInputError)).message).toMatch(
+        /is a character device/,
+      )
+    },
+  )
 
   it('a directory is refused with what to pass instead', async () => {
-    expect((await refused(tmp)).message).toBe(`${tmp}: is a directory, not an image file — pass the path of an image file`)
+    expect((await refused(tmp)).message).toBe(
+      `${tmp}: is a directory, not an image file — pass the path of an image file`,
+    )
   })
 })
 
@@ -45,7 +56,9 @@ describe('bounded reads', () => {
     truncateSync(huge, 2 * 1024 ** 3)
     const err = await refused(huge)
     expect(err.limit).toBe('maxBytes')
-    expect(err.message).toBe(`${huge}: file is ${2 * 1024 ** 3} bytes, over the ${DEFAULT_FETCH_MAX_BYTES}-byte default cap (no judge provider accepts more per image) — downscale the image, or raise maxBytes`)
+    expect(err.message).toBe(
+      `${huge}: file is ${2 * 1024 ** 3} bytes, over the ${DEFAULT_FETCH_MAX_BYTES}-byte default cap (no judge provider accepts more per image) — downscale the image, or raise maxBytes`,
+    )
   })
 
   it('an explicit maxBytes still names maxBytes', async () => {
@@ -53,6 +66,8 @@ describe('bounded reads', () => {
     writeFileSync(small, Buffer.alloc(5_000))
     const err = await rejectionOf(loadImage(small, { maxBytes: 1_000 }), ImageInputError)
     expect(err.limit).toBe('maxBytes')
-    expect(err.message).toBe(`${small}: file is 5000 bytes, over maxBytes 1000 — pass a smaller image or raise maxBytes`)
+    expect(err.message).toBe(
+      `${small}: file is 5000 bytes, over maxBytes 1000 — pass a smaller image or raise maxBytes`,
+    )
   })
 })

@@ -19,7 +19,14 @@ const rejection = (promise: Promise<unknown>) => rejectionOf(promise, ImageInput
 describe('loadImage', () => {
   it('loads a path: format, size, byte length and a stable sha256 digest', async () => {
     const image = await loadImage(fixturePath('revenue-by-region.png'))
-    expect(image).toMatchObject({ format: 'png', width: 720, height: 480, byteLength: 22529, animated: false, digest: CHART_PNG_SHA256 })
+    expect(image).toMatchObject({
+      format: 'png',
+      width: 720,
+      height: 480,
+      byteLength: 22529,
+      animated: false,
+      digest: CHART_PNG_SHA256,
+    })
     expect(image.source).toBe(fixturePath('revenue-by-region.png'))
   })
 
@@ -59,7 +66,11 @@ describe('loadImage', () => {
   })
 
   it.each([
-    ['svg', Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>'), /SVG is not supported by judge models: render it to PNG first/],
+    [
+      'svg',
+      Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>'),
+      /SVG is not supported by judge models: render it to PNG first/,
+    ],
     ['pdf', Buffer.from('%PDF-1.4\n'), /PDF .*render the page to PNG first/],
     ['empty', Buffer.alloc(0), /empty \(0 bytes\)/],
     ['unknown', Buffer.from([1, 2, 3, 4, 5]), /unrecognised image bytes.*first bytes: 01 02 03 04 05/],

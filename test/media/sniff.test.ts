@@ -54,7 +54,9 @@ describe('sniffImage', () => {
 
   it('gives advice that says what to do, with the first bytes of unknown data', () => {
     expect(rejectionAdvice('svg')).toBe('SVG is not supported by judge models: render it to PNG first')
-    expect(rejectionAdvice('unknown', Uint8Array.from([0xde, 0xad, 0xbe, 0xef]))).toContain('(first bytes: de ad be ef)')
+    expect(rejectionAdvice('unknown', Uint8Array.from([0xde, 0xad, 0xbe, 0xef]))).toContain(
+      '(first bytes: de ad be ef)',
+    )
     expect(rejectionAdvice('png')).toBe('')
     expect(sniffImage(gif(1))).toBe('gif')
   })

@@ -18,7 +18,11 @@ export function pngHeader(width: number, height: number, padTo = 0): Buffer {
   ihdr.set([8, 2, 0, 0, 0], 8) // 8-bit RGB, no interlace
   const head = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr)])
   const pad = Math.max(0, padTo - head.length - 12 - 12)
-  return Buffer.concat([head, ...(pad ? [chunk('tEXt', Buffer.alloc(pad, 0x61))] : []), chunk('IEND', new Uint8Array())])
+  return Buffer.concat([
+    head,
+    ...(pad ? [chunk('tEXt', Buffer.alloc(pad, 0x61))] : []),
+    chunk('IEND', new Uint8Array()),
+  ])
 }
 
 /** A valid 1×1 GIF89a with `frames` frames (2+ = animated). */
@@ -29,7 +33,13 @@ export function gif(frames: number): Buffer {
 }
 
 function riff(fourcc: string, data: Uint8Array): Buffer {
-  const body = Buffer.concat([Buffer.from('WEBP', 'latin1'), Buffer.from(fourcc, 'latin1'), u32le(data.length), data, ...(data.length % 2 ? [Buffer.alloc(1)] : [])])
+  const body = Buffer.concat([
+    Buffer.from('WEBP', 'latin1'),
+    Buffer.from(fourcc, 'latin1'),
+    u32le(data.length),
+    data,
+    ...(data.length % 2 ? [Buffer.alloc(1)] : []),
+  ])
   return Buffer.concat([Buffer.from('RIFF', 'latin1'), u32le(body.length), body])
 }
 

@@ -17,7 +17,12 @@ beforeEach(() => {
 
 // Each bad input must be refused by loadImage before the judge is called: no tokens, no request.
 test.each([
-  ['SVG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'), { detected: 'svg' }, /SVG is not supported/],
+  [
+    'SVG',
+    Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'),
+    { detected: 'svg' },
+    /SVG is not supported/,
+  ],
   ['PDF', Buffer.from('%PDF-1.7\n1 0 obj\n'), { detected: 'pdf' }, /PDF/],
   ['empty bytes', new Uint8Array(0), { detected: 'empty' }, /empty/],
   ['unknown bytes', Buffer.from('just some text, not an image'), { detected: 'unknown' }, /unrecognised/],
@@ -26,7 +31,10 @@ test.each([
   ['a malformed data URL', 'data:image/png;base64', {}, /malformed data URL/],
 ])('%s → ImageInputError, nothing sent', async (_name, image, fields, message) => {
   const run = runMetric(faithfulnessMetric, { output: 'North America leads.', image }, { judge: h.judge })
-  const error = await run.then(() => null, (e: unknown) => e)
+  const error = await run.then(
+    () => null,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(ImageInputError)
   expect(error).toMatchObject(fields)
   expect((error as Error).message).toMatch(message)
@@ -35,6 +43,8 @@ test.each([
 })
 
 test('a wrong image type is a usage error naming what is accepted', async () => {
-  await expect(runMetric(correctnessMetric, { output: 'x', image: 42 as never }, { judge: h.judge })).rejects.toThrow(/expected an image: a file path, data URL/)
+  await expect(runMetric(correctnessMetric, { output: 'x', image: 42 as never }, { judge: h.judge })).rejects.toThrow(
+    /expected an image: a file path, data URL/,
+  )
   expect(h.fake.stats.requests).toBe(0)
 })

@@ -14,16 +14,29 @@ import { imageUrlsOf, startJudgeHarness, textOf, type JudgeHarness } from '../su
 
 const CHART = fileURLToPath(new URL('../fixtures/images/revenue-by-region.png', import.meta.url))
 // Real labelled case chart-1 / chart-2 from /work/shared/fixtures/multimodal-cases.json.
-const QUESTION = 'Which region has the highest average revenue? State the region name and the dollar amount shown in the chart.'
+const QUESTION =
+  'Which region has the highest average revenue? State the region name and the dollar amount shown in the chart.'
 const REFERENCE = 'North America, at $14.10.'
 
 let h: JudgeHarness
 beforeAll(async () => {
   h = await startJudgeHarness({
     rules: [
-      { name: 'wrong-amount', when: { contains: '$15.20' }, respond: { verdict: 'fail', reason: 'the chart shows North America at $14.10, not $15.20' } },
-      { name: 'quality-3', when: { schemaName: 'quality_verdict', contains: 'North America.' }, respond: { score: 3, reason: 'accurate but omits the amount' } },
-      { name: 'rubric-2', when: { schemaName: 'rubric_score' }, respond: { score: 2, reason: 'misses the tone criterion' } },
+      {
+        name: 'wrong-amount',
+        when: { contains: '$15.20' },
+        respond: { verdict: 'fail', reason: 'the chart shows North America at $14.10, not $15.20' },
+      },
+      {
+        name: 'quality-3',
+        when: { schemaName: 'quality_verdict', contains: 'North America.' },
+        respond: { score: 3, reason: 'accurate but omits the amount' },
+      },
+      {
+        name: 'rubric-2',
+        when: { schemaName: 'rubric_score' },
+        respond: { score: 2, reason: 'misses the tone criterion' },
+      },
     ],
   })
 })
@@ -37,11 +50,30 @@ const schemaOf = (i = 0) => h.bodies[i].response_format!.json_schema!
 
 describe('every metric asks for reasoning before the score', () => {
   test.each([
-    ['instruction following', () => runMetric(instructionFollowingMetric, { output: 'W7', instruction: 'Answer with the week label only.' }, { judge: h.judge })],
+    [
+      'instruction following',
+      () =>
+        runMetric(
+          instructionFollowingMetric,
+          { output: 'W7', instruction: 'Answer with the week label only.' },
+          { judge: h.judge },
+        ),
+    ],
     ['correctness', () => runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge })],
-    ['faithfulness', () => runMetric(faithfulnessMetric, { output: 'W7', context: 'The peak was W7.' }, { judge: h.judge })],
+    [
+      'faithfulness',
+      () => runMetric(faithfulnessMetric, { output: 'W7', context: 'The peak was W7.' }, { judge: h.judge }),
+    ],
     ['quality', () => runMetric(qualityMetric, { output: 'W7', instruction: 'Peak week?' }, { judge: h.judge })],
-    ['rubric', () => runMetric(rubricMetric('binary'), { output: 'W7', rubric: 'Names a week.', scale: 'binary' }, { judge: h.judge })],
+    [
+      'rubric',
+      () =>
+        runMetric(
+          rubricMetric('binary'),
+          { output: 'W7', rubric: 'Names a week.', scale: 'binary' },
+          { judge: h.judge },
+        ),
+    ],
   ])('%s', async (_name, run) => {
     const verdict = await run()
     const schema = schemaOf()
@@ -75,7 +107,12 @@ describe('correctness', () => {
   test('reference-based with the chart: the image goes as an image_url part, a wrong amount fails with the reason', async () => {
     const verdict = await runMetric(
       correctnessMetric,
-      { output: 'North America has the highest average revenue, at $15.20.', input: QUESTION, reference: REFERENCE, image: CHART },
+      {
+        output: 'North America has the highest average revenue, at $15.20.',
+        input: QUESTION,
+        reference: REFERENCE,
+        image: CHART,
+      },
       { judge: h.judge },
     )
     const [url] = imageUrlsOf(h.bodies[0])
@@ -97,7 +134,11 @@ describe('correctness', () => {
   })
 
   test('reference-free without a reference: judged against the question and the image', async () => {
-    await runMetric(correctnessMetric, { output: 'North America, at $14.10.', input: QUESTION, image: CHART }, { judge: h.judge })
+    await runMetric(
+      correctnessMetric,
+      { output: 'North America, at $14.10.', input: QUESTION, image: CHART },
+      { judge: h.judge },
+    )
     const sent = textOf(h.bodies[0])
     expect(sent).toContain('There is no reference answer')
     expect(sent).not.toContain('<reference>')
@@ -106,7 +147,12 @@ describe('correctness', () => {
 
   test('judge info comes from the response: provider, model, prompt version, tokens, latency, not cached', async () => {
     const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge })
-    expect(verdict.judge).toMatchObject({ provider: 'openai-compatible', model: 'fake-judge', promptVersion: 'correctness@2', cached: false })
+    expect(verdict.judge).toMatchObject({
+      provider: 'openai-compatible',
+      model: 'fake-judge',
+      promptVersion: 'correctness@2',
+      cached: false,
+    })
     expect(verdict.judge!.tokens.input).toBe(h.fake.calls[0].usage!.prompt_tokens)
     expect(verdict.judge!.tokens.output).toBe(h.fake.calls[0].usage!.completion_tokens)
   })
@@ -119,7 +165,11 @@ describe('faithfulness', () => {
   })
 
   test('text context is sent in a context block', async () => {
-    await runMetric(faithfulnessMetric, { output: 'Refunds take 5 days.', context: 'Refunds are processed within 5 business days.' }, { judge: h.judge })
+    await runMetric(
+      faithfulnessMetric,
+      { output: 'Refunds take 5 days.', context: 'Refunds are processed within 5 business days.' },
+      { judge: h.judge },
+    )
     expect(textOf(h.bodies[0])).toContain('<context>\nRefunds are processed within 5 business days.\n</context>')
   })
 })
@@ -137,19 +187,33 @@ describe('overall quality', () => {
   test('a 3/5 normalizes to 0.5 and fails the default threshold (4 → 0.75), passes threshold 0.5', async () => {
     const input = { output: 'North America.', instruction: QUESTION, image: CHART }
     const strict = await runMetric(qualityMetric, input, { judge: h.judge })
-    expect(strict).toMatchObject({ scale: 'likert5', raw: 3, score: 0.5, threshold: 0.75, pass: false, outcome: 'fail', reason: 'accurate but omits the amount' })
+    expect(strict).toMatchObject({
+      scale: 'likert5',
+      raw: 3,
+      score: 0.5,
+      threshold: 0.75,
+      pass: false,
+      outcome: 'fail',
+      reason: 'accurate but omits the amount',
+    })
     const lenient = await runMetric(qualityMetric, input, { judge: h.judge, threshold: 0.5 })
     expect(lenient).toMatchObject({ raw: 3, pass: true, outcome: 'pass' })
   })
 
   test('a threshold outside 0..1 is refused with the 1–5 mapping', async () => {
-    await expect(runMetric(qualityMetric, { output: 'x' }, { judge: h.judge, threshold: 4 })).rejects.toThrow(/0\.\.1.*4 is 0\.75/)
+    await expect(runMetric(qualityMetric, { output: 'x' }, { judge: h.judge, threshold: 4 })).rejects.toThrow(
+      /0\.\.1.*4 is 0\.75/,
+    )
   })
 })
 
 describe('custom rubric', () => {
   test('1–5 rubric uses its own schema and system prompt', async () => {
-    const verdict = await runMetric(rubricMetric('likert5'), { output: 'ok', rubric: 'Polite and names the order number.', scale: 'likert5' }, { judge: h.judge })
+    const verdict = await runMetric(
+      rubricMetric('likert5'),
+      { output: 'ok', rubric: 'Polite and names the order number.', scale: 'likert5' },
+      { judge: h.judge },
+    )
     expect(schemaOf().name).toBe('rubric_score')
     expect(textOf(h.bodies[0])).toContain('<rubric>\nPolite and names the order number.\n</rubric>')
     expect(verdict).toMatchObject({ metric: 'rubric', scale: 'likert5', raw: 2, score: 0.25, pass: false })
@@ -158,7 +222,11 @@ describe('custom rubric', () => {
 
 describe('self-consistency', () => {
   test('samples: 3 asks three times and sums the tokens', async () => {
-    const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge, samples: 3 })
+    const verdict = await runMetric(
+      correctnessMetric,
+      { output: 'W7', input: 'Peak week?' },
+      { judge: h.judge, samples: 3 },
+    )
     expect(h.fake.calls).toHaveLength(3)
     expect(verdict.samples).toEqual([1, 1, 1])
     const prompt = h.fake.calls.reduce((n, c) => n + c.usage!.prompt_tokens, 0)
@@ -171,7 +239,11 @@ describe('self-consistency', () => {
   test('a retried request counts as two calls made, one of them a retry', async () => {
     h.fake.setFaults([{ type: 'rate-limit', times: 1, retryAfter: '0' }])
     try {
-      const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge, samples: 2 })
+      const verdict = await runMetric(
+        correctnessMetric,
+        { output: 'W7', input: 'Peak week?' },
+        { judge: h.judge, samples: 2 },
+      )
       expect(h.fake.calls.length).toBeGreaterThanOrEqual(2)
       expect(verdict.judge!.calls).toEqual({ made: 3, replayed: 0, retries: 1, reasks: 0 })
     } finally {
@@ -181,7 +253,11 @@ describe('self-consistency', () => {
 
   test('a re-ask after an invalid reply counts as a call made and a re-ask, not a retry', async () => {
     h.fake.setFaults([{ type: 'malformed-json', times: 1 }])
-    const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge }).finally(() => h.fake.setFaults([]))
+    const verdict = await runMetric(
+      correctnessMetric,
+      { output: 'W7', input: 'Peak week?' },
+      { judge: h.judge },
+    ).finally(() => h.fake.setFaults([]))
     expect(h.fake.calls).toHaveLength(2)
     expect(verdict.outcome).toBe('pass')
     expect(verdict.judge!.calls).toEqual({ made: 2, replayed: 0, retries: 0, reasks: 1 })
@@ -190,21 +266,42 @@ describe('self-consistency', () => {
   test('samples: 3 with 2 invalid samples is unjudgeable and says so, never a pass on the one valid sample', async () => {
     // The first five requests get malformed JSON: three samples × (ask + one re-ask) leaves exactly one valid reply.
     h.fake.setFaults([{ type: 'malformed-json', times: 5 }])
-    const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: h.judge, samples: 3 }).finally(() => h.fake.setFaults([]))
+    const verdict = await runMetric(
+      correctnessMetric,
+      { output: 'W7', input: 'Peak week?' },
+      { judge: h.judge, samples: 3 },
+    ).finally(() => h.fake.setFaults([]))
     expect(h.fake.calls).toHaveLength(6)
     expect(verdict).toMatchObject({ outcome: 'unjudgeable', pass: false, score: null, samplesFailed: 2 })
-    expect(verdict.reason).toMatch(/^only 1 of 3 samples gave a valid verdict \(2 failed; no majority of valid samples\)/)
+    expect(verdict.reason).toMatch(
+      /^only 1 of 3 samples gave a valid verdict \(2 failed; no majority of valid samples\)/,
+    )
   })
 
   test('samples: 3 with 1 failed sample passes on the majority and records the failure in the reason and the verdict', async () => {
     let n = 0
     const flaky: Judge = {
       ...h.judge,
-      evaluate: (request, signal) => (++n === 2 ? Promise.reject(new JudgeOutputError('fake-judge replied with text that is not one JSON document', { provider: 'openai-compatible', model: 'fake-judge', raw: 'I think so' })) : h.judge.evaluate(request, signal)),
+      evaluate: (request, signal) =>
+        ++n === 2
+          ? Promise.reject(
+              new JudgeOutputError('fake-judge replied with text that is not one JSON document', {
+                provider: 'openai-compatible',
+                model: 'fake-judge',
+                raw: 'I think so',
+              }),
+            )
+          : h.judge.evaluate(request, signal),
     }
-    const verdict = await runMetric(correctnessMetric, { output: 'W7', input: 'Peak week?' }, { judge: flaky, samples: 3 })
+    const verdict = await runMetric(
+      correctnessMetric,
+      { output: 'W7', input: 'Peak week?' },
+      { judge: flaky, samples: 3 },
+    )
     expect(verdict).toMatchObject({ outcome: 'pass', samples: [1, 1], samplesFailed: 1 })
-    expect(verdict.reason).toContain('(1 of 3 samples gave no valid verdict: fake-judge replied with text that is not one JSON document)')
+    expect(verdict.reason).toContain(
+      '(1 of 3 samples gave no valid verdict: fake-judge replied with text that is not one JSON document)',
+    )
   })
 })
 
@@ -214,7 +311,12 @@ describe('unjudgeable', () => {
     try {
       const verdict = await runMetric(faithfulnessMetric, { output: 'x', context: 'y' }, { judge: h.judge })
       expect(verdict).toMatchObject({ outcome: 'unjudgeable', pass: false, score: null, raw: null })
-      expect(verdict.judge).toMatchObject({ provider: 'openai-compatible', model: 'fake-judge', promptVersion: 'faithfulness@2', cached: false })
+      expect(verdict.judge).toMatchObject({
+        provider: 'openai-compatible',
+        model: 'fake-judge',
+        promptVersion: 'faithfulness@2',
+        cached: false,
+      })
       expect(verdict.reason).toMatch(/JSON|parse|valid/i)
       expect(h.fake.calls.length).toBeGreaterThanOrEqual(2)
     } finally {
@@ -228,7 +330,9 @@ describe('evaluate* functions (outside a test runner)', () => {
     const { evaluateRubric } = await import('../../src/metrics/evaluate')
     const verdict = await evaluateRubric({ output: 'ok', rubric: 'Polite.', scale: 'likert5' }, { judge: h.judge })
     expect(verdict).toMatchObject({ metric: 'rubric', scale: 'likert5', raw: 2 })
-    await expect(evaluateRubric({ output: 'ok', rubric: 'Polite.', scale: 5 as never }, { judge: h.judge })).rejects.toThrow(/Rubric: invalid input at scale/)
+    await expect(
+      evaluateRubric({ output: 'ok', rubric: 'Polite.', scale: 5 as never }, { judge: h.judge }),
+    ).rejects.toThrow(/Rubric: invalid input at scale/)
   })
 
   test('without a judge they use AGENT_VERDICT_JUDGE, and fail loudly when none is set', async () => {

@@ -11,7 +11,9 @@ describe('tokenUsageOf', () => {
   it('sums every call behind a verdict, counting a call without counts as 0', () => {
     expect(tokenUsageOf([])).toEqual({ input: 0, output: 0 })
     expect(tokenUsageOf([undefined])).toEqual({ input: 0, output: 0 })
-    expect(tokenUsageOf([{ inputTokens: 1200, outputTokens: 80 }, undefined, { inputTokens: 5, outputTokens: 7 }])).toEqual({ input: 1205, output: 87 })
+    expect(
+      tokenUsageOf([{ inputTokens: 1200, outputTokens: 80 }, undefined, { inputTokens: 5, outputTokens: 7 }]),
+    ).toEqual({ input: 1205, output: 87 })
   })
 
   it('gives exactly the verdict contract shape (no judge-side keys leak into a report)', () => {

@@ -35,15 +35,28 @@ describe('computeTotals', () => {
     expect(totals).toMatchObject({ assertions: 2, failed: 1, verdicts: 2, judgedFail: 1 })
   })
 
-  it('counts an assertion that produced no verdict (a .not on a clean trace) from the test\'s assertions', () => {
-    const totals = computeTotals([{ file: 'a', name: 'clean', state: 'fail', verdicts: [], assertions: [{ id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: true, passed: false }] }])
+  it("counts an assertion that produced no verdict (a .not on a clean trace) from the test's assertions", () => {
+    const totals = computeTotals([
+      {
+        file: 'a',
+        name: 'clean',
+        state: 'fail',
+        verdicts: [],
+        assertions: [{ id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: true, passed: false }],
+      },
+    ])
     expect(totals).toMatchObject({ assertions: 1, failed: 1, verdicts: 0 })
   })
 
   it('counts every request: each sample, retry and re-ask is a judge call; replayed samples are replayed calls', () => {
     const [v] = outputVerdicts()
-    const calls = (made: number, replayed: number, retries: number, reasks: number) => ({ ...v, judge: { ...v.judge!, calls: { made, replayed, retries, reasks } } })
-    const totals = computeTotals([{ file: 'a', name: 'samples', state: 'fail', verdicts: [calls(5, 0, 1, 1), calls(0, 3, 0, 0)] }])
+    const calls = (made: number, replayed: number, retries: number, reasks: number) => ({
+      ...v,
+      judge: { ...v.judge!, calls: { made, replayed, retries, reasks } },
+    })
+    const totals = computeTotals([
+      { file: 'a', name: 'samples', state: 'fail', verdicts: [calls(5, 0, 1, 1), calls(0, 3, 0, 0)] },
+    ])
     expect(totals).toMatchObject({ judgeCalls: 5, judgeRetries: 1, judgeReasks: 1, cachedCalls: 3, tokens: 1280 })
   })
 
@@ -57,7 +70,14 @@ describe('computeTotals', () => {
 })
 
 describe('buildReport / writeReport / readReport', () => {
-  const report = () => buildReport({ tests: sampleTests(), startedAt: new Date('2026-03-01T10:00:00Z'), runner: 'vitest', judge: 'openai:gpt-4.1-mini', mode: 'auto' })
+  const report = () =>
+    buildReport({
+      tests: sampleTests(),
+      startedAt: new Date('2026-03-01T10:00:00Z'),
+      runner: 'vitest',
+      judge: 'openai:gpt-4.1-mini',
+      mode: 'auto',
+    })
 
   it('builds a report that validates against ReportSchema', () => {
     const r = report()
@@ -78,7 +98,22 @@ describe('buildReport / writeReport / readReport', () => {
 
   it('reads a version-1 report, recomputing its totals the version-2 way', async () => {
     const v2 = report()
-    const v1 = { ...v2, schemaVersion: 1, run: { ...v2.run, totals: { verdicts: 9, failed: 7, unjudgeable: 1, judgeCalls: 2, cachedCalls: 1, tokens: 4280, costUsd: 0.00061 } } }
+    const v1 = {
+      ...v2,
+      schemaVersion: 1,
+      run: {
+        ...v2.run,
+        totals: {
+          verdicts: 9,
+          failed: 7,
+          unjudgeable: 1,
+          judgeCalls: 2,
+          cachedCalls: 1,
+          tokens: 4280,
+          costUsd: 0.00061,
+        },
+      },
+    }
     const path = join(tmp(), 'v1.json')
     writeFileSync(path, JSON.stringify(v1))
     const read = await readReport(path)
@@ -102,11 +137,31 @@ describe('buildReport / writeReport / readReport', () => {
 describe('mergeReports', () => {
   it('concatenates shards, recomputes totals and keeps the earliest start and latest finish', () => {
     const [a, b, c] = sampleTests()
-    const shard1: Report = buildReport({ tests: [a], startedAt: '2026-03-01T10:00:05.000Z', finishedAt: '2026-03-01T10:01:00.000Z', runner: 'vitest', judge: 'openai:gpt-4.1-mini', mode: 'replay' })
-    const shard2: Report = buildReport({ tests: [b, c], startedAt: '2026-03-01T10:00:01.000Z', finishedAt: '2026-03-01T10:02:00.000Z', runner: 'vitest', judge: 'openai:gpt-4.1-mini', mode: 'replay' })
+    const shard1: Report = buildReport({
+      tests: [a],
+      startedAt: '2026-03-01T10:00:05.000Z',
+      finishedAt: '2026-03-01T10:01:00.000Z',
+      runner: 'vitest',
+      judge: 'openai:gpt-4.1-mini',
+      mode: 'replay',
+    })
+    const shard2: Report = buildReport({
+      tests: [b, c],
+      startedAt: '2026-03-01T10:00:01.000Z',
+      finishedAt: '2026-03-01T10:02:00.000Z',
+      runner: 'vitest',
+      judge: 'openai:gpt-4.1-mini',
+      mode: 'replay',
+    })
     const merged = mergeReports([shard1, shard2])
     expect(merged.tests.map((t) => t.file)).toEqual(['test/chart.test.ts', 'test/agent.test.ts', 'test/trail.test.ts'])
-    expect(merged.run).toMatchObject({ startedAt: '2026-03-01T10:00:01.000Z', finishedAt: '2026-03-01T10:02:00.000Z', runner: 'vitest', judge: 'openai:gpt-4.1-mini', mode: 'replay' })
+    expect(merged.run).toMatchObject({
+      startedAt: '2026-03-01T10:00:01.000Z',
+      finishedAt: '2026-03-01T10:02:00.000Z',
+      runner: 'vitest',
+      judge: 'openai:gpt-4.1-mini',
+      mode: 'replay',
+    })
     expect(merged.run.totals).toEqual(computeTotals(sampleTests()))
     expect(merged.run.totals.verdicts).toBe(shard1.run.totals.verdicts + shard2.run.totals.verdicts)
     expect(ReportSchema.safeParse(merged).success).toBe(true)

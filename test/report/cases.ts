@@ -55,7 +55,12 @@ export function outputVerdicts(): Verdict[] {
       pass: true,
       outcome: 'pass',
       reason: 'States the region and the dollar amount.',
-      judge: judge({ promptVersion: 'instruction@1', tokens: { input: 900, output: 40 }, costUsd: 0.0004, cached: true }),
+      judge: judge({
+        promptVersion: 'instruction@1',
+        tokens: { input: 900, output: 40 },
+        costUsd: 0.0004,
+        cached: true,
+      }),
     },
   ]
 }
@@ -115,8 +120,26 @@ export function trailTrace(): { trace: ReportTrace; verdicts: Verdict[] } {
 export function sampleTests(): ReportTest[] {
   const { trace, verdicts } = trailTrace()
   return [
-    { file: 'test/chart.test.ts', name: 'chart answer is grounded in the chart', state: 'fail', durationMs: 1234, error: 'AssertionError: faithfulness 0.25 < 0.60', verdicts: outputVerdicts() },
-    { file: 'test/agent.test.ts', name: 'research agent > plans efficiently', state: 'fail', verdicts: [agentVerdict()] },
-    { file: 'test/trail.test.ts', name: 'GAIA run 21f0c6c8 has no failing spans', state: 'fail', verdicts, traces: [trace] },
+    {
+      file: 'test/chart.test.ts',
+      name: 'chart answer is grounded in the chart',
+      state: 'fail',
+      durationMs: 1234,
+      error: 'AssertionError: faithfulness 0.25 < 0.60',
+      verdicts: outputVerdicts(),
+    },
+    {
+      file: 'test/agent.test.ts',
+      name: 'research agent > plans efficiently',
+      state: 'fail',
+      verdicts: [agentVerdict()],
+    },
+    {
+      file: 'test/trail.test.ts',
+      name: 'GAIA run 21f0c6c8 has no failing spans',
+      state: 'fail',
+      verdicts,
+      traces: [trace],
+    },
   ]
 }

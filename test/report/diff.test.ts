@@ -5,13 +5,23 @@ import { wilsonInterval } from '../../src/stats/interval'
 
 function trialItem(key: string, passes: number, k: number, outcome: DiffItem['outcome']): DiffItem {
   const ci = wilsonInterval(passes, k)
-  return { key, outcome, score: ci.rate, tokens: 0, costUsd: 0, trials: { k, passes, rate: ci.rate, lower: ci.lower, upper: ci.upper } }
+  return {
+    key,
+    outcome,
+    score: ci.rate,
+    tokens: 0,
+    costUsd: 0,
+    trials: { k, passes, rate: ci.rate, lower: ci.lower, upper: ci.upper },
+  }
 }
 
 describe('diffVerdicts with trials', () => {
   it('labels a flip inside both Wilson intervals noise, not a regression', () => {
     // 4/5 → 3/5: each rate lies inside the other's 95% interval ([0.38, 0.96] and [0.23, 0.88]).
-    const d = diffVerdicts({ label: 'a', items: [trialItem('t › m', 4, 5, 'pass')] }, { label: 'b', items: [trialItem('t › m', 3, 5, 'fail')] })
+    const d = diffVerdicts(
+      { label: 'a', items: [trialItem('t › m', 4, 5, 'pass')] },
+      { label: 'b', items: [trialItem('t › m', 3, 5, 'fail')] },
+    )
     expect(d.flipped.map((c) => c.label)).toEqual(['noise'])
     expect(d.regressions).toBe(0)
     expect(renderDiffText(d)).toContain('flipped  t › m: pass 4/5 [0.3755, 0.9638] → fail 3/5 [0.2307, 0.8824] — noise')
@@ -19,20 +29,57 @@ describe('diffVerdicts with trials', () => {
 
   it('keeps a change outside the intervals a regression', () => {
     // 20/20 → 5/20: 1 is outside [0.11, 0.47] and 0.25 outside [0.84, 1].
-    const d = diffVerdicts({ label: 'a', items: [trialItem('t › m', 20, 20, 'pass')] }, { label: 'b', items: [trialItem('t › m', 5, 20, 'fail')] })
+    const d = diffVerdicts(
+      { label: 'a', items: [trialItem('t › m', 20, 20, 'pass')] },
+      { label: 'b', items: [trialItem('t › m', 5, 20, 'fail')] },
+    )
     expect(d.flipped.map((c) => c.label)).toEqual(['regression'])
     expect(d.regressions).toBe(1)
   })
 
   it('labels a score change within the intervals noise', () => {
-    const d = diffVerdicts({ label: 'a', items: [trialItem('t › m', 9, 10, 'pass')] }, { label: 'b', items: [trialItem('t › m', 8, 10, 'pass')] })
+    const d = diffVerdicts(
+      { label: 'a', items: [trialItem('t › m', 9, 10, 'pass')] },
+      { label: 'b', items: [trialItem('t › m', 8, 10, 'pass')] },
+    )
     expect(d.scoreChanges.map((c) => c.label)).toEqual(['noise'])
   })
 
   it('numbers repeated metrics of a test instead of letting one hide the other', async () => {
     const { itemsFromReport } = await import('../../src/report/diff')
-    const verdict = { metric: 'correctness', level: 'output', scale: 'binary', raw: 1, score: 1, threshold: 1, pass: true, outcome: 'pass', reason: 'ok' } as const
-    const items = itemsFromReport({ schemaVersion: 2, run: { startedAt: 'x', judge: null, mode: 'auto', totals: { assertions: 2, failed: 0, verdicts: 2, judgedFail: 0, unjudgeable: 0, judgeCalls: 0, judgeRetries: 0, judgeReasks: 0, cachedCalls: 0, tokens: 0, costUsd: 0 } }, tests: [{ file: 'a.ts', name: 't', state: 'pass', verdicts: [verdict, verdict] }] })
+    const verdict = {
+      metric: 'correctness',
+      level: 'output',
+      scale: 'binary',
+      raw: 1,
+      score: 1,
+      threshold: 1,
+      pass: true,
+      outcome: 'pass',
+      reason: 'ok',
+    } as const
+    const items = itemsFromReport({
+      schemaVersion: 2,
+      run: {
+        startedAt: 'x',
+        judge: null,
+        mode: 'auto',
+        totals: {
+          assertions: 2,
+          failed: 0,
+          verdicts: 2,
+          judgedFail: 0,
+          unjudgeable: 0,
+          judgeCalls: 0,
+          judgeRetries: 0,
+          judgeReasks: 0,
+          cachedCalls: 0,
+          tokens: 0,
+          costUsd: 0,
+        },
+      },
+      tests: [{ file: 'a.ts', name: 't', state: 'pass', verdicts: [verdict, verdict] }],
+    })
     expect(items.map((i) => i.key)).toEqual(['a.ts › t › correctness', 'a.ts › t › correctness #2'])
   })
 })
@@ -40,7 +87,10 @@ describe('diffVerdicts with trials', () => {
 describe('renderDiffMarkdown', () => {
   it('keeps hostile test names from breaking the table or injecting markup', () => {
     const key = 'a.ts › t | <img src=x onerror=alert(1)>\n| injected | row | › m'
-    const d = diffVerdicts({ label: 'a', items: [] }, { label: 'b', items: [{ key, outcome: 'pass', score: 1, tokens: 0, costUsd: 0 }] })
+    const d = diffVerdicts(
+      { label: 'a', items: [] },
+      { label: 'b', items: [{ key, outcome: 'pass', score: 1, tokens: 0, costUsd: 0 }] },
+    )
     const md = renderDiffMarkdown(d)
     expect(md).not.toContain('<img')
     expect(md).toContain('a.ts › t \\| &lt;img src=x onerror=alert(1)&gt; \\| injected \\| row \\| › m')

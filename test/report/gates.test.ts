@@ -16,7 +16,19 @@ function v(metric: string, outcome: Verdict['outcome'], score: number | null, co
     pass: outcome === 'pass',
     outcome,
     reason: outcome,
-    ...(costUsd !== undefined ? { judge: { provider: 'openai', model: 'm', promptVersion: 'p@1', tokens: { input: 10, output: 2 }, costUsd, latencyMs: 1, cached: false } } : {}),
+    ...(costUsd !== undefined
+      ? {
+          judge: {
+            provider: 'openai',
+            model: 'm',
+            promptVersion: 'p@1',
+            tokens: { input: 10, output: 2 },
+            costUsd,
+            latencyMs: 1,
+            cached: false,
+          },
+        }
+      : {}),
   }
 }
 
@@ -26,11 +38,21 @@ function report(verdicts: Verdict[]) {
 }
 
 // 4 verdicts: 3 pass, 1 unjudgeable; faithfulness scores 1 and 0.5 (mean 0.75); total cost 0.3.
-const run = report([v('faithfulness', 'pass', 1, 0.1), v('faithfulness', 'pass', 0.5, 0.1), v('quality', 'pass', 0.75, 0.1), v('quality', 'unjudgeable', null)])
+const run = report([
+  v('faithfulness', 'pass', 1, 0.1),
+  v('faithfulness', 'pass', 0.5, 0.1),
+  v('quality', 'pass', 0.75, 0.1),
+  v('quality', 'unjudgeable', null),
+])
 
 describe('evaluateGates', () => {
   it('holds every gate within its limits, including exactly at the limit', () => {
-    const results = evaluateGates(run, { minPassRate: 0.75, maxUnjudgeable: 1, maxCostUsd: 0.3, metrics: { faithfulness: { minPassRate: 1, minMeanScore: 0.75 } } })
+    const results = evaluateGates(run, {
+      minPassRate: 0.75,
+      maxUnjudgeable: 1,
+      maxCostUsd: 0.3,
+      metrics: { faithfulness: { minPassRate: 1, minMeanScore: 0.75 } },
+    })
     expect(results.map((r) => [r.gate, r.ok])).toEqual([
       ['minPassRate', true],
       ['maxUnjudgeable', true],
@@ -45,8 +67,14 @@ describe('evaluateGates', () => {
     [{ minPassRate: 0.8 }, 'gate minPassRate broken: pass rate (3/4 verdicts) 0.75 < 0.8'],
     [{ maxUnjudgeable: 0 }, 'gate maxUnjudgeable broken: unjudgeable verdicts 1 > 0'],
     [{ maxCostUsd: 0.29 }, 'gate maxCostUsd broken: judge cost USD 0.3 > 0.29'],
-    [{ metrics: { quality: { minPassRate: 0.6 } } }, 'gate metrics.quality.minPassRate broken: quality pass rate (1/2 verdicts) 0.5 < 0.6'],
-    [{ metrics: { faithfulness: { minMeanScore: 0.8 } } }, 'gate metrics.faithfulness.minMeanScore broken: faithfulness mean score (2 scored verdicts) 0.75 < 0.8'],
+    [
+      { metrics: { quality: { minPassRate: 0.6 } } },
+      'gate metrics.quality.minPassRate broken: quality pass rate (1/2 verdicts) 0.5 < 0.6',
+    ],
+    [
+      { metrics: { faithfulness: { minMeanScore: 0.8 } } },
+      'gate metrics.faithfulness.minMeanScore broken: faithfulness mean score (2 scored verdicts) 0.75 < 0.8',
+    ],
   ])('breaks %j with one line naming the gate, the value and the limit', (gates, line) => {
     const [result] = evaluateGates(run, gates)
     expect(result.ok).toBe(false)
@@ -56,7 +84,9 @@ describe('evaluateGates', () => {
   it('breaks a metric gate on a metric that never ran, and a cost gate when no price is known', () => {
     const [missing] = evaluateGates(run, { metrics: { faithfullness: { minPassRate: 0.5 } } })
     expect(missing.ok).toBe(false)
-    expect(missing.line).toContain('pass rate (0/0 verdicts) unknown < 0.5 (no verdict of metric "faithfullness" in this run')
+    expect(missing.line).toContain(
+      'pass rate (0/0 verdicts) unknown < 0.5 (no verdict of metric "faithfullness" in this run',
+    )
     const unpriced = report([v('quality', 'pass', 1, null)])
     const [cost] = evaluateGates(unpriced, { maxCostUsd: 10 })
     expect(cost.ok).toBe(false)
@@ -82,7 +112,10 @@ describe('gates count verdicts as asserted', () => {
       ...v('faithfulness', outcome, outcome === 'pass' ? 1 : 0),
       assertion: { id: `not.toBeFaithfulTo#${passed ? 1 : 2}`, matcher: 'toBeFaithfulTo', negated: true, passed },
     })
-    const results = evaluateGates(report([negated('fail', true), negated('pass', false)]), { minPassRate: 0.5, metrics: { faithfulness: { minPassRate: 0.6 } } })
+    const results = evaluateGates(report([negated('fail', true), negated('pass', false)]), {
+      minPassRate: 0.5,
+      metrics: { faithfulness: { minPassRate: 0.6 } },
+    })
     expect(results.map((r) => [r.gate, r.ok, r.measured])).toEqual([
       ['minPassRate', true, 0.5],
       ['metrics.faithfulness.minPassRate', false, 0.5],

@@ -6,73 +6,215 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import type { IExportLogsServiceRequest, ILogRecord } from '@opentelemetry/otlp-transformer/build/src/logs/internal-types'
+import type {
+  IExportLogsServiceRequest,
+  ILogRecord,
+} from '@opentelemetry/otlp-transformer/build/src/logs/internal-types'
 import type { IExportTraceServiceRequest } from '@opentelemetry/otlp-transformer/build/src/trace/internal-types'
 import type { IKeyValue } from '@opentelemetry/otlp-transformer/build/src/common/internal-types'
 import { afterEach, describe, expect, it } from 'vitest'
 import { exportOtlp } from '../../src/report/otlp-export'
 import { publishReport } from '../../reporters/publish'
-import { evaluationRecords, renderOtlpJsonLines, renderOtlpLogs, renderOtlpTraces, testSpanOf } from '../../src/report/otlp'
+import {
+  evaluationRecords,
+  renderOtlpJsonLines,
+  renderOtlpLogs,
+  renderOtlpTraces,
+  testSpanOf,
+} from '../../src/report/otlp'
 import type { Report } from '../../src/verdict/report'
 import { parseReport } from '../../src/report/artifact'
 import type { Verdict } from '../../src/verdict/verdict'
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
-const v = (over: Partial<Verdict>): Verdict => ({ metric: 'faithfulness', level: 'output', scale: 'binary', raw: 1, score: 1, threshold: 1, pass: true, outcome: 'pass', reason: 'ok', ...over })
+const v = (over: Partial<Verdict>): Verdict => ({
+  metric: 'faithfulness',
+  level: 'output',
+  scale: 'binary',
+  raw: 1,
+  score: 1,
+  threshold: 1,
+  pass: true,
+  outcome: 'pass',
+  reason: 'ok',
+  ...over,
+})
 
 // A version-1 report as written before `.not` and the new totals: read the way readReport reads it.
-const report: Report = parseReport({
-  schemaVersion: 1,
-  run: { startedAt: '2026-12-03T10:00:00.000Z', runner: 'vitest', judge: 'openai-compatible:fake', mode: 'replay', totals: { verdicts: 7, failed: 3, unjudgeable: 1, judgeCalls: 0, cachedCalls: 5, tokens: 0, costUsd: null } },
-  tests: [
-    {
-      file: 'answers.test.ts',
-      name: 'chart agent > cites a missing figure',
-      state: 'fail',
-      durationMs: 1234,
-      verdicts: [
-        v({ id: 'm1', raw: 0, score: 0, pass: false, outcome: 'fail', reason: 'cites a <b>2019</b> figure "the chart" lacks\nline two' }),
-        v({ id: 'm2', metric: 'quality', scale: 'likert5', raw: 4, score: 0.75, threshold: 0.75, reason: 'clear and complete' }),
-      ],
+const report: Report = parseReport(
+  {
+    schemaVersion: 1,
+    run: {
+      startedAt: '2026-12-03T10:00:00.000Z',
+      runner: 'vitest',
+      judge: 'openai-compatible:fake',
+      mode: 'replay',
+      totals: { verdicts: 7, failed: 3, unjudgeable: 1, judgeCalls: 0, cachedCalls: 5, tokens: 0, costUsd: null },
     },
-    {
-      file: 'trace.test.ts',
-      name: 'agent run has no failing spans',
-      state: 'fail',
-      verdicts: [
-        v({ id: '00f067aa0ba902b7:span-quality', metric: 'span-quality', level: 'span', spanId: '00f067aa0ba902b7', scale: 'likert5', raw: 5, score: 1, threshold: 0.5, reason: 'fine' }),
-        v({ id: 'b7ad6b7169203331:span-quality', metric: 'span-quality', level: 'span', spanId: 'b7ad6b7169203331', scale: 'likert5', raw: 1, score: 0, threshold: 0.5, pass: false, outcome: 'fail', category: 'Authentication Errors', reason: 'HTTP 403 from the page' }),
-        v({ id: 'c0ffee0000000001:span-quality', metric: 'span-quality', level: 'span', spanId: 'c0ffee0000000001', scale: 'likert5', raw: null, score: null, threshold: 0.5, pass: false, outcome: 'unjudgeable', reason: 'judge reply was not JSON after 3 attempts' }),
-        v({ id: 'agent:tool-use', metric: 'tool-use', level: 'agent', scale: 'likert5', raw: 2, score: 0.25, threshold: 0.5, pass: false, outcome: 'fail', reason: 'searched the same query 4 times' }),
-      ],
-      traces: [
-        {
-          id: TRACE,
-          spans: [
-            { id: '00f067aa0ba902b7', parentId: null, name: 'agent.run', kind: 'agent', failed: true, verdictIds: ['00f067aa0ba902b7:span-quality'] },
-            { id: 'b7ad6b7169203331', parentId: '00f067aa0ba902b7', name: 'visit_page', kind: 'tool', failed: true, verdictIds: ['b7ad6b7169203331:span-quality'] },
-            { id: 'c0ffee0000000001', parentId: '00f067aa0ba902b7', name: 'chat', kind: 'llm', failed: false, verdictIds: ['c0ffee0000000001:span-quality'] },
-          ],
-        },
-      ],
-    },
-    {
-      // TRAIL-style ids that are not OTLP ids: the verdict falls back to the test's own span.
-      file: 'trail.test.ts',
-      name: 'trail run',
-      state: 'pass',
-      verdicts: [v({ id: 'step-3:span-quality', metric: 'span-quality', level: 'span', spanId: 'step-3', scale: 'likert5', raw: 4, score: 0.75, threshold: 0.5, reason: 'good step' })],
-      traces: [{ id: 'run-42', spans: [{ id: 'step-3', parentId: null, name: 'step', kind: 'chain', failed: false, verdictIds: ['step-3:span-quality'] }] }],
-    },
-  ],
-}, 'otlp fixture')
+    tests: [
+      {
+        file: 'answers.test.ts',
+        name: 'chart agent > cites a missing figure',
+        state: 'fail',
+        durationMs: 1234,
+        verdicts: [
+          v({
+            id: 'm1',
+            raw: 0,
+            score: 0,
+            pass: false,
+            outcome: 'fail',
+            reason: 'cites a <b>2019</b> figure "the chart" lacks\nline two',
+          }),
+          v({
+            id: 'm2',
+            metric: 'quality',
+            scale: 'likert5',
+            raw: 4,
+            score: 0.75,
+            threshold: 0.75,
+            reason: 'clear and complete',
+          }),
+        ],
+      },
+      {
+        file: 'trace.test.ts',
+        name: 'agent run has no failing spans',
+        state: 'fail',
+        verdicts: [
+          v({
+            id: '00f067aa0ba902b7:span-quality',
+            metric: 'span-quality',
+            level: 'span',
+            spanId: '00f067aa0ba902b7',
+            scale: 'likert5',
+            raw: 5,
+            score: 1,
+            threshold: 0.5,
+            reason: 'fine',
+          }),
+          v({
+            id: 'b7ad6b7169203331:span-quality',
+            metric: 'span-quality',
+            level: 'span',
+            spanId: 'b7ad6b7169203331',
+            scale: 'likert5',
+            raw: 1,
+            score: 0,
+            threshold: 0.5,
+            pass: false,
+            outcome: 'fail',
+            category: 'Authentication Errors',
+            reason: 'HTTP 403 from the page',
+          }),
+          v({
+            id: 'c0ffee0000000001:span-quality',
+            metric: 'span-quality',
+            level: 'span',
+            spanId: 'c0ffee0000000001',
+            scale: 'likert5',
+            raw: null,
+            score: null,
+            threshold: 0.5,
+            pass: false,
+            outcome: 'unjudgeable',
+            reason: 'judge reply was not JSON after 3 attempts',
+          }),
+          v({
+            id: 'agent:tool-use',
+            metric: 'tool-use',
+            level: 'agent',
+            scale: 'likert5',
+            raw: 2,
+            score: 0.25,
+            threshold: 0.5,
+            pass: false,
+            outcome: 'fail',
+            reason: 'searched the same query 4 times',
+          }),
+        ],
+        traces: [
+          {
+            id: TRACE,
+            spans: [
+              {
+                id: '00f067aa0ba902b7',
+                parentId: null,
+                name: 'agent.run',
+                kind: 'agent',
+                failed: true,
+                verdictIds: ['00f067aa0ba902b7:span-quality'],
+              },
+              {
+                id: 'b7ad6b7169203331',
+                parentId: '00f067aa0ba902b7',
+                name: 'visit_page',
+                kind: 'tool',
+                failed: true,
+                verdictIds: ['b7ad6b7169203331:span-quality'],
+              },
+              {
+                id: 'c0ffee0000000001',
+                parentId: '00f067aa0ba902b7',
+                name: 'chat',
+                kind: 'llm',
+                failed: false,
+                verdictIds: ['c0ffee0000000001:span-quality'],
+              },
+            ],
+          },
+        ],
+      },
+      {
+        // TRAIL-style ids that are not OTLP ids: the verdict falls back to the test's own span.
+        file: 'trail.test.ts',
+        name: 'trail run',
+        state: 'pass',
+        verdicts: [
+          v({
+            id: 'step-3:span-quality',
+            metric: 'span-quality',
+            level: 'span',
+            spanId: 'step-3',
+            scale: 'likert5',
+            raw: 4,
+            score: 0.75,
+            threshold: 0.5,
+            reason: 'good step',
+          }),
+        ],
+        traces: [
+          {
+            id: 'run-42',
+            spans: [
+              {
+                id: 'step-3',
+                parentId: null,
+                name: 'step',
+                kind: 'chain',
+                failed: false,
+                verdictIds: ['step-3:span-quality'],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  'otlp fixture',
+)
 
 const allVerdicts = report.tests.flatMap((t) => t.verdicts.map((verdict) => ({ test: t, verdict })))
 
 function attr(attrs: IKeyValue[] | undefined, key: string): unknown {
   const value = attrs?.find((a) => a.key === key)?.value as Record<string, unknown> | undefined
   if (!value) return undefined
-  return value.stringValue ?? value.doubleValue ?? value.boolValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined)
+  return (
+    value.stringValue ??
+    value.doubleValue ??
+    value.boolValue ??
+    (value.intValue !== undefined ? Number(value.intValue) : undefined)
+  )
 }
 
 /** The parent each verdict must have: judged span (original trace), trace root (agent), else the test's span. */
@@ -87,7 +229,11 @@ function expectedParent(test: Report['tests'][number], verdict: Verdict): { trac
 function expectRoundTrip(records: ILogRecord[]) {
   expect(records).toHaveLength(allVerdicts.length)
   for (const { test, verdict } of allVerdicts) {
-    const matching = records.filter((r) => attr(r.attributes, 'agent_verdict.verdict.id') === verdict.id && attr(r.attributes, 'test.case.name') === test.name)
+    const matching = records.filter(
+      (r) =>
+        attr(r.attributes, 'agent_verdict.verdict.id') === verdict.id &&
+        attr(r.attributes, 'test.case.name') === test.name,
+    )
     expect(matching, verdict.id).toHaveLength(1)
     const [r] = matching
     expect(r.eventName).toBe('gen_ai.evaluation.result')
@@ -125,8 +271,14 @@ describe('renderOtlpLogs / renderOtlpTraces (pure)', () => {
     const events = spans.flatMap((s) => s.events.map((e) => ({ span: s, e })))
     expect(events).toHaveLength(allVerdicts.length)
     expect(events.every(({ e }) => e.name === 'gen_ai.evaluation.result')).toBe(true)
-    const failing = events.find(({ e }) => attr(e.attributes as IKeyValue[], 'agent_verdict.verdict.id') === 'b7ad6b7169203331:span-quality')!
-    expect(failing.span).toMatchObject({ traceId: TRACE, parentSpanId: 'b7ad6b7169203331', name: 'gen_ai.evaluation span-quality' })
+    const failing = events.find(
+      ({ e }) => attr(e.attributes as IKeyValue[], 'agent_verdict.verdict.id') === 'b7ad6b7169203331:span-quality',
+    )!
+    expect(failing.span).toMatchObject({
+      traceId: TRACE,
+      parentSpanId: 'b7ad6b7169203331',
+      name: 'gen_ai.evaluation span-quality',
+    })
     const output = events.find(({ e }) => attr(e.attributes as IKeyValue[], 'agent_verdict.verdict.id') === 'm1')!
     expect(output.span.name).toBe('test chart agent > cites a missing figure')
     expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length)
@@ -162,7 +314,11 @@ async function receiver(status = 200): Promise<Capture> {
     req.on('end', () => {
       let raw = Buffer.concat(chunks)
       if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw)
-      posts.push({ path: req.url ?? '', contentType: String(req.headers['content-type']), body: JSON.parse(raw.toString('utf8') || '{}') })
+      posts.push({
+        path: req.url ?? '',
+        contentType: String(req.headers['content-type']),
+        body: JSON.parse(raw.toString('utf8') || '{}'),
+      })
       res.writeHead(status, { 'content-type': 'application/json' })
       res.end('{}')
     })
@@ -180,17 +336,26 @@ describe('exportOtlp', () => {
     const traces = rx.posts.filter((p) => p.path === '/v1/traces')
     expect(logs.length).toBeGreaterThan(0)
     expect(logs[0].contentType).toContain('application/json')
-    const records = logs.flatMap((p) => (p.body as IExportLogsServiceRequest).resourceLogs ?? []).flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? []))
+    const records = logs
+      .flatMap((p) => (p.body as IExportLogsServiceRequest).resourceLogs ?? [])
+      .flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? []))
     expectRoundTrip(records)
     const resource = (logs[0].body as IExportLogsServiceRequest).resourceLogs![0].resource
     expect(attr(resource?.attributes, 'service.name')).toBe('agent-verdict')
-    const spans = traces.flatMap((p) => (p.body as IExportTraceServiceRequest).resourceSpans ?? []).flatMap((r) => r.scopeSpans.flatMap((s) => s.spans ?? []))
+    const spans = traces
+      .flatMap((p) => (p.body as IExportTraceServiceRequest).resourceSpans ?? [])
+      .flatMap((r) => r.scopeSpans.flatMap((s) => s.spans ?? []))
     expect(spans.map((s) => s.name)).toEqual(['test chart agent > cites a missing figure', 'test trail run'])
   })
 
   it('endpoint: a large run (3,000 verdicts, over the logs SDK default queue of 2,048) loses none', async () => {
     const rx = await receiver()
-    const many = { ...report, tests: [{ ...report.tests[0], verdicts: Array.from({ length: 3000 }, (_, i) => v({ id: `m${i}`, reason: `r${i}` })) }] }
+    const many = {
+      ...report,
+      tests: [
+        { ...report.tests[0], verdicts: Array.from({ length: 3000 }, (_, i) => v({ id: `m${i}`, reason: `r${i}` })) },
+      ],
+    }
     await exportOtlp(many, { endpoint: rx.url })
     const ids = rx.posts
       .filter((p) => p.path === '/v1/logs')
@@ -213,7 +378,10 @@ describe('exportOtlp', () => {
     const dir = mkdtempSync(join(tmpdir(), 'av-otlp-'))
     const path = await exportOtlp(report, { file: 'out/verdicts.otlp.jsonl' }, dir)
     expect(path).toBe(join(dir, 'out/verdicts.otlp.jsonl'))
-    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as IExportLogsServiceRequest & IExportTraceServiceRequest)
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as IExportLogsServiceRequest & IExportTraceServiceRequest)
     expect(lines.map((l) => Object.keys(l))).toEqual([['resourceSpans'], ['resourceLogs']])
     expectRoundTrip(lines[1].resourceLogs!.flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords ?? [])))
   })
@@ -257,7 +425,9 @@ describe('a collector that never answers', () => {
     servers.push(server)
     server.on('close', () => server.closeAllConnections())
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-    await expect(exportOtlp(report, { endpoint: url, timeoutMs: 300, headers: { 'x-hang-all': '1' } })).rejects.toThrow(/could not send test spans to .*\/v1\/traces/)
+    await expect(exportOtlp(report, { endpoint: url, timeoutMs: 300, headers: { 'x-hang-all': '1' } })).rejects.toThrow(
+      /could not send test spans to .*\/v1\/traces/,
+    )
     await expect(exportOtlp(report, { endpoint: url, timeoutMs: 300 })).rejects.toThrow(/did not take the verdicts/)
     server.closeAllConnections()
   })
@@ -271,8 +441,18 @@ describe('reporter option otlp', () => {
     process.env.OPENAI_API_KEY = secret
     try {
       const out: string[] = []
-      const tests = [{ ...report.tests[0], verdicts: [v({ id: 'm1', reason: `the agent printed ${secret} to the user` })] }]
-      const result = await publishReport({ tests, startedAt: new Date('2026-12-03T10:00:00Z'), runner: 'vitest', root: dir, options: { silent: false, otlp: { file: 'v.jsonl', headers: { authorization: 'Bearer hdr-secret-123456' } } }, out: { write: (t: string) => void out.push(t) } as unknown as NodeJS.WritableStream, env: { OPENAI_API_KEY: secret } })
+      const tests = [
+        { ...report.tests[0], verdicts: [v({ id: 'm1', reason: `the agent printed ${secret} to the user` })] },
+      ]
+      const result = await publishReport({
+        tests,
+        startedAt: new Date('2026-12-03T10:00:00Z'),
+        runner: 'vitest',
+        root: dir,
+        options: { silent: false, otlp: { file: 'v.jsonl', headers: { authorization: 'Bearer hdr-secret-123456' } } },
+        out: { write: (t: string) => void out.push(t) } as unknown as NodeJS.WritableStream,
+        env: { OPENAI_API_KEY: secret },
+      })
       const text = readFileSync(join(dir, 'v.jsonl'), 'utf8')
       expect(text).toContain('gen_ai.evaluation.result')
       expect(text).not.toContain(secret)
@@ -287,8 +467,13 @@ describe('reporter option otlp', () => {
 
   it('rejects a bad otlp option with the valid shape', async () => {
     const { parseReporterOptions } = await import('../../reporters/options')
-    expect(() => parseReporterOptions({ otlp: { endpoint: 'http://x:4318', file: 'a' } })).toThrow(/give exactly one of endpoint/)
+    expect(() => parseReporterOptions({ otlp: { endpoint: 'http://x:4318', file: 'a' } })).toThrow(
+      /give exactly one of endpoint/,
+    )
     expect(() => parseReporterOptions({ otlp: { url: 'http://x' } })).toThrow(/invalid option otlp/)
-    expect(parseReporterOptions({ otlp: { file: 'v.jsonl', as: 'span-events' } }).otlp).toEqual({ file: 'v.jsonl', as: 'span-events' })
+    expect(parseReporterOptions({ otlp: { file: 'v.jsonl', as: 'span-events' } }).otlp).toEqual({
+      file: 'v.jsonl',
+      as: 'span-events',
+    })
   })
 })

@@ -3,11 +3,23 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildReport } from '../../src/report/artifact'
-import { appendGithubSummary, escapeMarkdownCell, GITHUB_SUMMARY_LIMIT, renderGithubSummary } from '../../src/report/render-github-summary'
+import {
+  appendGithubSummary,
+  escapeMarkdownCell,
+  GITHUB_SUMMARY_LIMIT,
+  renderGithubSummary,
+} from '../../src/report/render-github-summary'
 import type { ReportTest } from '../../src/verdict/report'
 import { outputVerdicts, sampleTests } from './cases'
 
-const report = (tests: ReportTest[]) => buildReport({ tests, startedAt: '2026-03-01T10:00:00Z', runner: 'jest', judge: 'openai:gpt-4.1-mini', mode: 'replay' })
+const report = (tests: ReportTest[]) =>
+  buildReport({
+    tests,
+    startedAt: '2026-03-01T10:00:00Z',
+    runner: 'jest',
+    judge: 'openai:gpt-4.1-mini',
+    mode: 'replay',
+  })
 
 describe('renderGithubSummary', () => {
   it('has a totals table and one row per failing or unjudgeable verdict, spans named with their path', () => {
@@ -18,28 +30,49 @@ describe('renderGithubSummary', () => {
     expect(md).toContain('3 tests with verdicts · judge openai:gpt-4.1-mini · mode replay')
     const rows = md.split('\n').filter((l) => /^\| [✗?] \|/.test(l))
     expect(rows).toHaveLength(8) // 1 faithfulness + 1 unjudgeable plan + 6 gold spans
-    expect(md).toContain('| ✗ | test/chart.test.ts › chart answer is grounded in the chart | faithfulness | output | 2/5, min 3.4 | fail | The answer cites a 2019 figure that the chart does not contain. |')
-    expect(md).toMatch(/\| ✗ \| test\/trail\.test\.ts › .* \| trail-gold \(Authentication Errors\) \| tool:VisitTool \(id ee7608b3…, path main › … › ToolCallingAgent\.run › Step 4 › VisitTool\) \|/)
-    expect(md).toContain('| ? | test/agent.test.ts › research agent &gt; plans efficiently | plan-efficiency | agent | unjudgeable |')
+    expect(md).toContain(
+      '| ✗ | test/chart.test.ts › chart answer is grounded in the chart | faithfulness | output | 2/5, min 3.4 | fail | The answer cites a 2019 figure that the chart does not contain. |',
+    )
+    expect(md).toMatch(
+      /\| ✗ \| test\/trail\.test\.ts › .* \| trail-gold \(Authentication Errors\) \| tool:VisitTool \(id ee7608b3…, path main › … › ToolCallingAgent\.run › Step 4 › VisitTool\) \|/,
+    )
+    expect(md).toContain(
+      '| ? | test/agent.test.ts › research agent &gt; plans efficiently | plan-efficiency | agent | unjudgeable |',
+    )
   })
 
   it('says all passed when nothing failed', () => {
-    expect(renderGithubSummary(report([{ file: 'a', name: 'b', state: 'pass', verdicts: [outputVerdicts()[1]] }]))).toContain('All 1 assertion passed.')
+    expect(
+      renderGithubSummary(report([{ file: 'a', name: 'b', state: 'pass', verdicts: [outputVerdicts()[1]] }])),
+    ).toContain('All 1 assertion passed.')
   })
 
   it('an all-green run with .not assertions lists nothing as failing; a failing .not is listed with what the judge said', () => {
     const [judgedFail, judgedPass] = outputVerdicts()
-    const not = (passed: boolean) => ({ id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed })
-    const green = renderGithubSummary(report([{ file: 'a', name: 'b', state: 'pass', verdicts: [{ ...judgedFail, assertion: not(true) }] }]))
+    const not = (passed: boolean) => ({
+      id: 'toBeFaithfulToImage#1',
+      matcher: 'toBeFaithfulToImage',
+      negated: true,
+      passed,
+    })
+    const green = renderGithubSummary(
+      report([{ file: 'a', name: 'b', state: 'pass', verdicts: [{ ...judgedFail, assertion: not(true) }] }]),
+    )
     expect(green).toContain('| 1 | 0 | 1 | 1 | 0 |')
     expect(green).toContain('All 1 assertion passed.')
     expect(green).not.toContain('| ✗ |')
-    const red = renderGithubSummary(report([{ file: 'a', name: 'b', state: 'fail', verdicts: [{ ...judgedPass, assertion: not(false) }] }]))
-    expect(red).toContain('| ✗ | a › b | instruction-following | output | 1/1, min 0.5 | judged pass, expected not | States the region')
+    const red = renderGithubSummary(
+      report([{ file: 'a', name: 'b', state: 'fail', verdicts: [{ ...judgedPass, assertion: not(false) }] }]),
+    )
+    expect(red).toContain(
+      '| ✗ | a › b | instruction-following | output | 1/1, min 0.5 | judged pass, expected not | States the region',
+    )
   })
 
   it('escapes pipes, newlines and HTML so a reason cannot break the table or inject markup', () => {
-    expect(escapeMarkdownCell('a | b\n<script>x</script> *bold* [link](http://x)')).toBe('a \\| b &lt;script&gt;x&lt;/script&gt; \\*bold\\* \\[link\\](http://x)')
+    expect(escapeMarkdownCell('a | b\n<script>x</script> *bold* [link](http://x)')).toBe(
+      'a \\| b &lt;script&gt;x&lt;/script&gt; \\*bold\\* \\[link\\](http://x)',
+    )
   })
 
   it('stays under the byte budget by cutting rows and pointing to the artifact', () => {
@@ -53,7 +86,9 @@ describe('renderGithubSummary', () => {
     expect(Buffer.byteLength(md)).toBeLessThanOrEqual(200_000)
     const shown = md.split('\n').filter((l) => l.startsWith('| ✗ |')).length
     expect(shown).toBeGreaterThan(100)
-    expect(md).toContain(`_… and ${(3000 - shown).toLocaleString('en-US')} more verdicts of failed assertions — see \`agent-verdict-report.json\`._`)
+    expect(md).toContain(
+      `_… and ${(3000 - shown).toLocaleString('en-US')} more verdicts of failed assertions — see \`agent-verdict-report.json\`._`,
+    )
     // The default budget keeps even a huge run under GitHub's 1 MiB limit.
     expect(Buffer.byteLength(renderGithubSummary(report(many)))).toBeLessThan(GITHUB_SUMMARY_LIMIT)
   })

@@ -10,7 +10,14 @@ import { displaySource, renderHtml, type ImageEmbed } from '../../src/report/ren
 import type { ReportTest } from '../../src/verdict/report'
 import { fixturePath, outputVerdicts, sampleTests, trail } from './cases'
 
-const report = (tests: ReportTest[]) => buildReport({ tests, startedAt: '2026-03-01T10:00:00Z', runner: 'vitest', judge: 'openai:gpt-4.1-mini', mode: 'auto' })
+const report = (tests: ReportTest[]) =>
+  buildReport({
+    tests,
+    startedAt: '2026-03-01T10:00:00Z',
+    runner: 'vitest',
+    judge: 'openai:gpt-4.1-mini',
+    mode: 'auto',
+  })
 const count = (text: string, needle: string) => text.split(needle).length - 1
 const fixturesDir = dirname(fixturePath('shapes.png'))
 
@@ -26,8 +33,16 @@ describe('renderHtml', () => {
 
   it('escapes test names, reasons, evidence and ids — a <script> in a reason stays text', () => {
     const evil = '<script>alert("pwned")</script>'
-    const v = { ...outputVerdicts()[0], id: 'x" onmouseover="alert(1)', reason: `reason ${evil}`, evidence: `<img src=x onerror=alert(1)>`, category: '<b>cat</b>' }
-    const html = renderHtml(report([{ file: 'a<b>.test.ts', name: `name ${evil}`, state: 'fail', error: evil, verdicts: [v] }]))
+    const v = {
+      ...outputVerdicts()[0],
+      id: 'x" onmouseover="alert(1)',
+      reason: `reason ${evil}`,
+      evidence: `<img src=x onerror=alert(1)>`,
+      category: '<b>cat</b>',
+    }
+    const html = renderHtml(
+      report([{ file: 'a<b>.test.ts', name: `name ${evil}`, state: 'fail', error: evil, verdicts: [v] }]),
+    )
     expect(count(html, '<script>')).toBe(1) // only the report's own toggle script
     expect(html).not.toContain(evil)
     expect(html).toContain('reason &lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;')
@@ -53,9 +68,14 @@ describe('renderHtml', () => {
 
   it('counts assertions: a passing .not is green with the judge\'s verdict noted, and "failed" is 0', () => {
     const [judgedFail] = outputVerdicts()
-    const v = { ...judgedFail, assertion: { id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed: true } }
+    const v = {
+      ...judgedFail,
+      assertion: { id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed: true },
+    }
     const html = renderHtml(report([{ file: 'a', name: 'b', state: 'pass', verdicts: [v] }]))
-    expect(html).toContain('<tr class="verdict pass" id="verdict-v-faith"><td class="sym pass" title="judged fail, expected not">✓</td>')
+    expect(html).toContain(
+      '<tr class="verdict pass" id="verdict-v-faith"><td class="sym pass" title="judged fail, expected not">✓</td>',
+    )
     expect(html).toContain('<div class="expected">judged fail, expected not — the assertion passed</div>')
     expect(html).toMatch(/<th>failed<\/th>.*<\/tr>\n<tr><td>1<\/td><td>0<\/td>/)
     expect(html).toContain('<section class="test state-pass">')
@@ -96,17 +116,26 @@ describe('loadImageEmbeds / writeHtmlReport', () => {
     // Kept by the matchers under their digest, as a Buffer image would be.
     writeFileSync(join(cache, `${digestOf(png)}.png`), png)
     writeFileSync(join(cache, `${digestOf(gif)}.gif`), gif)
-    const withImage = (b: Buffer, format: string, source?: string) => ({ ...outputVerdicts()[0], image: { digest: digestOf(b), format, ...(source ? { source } : {}) } })
+    const withImage = (b: Buffer, format: string, source?: string) => ({
+      ...outputVerdicts()[0],
+      image: { digest: digestOf(b), format, ...(source ? { source } : {}) },
+    })
     const tests: ReportTest[] = Array.from({ length: 12 }, (_, i) => ({
       file: 't',
       name: `n${i}`,
       state: 'pass' as const,
-      verdicts: [withImage(png, 'png', i % 2 ? 'Buffer (1234 bytes)' : '/home/someone/secret-project/chart.png'), withImage(gif, 'gif')],
+      verdicts: [
+        withImage(png, 'png', i % 2 ? 'Buffer (1234 bytes)' : '/home/someone/secret-project/chart.png'),
+        withImage(gif, 'gif'),
+      ],
     }))
     process.env.AGENT_VERDICT_IMAGE_CACHE = cache
     try {
       const r = report(tests)
-      const html = renderHtml(r, { images: await loadImageEmbeds(r, { baseDir: '/work/project' }), baseDir: '/work/project' })
+      const html = renderHtml(r, {
+        images: await loadImageEmbeds(r, { baseDir: '/work/project' }),
+        baseDir: '/work/project',
+      })
       expect(count(html, `data:image/png;base64,${png.toString('base64')}`)).toBe(1)
       expect(count(html, `data:image/gif;base64,${gif.toString('base64')}`)).toBe(1)
       expect(count(html, '<img data-image="i0"')).toBe(12)
@@ -130,9 +159,23 @@ describe('loadImageEmbeds / writeHtmlReport', () => {
   })
 
   it('does not embed images over the cap, remote URLs, missing files or non-images, and says why', async () => {
-    const withSource = (source: string) => ({ ...outputVerdicts()[0], image: { digest: 'b'.repeat(64), format: 'png', source } })
+    const withSource = (source: string) => ({
+      ...outputVerdicts()[0],
+      image: { digest: 'b'.repeat(64), format: 'png', source },
+    })
     const tests: ReportTest[] = [
-      { file: 't', name: 'n', state: 'pass', verdicts: ['shapes.png', 'https://example.com/chart.png', 'missing.png', 'trail-gia-21f0c6c8.json', 'trail-gaia-21f0c6c8.json'].map(withSource) },
+      {
+        file: 't',
+        name: 'n',
+        state: 'pass',
+        verdicts: [
+          'shapes.png',
+          'https://example.com/chart.png',
+          'missing.png',
+          'trail-gia-21f0c6c8.json',
+          'trail-gaia-21f0c6c8.json',
+        ].map(withSource),
+      },
     ]
     const images = await loadImageEmbeds(report(tests), { baseDir: fixturesDir, maxBytes: 1000 })
     expect(images.get('shapes.png')).toEqual({ skipped: expect.stringMatching(/over the 1000-byte cap/) })
@@ -147,7 +190,17 @@ describe('loadImageEmbeds / writeHtmlReport', () => {
     const png = readFileSync(fixturePath('shapes.png')).toString('base64')
     const ok = `data:image/png;base64,${png}`
     const lying = `data:image/gif;base64,${png}`
-    const tests: ReportTest[] = [{ file: 't', name: 'n', state: 'pass', verdicts: [ok, lying].map((source) => ({ ...outputVerdicts()[0], image: { digest: 'c'.repeat(64), format: 'png', source } })) }]
+    const tests: ReportTest[] = [
+      {
+        file: 't',
+        name: 'n',
+        state: 'pass',
+        verdicts: [ok, lying].map((source) => ({
+          ...outputVerdicts()[0],
+          image: { digest: 'c'.repeat(64), format: 'png', source },
+        })),
+      },
+    ]
     const images = await loadImageEmbeds(report(tests))
     expect(images.get(ok)).toEqual({ dataUrl: ok })
     expect(images.get(lying)).toEqual({ skipped: 'data URL bytes do not match its image type' })

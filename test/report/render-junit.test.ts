@@ -10,7 +10,14 @@ import { reportCommand } from '../../src/cli/report'
 import type { ReportTest } from '../../src/verdict/report'
 import { outputVerdicts, sampleTests } from './cases'
 
-const report = (tests: ReportTest[]) => buildReport({ tests, startedAt: '2026-03-01T10:00:00Z', runner: 'vitest', judge: 'openai:gpt-4.1-mini', mode: 'replay' })
+const report = (tests: ReportTest[]) =>
+  buildReport({
+    tests,
+    startedAt: '2026-03-01T10:00:00Z',
+    runner: 'vitest',
+    judge: 'openai:gpt-4.1-mini',
+    mode: 'replay',
+  })
 
 /** Parses with a real XML parser after checking the text is well-formed; lists are always arrays. */
 function parse(xml: string) {
@@ -61,9 +68,16 @@ describe('renderJunit', () => {
       { name: 'agent-verdict.failed', value: '3' },
     ])
     const chart = suites[0].testcase[0]
-    expect(chart).toMatchObject({ classname: 'test/chart.test.ts', name: 'chart answer is grounded in the chart', time: '1.234' })
+    expect(chart).toMatchObject({
+      classname: 'test/chart.test.ts',
+      name: 'chart answer is grounded in the chart',
+      time: '1.234',
+    })
     expect(chart.properties!.property).toEqual([
-      { name: 'verdict faithfulness', value: 'fail 2/5, min 3.4: The answer cites a 2019 figure that the chart does not contain.' },
+      {
+        name: 'verdict faithfulness',
+        value: 'fail 2/5, min 3.4: The answer cites a 2019 figure that the chart does not contain.',
+      },
       { name: 'verdict instruction-following', value: 'pass 1/1, min 0.5: States the region and the dollar amount.' },
     ])
     expect(chart.failure).toMatchObject({ message: 'AssertionError: faithfulness 0.25 < 0.60', type: 'AssertionError' })
@@ -73,31 +87,52 @@ describe('renderJunit', () => {
     expect(chart['system-out']!.split('\n')).toHaveLength(2)
     // An unjudgeable verdict fails the test and says why, without a score.
     const agent = suites[1].testcase[0]
-    expect(agent.properties!.property).toEqual([{ name: 'verdict plan-efficiency', value: 'unjudgeable n/a: judge output malformed after 3 attempts' }])
+    expect(agent.properties!.property).toEqual([
+      { name: 'verdict plan-efficiency', value: 'unjudgeable n/a: judge output malformed after 3 attempts' },
+    ])
     expect(agent.failure!.message).toBe('? plan-efficiency agent unjudgeable: judge output malformed after 3 attempts')
     // Span verdicts name the span by id in the property, by kind, name and path in the text.
     const trail = suites[2].testcase[0]
     expect(trail.properties!.property).toHaveLength(sampleTests()[2].verdicts.length)
     expect(trail.properties!.property[0].name).toMatch(/^verdict trail-gold \[[A-Za-z -]+\] span [0-9a-f]{16}$/)
-    expect(trail['system-out']).toMatch(/^✗ trail-gold \[Authentication Errors\] span tool:VisitTool \(id ee7608b3…, path main › … › ToolCallingAgent\.run › Step 4 › VisitTool\) 0\/1, min 0\.5: /m)
+    expect(trail['system-out']).toMatch(
+      /^✗ trail-gold \[Authentication Errors\] span tool:VisitTool \(id ee7608b3…, path main › … › ToolCallingAgent\.run › Step 4 › VisitTool\) 0\/1, min 0\.5: /m,
+    )
   })
 
   it('a passing .not is no failure and says what the judge found; a failing .not is in <failure>', () => {
     const [judgedFail, judgedPass] = outputVerdicts()
-    const not = (passed: boolean) => ({ id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed })
+    const not = (passed: boolean) => ({
+      id: 'toBeFaithfulToImage#1',
+      matcher: 'toBeFaithfulToImage',
+      negated: true,
+      passed,
+    })
     const doc = parse(
       renderJunit(
         report([
           { file: 'a.test.ts', name: 'green', state: 'pass', verdicts: [{ ...judgedFail, assertion: not(true) }] },
-          { file: 'a.test.ts', name: 'red', state: 'fail', error: 'AssertionError: x', verdicts: [{ ...judgedPass, assertion: not(false) }] },
+          {
+            file: 'a.test.ts',
+            name: 'red',
+            state: 'fail',
+            error: 'AssertionError: x',
+            verdicts: [{ ...judgedPass, assertion: not(false) }],
+          },
         ]),
       ),
     )
     const [green, red] = doc.testsuites.testsuite[0].testcase
     expect(green.failure).toBeUndefined()
-    expect(green['system-out']).toBe('✓ faithfulness output 2/5, min 3.4 (judged fail, expected not): The answer cites a 2019 figure that the chart does not contain.')
-    expect(green.properties!.property[0].value).toBe('fail (expected not: assertion passed) 2/5, min 3.4: The answer cites a 2019 figure that the chart does not contain.')
-    expect(red.failure!['#text']).toBe('AssertionError: x\n✗ instruction-following output 1/1, min 0.5 (judged pass, expected not): States the region and the dollar amount.')
+    expect(green['system-out']).toBe(
+      '✓ faithfulness output 2/5, min 3.4 (judged fail, expected not): The answer cites a 2019 figure that the chart does not contain.',
+    )
+    expect(green.properties!.property[0].value).toBe(
+      'fail (expected not: assertion passed) 2/5, min 3.4: The answer cites a 2019 figure that the chart does not contain.',
+    )
+    expect(red.failure!['#text']).toBe(
+      'AssertionError: x\n✗ instruction-following output 1/1, min 0.5 (judged pass, expected not): States the region and the dollar amount.',
+    )
     expect(doc.testsuites.testsuite[0].properties.property).toContainEqual({ name: 'agent-verdict.failed', value: '1' })
   })
 
@@ -123,7 +158,15 @@ describe('renderJunit', () => {
   it('keeps any reason readable: markup, quotes, newlines, control characters and lone surrogates', () => {
     const nasty = 'a <b> & "c" \'d\' ]]> e\nf\tg\u0000h\u001bi\ud800j 😀'
     const xml = renderJunit(
-      report([{ file: 'x"&<.test.ts', name: 'name with ]]> and\nnewline', state: 'fail', error: `\u001b[31mAssertionError\u001b[39m: ${nasty}`, verdicts: [{ ...outputVerdicts()[0], reason: nasty, metric: 'm<&>' }] }]),
+      report([
+        {
+          file: 'x"&<.test.ts',
+          name: 'name with ]]> and\nnewline',
+          state: 'fail',
+          error: `\u001b[31mAssertionError\u001b[39m: ${nasty}`,
+          verdicts: [{ ...outputVerdicts()[0], reason: nasty, metric: 'm<&>' }],
+        },
+      ]),
     )
     const doc = parse(xml)
     const suite = doc.testsuites.testsuite[0]
@@ -131,7 +174,10 @@ describe('renderJunit', () => {
     const tc = suite.testcase[0]
     // Attribute newlines survive as character references; the text keeps the reason whole.
     expect(tc.name).toBe('name with ]]> and\nnewline')
-    expect(tc.properties!.property[0]).toEqual({ name: 'verdict m<&>', value: 'fail 2/5, min 3.4: a <b> & "c" \'d\' ]]> e f g\ufffdh\ufffdi\ufffdj 😀' })
+    expect(tc.properties!.property[0]).toEqual({
+      name: 'verdict m<&>',
+      value: 'fail 2/5, min 3.4: a <b> & "c" \'d\' ]]> e f g\ufffdh\ufffdi\ufffdj 😀',
+    })
     expect(tc.failure!.message).toBe('AssertionError: a <b> & "c" \'d\' ]]> e')
     expect(tc.failure!['#text']).toContain('a <b> & "c" \'d\' ]]> e\nf\tg\ufffdh\ufffdi\ufffdj 😀')
   })
@@ -146,7 +192,15 @@ describe('JUnit output from the reporter and the CLI', () => {
   it('the reporter writes it when `junit` names a file', async () => {
     const root = mkdtempSync(join(tmpdir(), 'av-junit-'))
     let said = ''
-    const result = await publishReport({ tests: sampleTests(), startedAt: new Date(), runner: 'vitest', root, options: { junit: 'reports/junit.xml' }, out: { write: (s: string) => (said += s) }, env: {} })
+    const result = await publishReport({
+      tests: sampleTests(),
+      startedAt: new Date(),
+      runner: 'vitest',
+      root,
+      options: { junit: 'reports/junit.xml' },
+      out: { write: (s: string) => (said += s) },
+      env: {},
+    })
     expect(result.junitPath).toBe(join(root, 'reports/junit.xml'))
     expect(said).toContain('agent-verdict: JUnit XML written to ')
     expect(parse(readFileSync(result.junitPath!, 'utf8')).testsuites.tests).toBe('3')

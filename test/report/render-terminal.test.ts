@@ -4,7 +4,14 @@ import { renderTerminal, terminalOptionsFor } from '../../src/report/render-term
 import type { ReportTest } from '../../src/verdict/report'
 import { agentVerdict, outputVerdicts, sampleTests } from './cases'
 
-const report = (tests: ReportTest[]) => buildReport({ tests, startedAt: '2026-03-01T10:00:00Z', runner: 'vitest', judge: 'openai:gpt-4.1-mini', mode: 'auto' })
+const report = (tests: ReportTest[]) =>
+  buildReport({
+    tests,
+    startedAt: '2026-03-01T10:00:00Z',
+    runner: 'vitest',
+    judge: 'openai:gpt-4.1-mini',
+    mode: 'auto',
+  })
 const width = (line: string) => Array.from(line).length
 
 describe('renderTerminal', () => {
@@ -39,7 +46,9 @@ describe('renderTerminal', () => {
 
   it('shows a span-level verdict outside any trace with its span id', () => {
     const v = { ...outputVerdicts()[0], level: 'span' as const, spanId: '4a1f9c2e7b3d5a60', metric: 'span-quality' }
-    expect(renderTerminal(report([{ file: 'a.test.ts', name: 'x', state: 'fail', verdicts: [v] }]))).toContain('✗ span-quality [span 4a1f9c2e…]')
+    expect(renderTerminal(report([{ file: 'a.test.ts', name: 'x', state: 'fail', verdicts: [v] }]))).toContain(
+      '✗ span-quality [span 4a1f9c2e…]',
+    )
   })
 
   it('keeps every line within the width, moving the reason below instead of cutting the category', () => {
@@ -59,25 +68,48 @@ describe('renderTerminal', () => {
   })
 
   it('says so in one line when the run has no verdicts', () => {
-    expect(renderTerminal(report([{ file: 'a.test.ts', name: 'plain', state: 'pass', verdicts: [] }]))).toBe('agent-verdict: no verdicts in this run\n')
+    expect(renderTerminal(report([{ file: 'a.test.ts', name: 'plain', state: 'pass', verdicts: [] }]))).toBe(
+      'agent-verdict: no verdicts in this run\n',
+    )
   })
 
   it('shows the test error when a failing test has no failing verdict, and n/a for an unknown cost', () => {
     const v = agentVerdict()
     const tests: ReportTest[] = [
-      { file: 'a.test.ts', name: 'boom', state: 'fail', error: 'TypeError: agent is not a function\n    at …', verdicts: [{ ...outputVerdicts()[1] }] },
-      { file: 'b.test.ts', name: 'cost', state: 'pass', verdicts: [{ ...v, outcome: 'pass', pass: true, score: 1, raw: 1 }] },
+      {
+        file: 'a.test.ts',
+        name: 'boom',
+        state: 'fail',
+        error: 'TypeError: agent is not a function\n    at …',
+        verdicts: [{ ...outputVerdicts()[1] }],
+      },
+      {
+        file: 'b.test.ts',
+        name: 'cost',
+        state: 'pass',
+        verdicts: [{ ...v, outcome: 'pass', pass: true, score: 1, raw: 1 }],
+      },
     ]
     const text = renderTerminal(report(tests))
     expect(text).toContain('    error: TypeError: agent is not a function\n')
-    expect(text.trimEnd().split('\n').at(-1)).toBe('assertions 2 · failed 0 · verdicts 2 · judged fail 0 · unjudgeable 0 · judge calls 1 · replayed 1 · tokens 3,000 · cost n/a')
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'assertions 2 · failed 0 · verdicts 2 · judged fail 0 · unjudgeable 0 · judge calls 1 · replayed 1 · tokens 3,000 · cost n/a',
+    )
   })
 
-  it('counts assertions: a passing .not is ✓ and no failure, the judge\'s verdict stays visible, a failing .not is ✗', () => {
+  it("counts assertions: a passing .not is ✓ and no failure, the judge's verdict stays visible, a failing .not is ✗", () => {
     const [judgedFail, judgedPass] = outputVerdicts()
-    const notPass = { ...judgedFail, assertion: { id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed: true } }
-    const notFail = { ...judgedPass, assertion: { id: 'toFollowInstructions#1', matcher: 'toFollowInstructions', negated: true, passed: false } }
-    const text = renderTerminal(report([{ file: 'a.test.ts', name: 'nots', state: 'fail', verdicts: [notPass, notFail] }]))
+    const notPass = {
+      ...judgedFail,
+      assertion: { id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed: true },
+    }
+    const notFail = {
+      ...judgedPass,
+      assertion: { id: 'toFollowInstructions#1', matcher: 'toFollowInstructions', negated: true, passed: false },
+    }
+    const text = renderTerminal(
+      report([{ file: 'a.test.ts', name: 'nots', state: 'fail', verdicts: [notPass, notFail] }]),
+    )
     expect(text).toContain('    ✓ faithfulness           2/5, min 3.4  fail, expected not  The answer cites')
     expect(text).toContain('    ✗ instruction-following  1/1, min 0.5  pass, expected not  States the region')
     expect(text).toContain('assertions 2 · failed 1 · verdicts 2 · judged fail 1 ·')
@@ -85,10 +117,15 @@ describe('renderTerminal', () => {
 
   it('an all-green run of .not assertions on failing spans reports 0 failed', () => {
     const t = sampleTests()[2]
-    const verdicts = t.verdicts.map((v) => ({ ...v, assertion: { id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: true, passed: true } }))
+    const verdicts = t.verdicts.map((v) => ({
+      ...v,
+      assertion: { id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: true, passed: true },
+    }))
     const text = renderTerminal(report([{ ...t, state: 'pass', verdicts }]))
     expect(text).toContain('assertions 1 · failed 0 · verdicts 6 · judged fail 6 ·')
-    expect(text).toContain('✓ tool:VisitTool (id ee7608b3…, path main › … › ToolCallingAgent.run › Step 4 › VisitTool) — Authentication Errors (trail-gold 0/1) [judged fail, expected not]: The system')
+    expect(text).toContain(
+      '✓ tool:VisitTool (id ee7608b3…, path main › … › ToolCallingAgent.run › Step 4 › VisitTool) — Authentication Errors (trail-gold 0/1) [judged fail, expected not]: The system',
+    )
     expect(text).not.toMatch(/^\s*✗/m)
   })
 
@@ -99,7 +136,18 @@ describe('renderTerminal', () => {
     const verdicts = t.verdicts.map((v) => ({ ...v, reason: v.reason + hostile, metric: v.metric + '\u0007' }))
     const out = [
       renderTerminal(report([{ ...t, name: `x${hostile}`, file: `f${hostile}.ts`, verdicts, traces: [trace] }])),
-      renderTerminal(report([{ file: `f${hostile}`, name: 'y', state: 'fail', error: `Error: boom${hostile}`, verdicts: [{ ...outputVerdicts()[1], reason: hostile }] }]), { colors: true }),
+      renderTerminal(
+        report([
+          {
+            file: `f${hostile}`,
+            name: 'y',
+            state: 'fail',
+            error: `Error: boom${hostile}`,
+            verdicts: [{ ...outputVerdicts()[1], reason: hostile }],
+          },
+        ]),
+        { colors: true },
+      ),
     ].join('')
     // Only the renderer's own SGR colour codes may remain; nothing from the content.
     const withoutOwnColours = out.replace(/\u001b\[(?:3[0-9]|39|1|22|2)m/g, '')

@@ -17,8 +17,13 @@ async function runWith(gates: object) {
   reporter.onRunStart()
   const testPath = join(root, 'a.test.ts')
   // outputVerdicts(): one failing faithfulness verdict and one passing instruction-following verdict.
-  appendFileSync(jestVerdictLogPath(process.env[JEST_LOG_DIR_ENV]!), JSON.stringify({ testPath, fullName: 'passes', verdicts: outputVerdicts() }) + '\n')
-  await reporter.onRunComplete(undefined, { testResults: [{ testFilePath: testPath, testResults: [{ fullName: 'passes', status: 'passed' }] }] })
+  appendFileSync(
+    jestVerdictLogPath(process.env[JEST_LOG_DIR_ENV]!),
+    JSON.stringify({ testPath, fullName: 'passes', verdicts: outputVerdicts() }) + '\n',
+  )
+  await reporter.onRunComplete(undefined, {
+    testResults: [{ testFilePath: testPath, testResults: [{ fullName: 'passes', status: 'passed' }] }],
+  })
   const printed = stderr.mock.calls.map((c) => String(c[0])).join('')
   stderr.mockRestore()
   return { error: reporter.getLastError(), printed }
@@ -27,7 +32,9 @@ async function runWith(gates: object) {
 describe('agent-verdict/jest-reporter gates', () => {
   it('reports an error naming the broken gate when every test passed', async () => {
     const { error, printed } = await runWith({ minPassRate: 0.9 })
-    expect(error?.message).toBe('agent-verdict: 1 gate(s) broken: gate minPassRate broken: pass rate (1/2 verdicts) 0.5 < 0.9')
+    expect(error?.message).toBe(
+      'agent-verdict: 1 gate(s) broken: gate minPassRate broken: pass rate (1/2 verdicts) 0.5 < 0.9',
+    )
     // Printed although silent: a red run must say why.
     expect(printed).toContain('agent-verdict: gate minPassRate broken: pass rate (1/2 verdicts) 0.5 < 0.9\n')
   })

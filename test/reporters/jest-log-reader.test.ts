@@ -6,7 +6,12 @@ import { jestTestKey, readJestVerdictLog } from '../../reporters/jest-log-reader
 import { jestVerdictLogPath, type JestVerdictLine } from '../../src/verdict/jest-log'
 import { outputVerdicts } from '../report/cases'
 
-const line = (over: Partial<JestVerdictLine> = {}): JestVerdictLine => ({ testPath: '/repo/test/a.test.ts', fullName: 'suite works', verdicts: outputVerdicts(), ...over })
+const line = (over: Partial<JestVerdictLine> = {}): JestVerdictLine => ({
+  testPath: '/repo/test/a.test.ts',
+  fullName: 'suite works',
+  verdicts: outputVerdicts(),
+  ...over,
+})
 
 describe('readJestVerdictLog', () => {
   it('merges every worker file, keyed by test path + full name', async () => {
@@ -14,7 +19,10 @@ describe('readJestVerdictLog', () => {
     appendFileSync(jestVerdictLogPath(dir, 101), JSON.stringify(line()) + '\n')
     appendFileSync(jestVerdictLogPath(dir, 202), JSON.stringify(line({ testPath: '/repo/test/b.test.ts' })) + '\n')
     const log = await readJestVerdictLog(dir)
-    expect([...log.entries.keys()].sort()).toEqual([jestTestKey('/repo/test/a.test.ts', 'suite works'), jestTestKey('/repo/test/b.test.ts', 'suite works')])
+    expect([...log.entries.keys()].sort()).toEqual([
+      jestTestKey('/repo/test/a.test.ts', 'suite works'),
+      jestTestKey('/repo/test/b.test.ts', 'suite works'),
+    ])
     expect(log.warnings).toEqual([])
   })
 
@@ -35,7 +43,10 @@ describe('readJestVerdictLog', () => {
   it('keeps the last line when a retried test logged twice, and reads a missing dir as empty', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'av-jestlog-'))
     const [fail, pass] = outputVerdicts()
-    appendFileSync(jestVerdictLogPath(dir, 1), JSON.stringify(line({ verdicts: [fail] })) + '\n' + JSON.stringify(line({ verdicts: [pass] })) + '\n')
+    appendFileSync(
+      jestVerdictLogPath(dir, 1),
+      JSON.stringify(line({ verdicts: [fail] })) + '\n' + JSON.stringify(line({ verdicts: [pass] })) + '\n',
+    )
     const log = await readJestVerdictLog(dir)
     expect(log.entries.get(jestTestKey('/repo/test/a.test.ts', 'suite works'))!.verdicts).toEqual([pass])
     expect((await readJestVerdictLog(join(dir, 'nope'))).entries.size).toBe(0)

@@ -7,7 +7,7 @@ function pairs(a: number, b: number, c: number, d: number): [string[], string[]]
   const x: string[] = []
   const y: string[] = []
   const add = (n: number, l: string, p: string) => {
-    for (let i = 0; i < n; i++) (x.push(l), y.push(p))
+    for (let i = 0; i < n; i++) x.push(l), y.push(p)
   }
   add(a, 'yes', 'yes')
   add(b, 'yes', 'no')
@@ -28,7 +28,9 @@ describe('confusion matrix and agreement', () => {
     expect(agreement(cm)).toBe(0.75)
   })
   it('names values outside the categories and mismatched lengths', () => {
-    expect(() => confusionMatrix([1, 6], [1, 1], [1, 2, 3, 4, 5])).toThrow(/value 6 is not one of the categories 1, 2, 3, 4, 5/)
+    expect(() => confusionMatrix([1, 6], [1, 1], [1, 2, 3, 4, 5])).toThrow(
+      /value 6 is not one of the categories 1, 2, 3, 4, 5/,
+    )
     expect(() => confusionMatrix([1], [1, 2])).toThrow(/1 labels but 2 predictions/)
   })
 })
@@ -71,7 +73,10 @@ describe('quadratic-weighted κ', () => {
   it('equals the moment form on a hand example', () => {
     const human = [5, 4, 3, 2, 1, 5, 4]
     const judge = [4, 4, 3, 1, 2, 5, 5]
-    expect(quadraticWeightedKappa(confusionMatrix(human, judge, [1, 2, 3, 4, 5]))).toBeCloseTo(viaMoments(human, judge), 12)
+    expect(quadraticWeightedKappa(confusionMatrix(human, judge, [1, 2, 3, 4, 5]))).toBeCloseTo(
+      viaMoments(human, judge),
+      12,
+    )
   })
 
   it('equals the moment form for any 1–5 ratings', () => {

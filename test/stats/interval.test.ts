@@ -55,15 +55,20 @@ describe('wilsonInterval', () => {
 
   it('agrees with the inverted score test for any x, n and confidence', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 500 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0.8, 0.9, 0.95, 0.99), (n, f, conf) => {
-        const x = Math.round(f * n)
-        const ci = wilsonInterval(x, n, conf)
-        const [lo, hi] = scoreTestBounds(x, n, normalQuantile(1 - (1 - conf) / 2))
-        expect(ci.lower).toBeCloseTo(lo, 9)
-        expect(ci.upper).toBeCloseTo(hi, 9)
-        expect(ci.lower).toBeLessThanOrEqual(ci.rate)
-        expect(ci.upper).toBeGreaterThanOrEqual(ci.rate)
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 500 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.constantFrom(0.8, 0.9, 0.95, 0.99),
+        (n, f, conf) => {
+          const x = Math.round(f * n)
+          const ci = wilsonInterval(x, n, conf)
+          const [lo, hi] = scoreTestBounds(x, n, normalQuantile(1 - (1 - conf) / 2))
+          expect(ci.lower).toBeCloseTo(lo, 9)
+          expect(ci.upper).toBeCloseTo(hi, 9)
+          expect(ci.lower).toBeLessThanOrEqual(ci.rate)
+          expect(ci.upper).toBeGreaterThanOrEqual(ci.rate)
+        },
+      ),
     )
   })
 

@@ -31,11 +31,16 @@ describe('pass@k and pass^k', () => {
 
   it('match an enumeration of every k-subset', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n }))), ([n, c, k]) => {
-        const e = enumerate(n, c, k)
-        expect(passAtK(n, c, k)).toBeCloseTo(e.any, 12)
-        expect(passHatK(n, c, k)).toBeCloseTo(e.all, 12)
-      }),
+      fc.property(
+        fc
+          .integer({ min: 1, max: 10 })
+          .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n }))),
+        ([n, c, k]) => {
+          const e = enumerate(n, c, k)
+          expect(passAtK(n, c, k)).toBeCloseTo(e.any, 12)
+          expect(passHatK(n, c, k)).toBeCloseTo(e.all, 12)
+        },
+      ),
     )
   })
 

@@ -10,7 +10,10 @@ import type { FakeJudgeOptions } from '../../src/testing/schemas'
 /** One chat-completions request body as the SDK sent it. */
 export interface SentBody {
   model: string
-  messages: Array<{ role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> }>
+  messages: Array<{
+    role: string
+    content: string | Array<{ type: string; text?: string; image_url?: { url: string } }>
+  }>
   response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: Record<string, unknown> } }
 }
 
@@ -22,7 +25,10 @@ export interface JudgeHarness {
 }
 
 /** Starts a fake judge and an openai-provider judge that talks to it through the real SDK. */
-export async function startJudgeHarness(options: FakeJudgeOptions = {}, judgeOptions: { maxAttempts?: number; maxWaitMs?: number } = {}): Promise<JudgeHarness> {
+export async function startJudgeHarness(
+  options: FakeJudgeOptions = {},
+  judgeOptions: { maxAttempts?: number; maxWaitMs?: number } = {},
+): Promise<JudgeHarness> {
   const fake = await startFakeJudge(options)
   const bodies: SentBody[] = []
   const recordingFetch: typeof fetch = async (input, init) => {
@@ -50,7 +56,11 @@ export function textOf(body: SentBody): string {
 
 /** The image_url parts of a request. */
 export function imageUrlsOf(body: SentBody): string[] {
-  return body.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((p) => (p.type === 'image_url' && p.image_url ? [p.image_url.url] : []))))
+  return body.messages.flatMap((m) =>
+    typeof m.content === 'string'
+      ? []
+      : m.content.flatMap((p) => (p.type === 'image_url' && p.image_url ? [p.image_url.url] : [])),
+  )
 }
 
 /**

@@ -44,7 +44,12 @@ const completion = (choices: string[]) => ({
   object: 'chat.completion',
   created: 1_760_000_000,
   model: 'judge-model',
-  choices: choices.map((content, index) => ({ index, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null })),
+  choices: choices.map((content, index) => ({
+    index,
+    message: { role: 'assistant', content, refusal: null },
+    finish_reason: 'stop',
+    logprobs: null,
+  })),
   usage: { prompt_tokens: 900, completion_tokens: 60, total_tokens: 960 },
 })
 
@@ -54,7 +59,12 @@ export const server = setupServer(
     const body = (await request.json()) as { response_format?: { type?: string } }
     // The fallback server rejects json_schema as llama.cpp-style servers do; the judge then asks with json_object.
     if (params.flavor === 'fallback' && body.response_format?.type === 'json_schema') {
-      return HttpResponse.json({ error: { message: "'response_format' of type 'json_schema' is not supported", type: 'invalid_request_error' } }, { status: 400 })
+      return HttpResponse.json(
+        {
+          error: { message: "'response_format' of type 'json_schema' is not supported", type: 'invalid_request_error' },
+        },
+        { status: 400 },
+      )
     }
     return HttpResponse.json(completion(reply.choices))
   }),
@@ -91,11 +101,21 @@ function asToolBlocks(text: string): ScriptedReply['blocks'] {
 
 export function providerShapes(): ProviderShape[] {
   const bedrockClient = () =>
-    new BedrockRuntimeClient({ region: 'us-east-1', credentials: { accessKeyId: 'AKIAFAKE', secretAccessKey: 'fake' }, requestHandler: new NodeHttpHandler(), maxAttempts: 1 })
+    new BedrockRuntimeClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIAFAKE', secretAccessKey: 'fake' },
+      requestHandler: new NodeHttpHandler(),
+      maxAttempts: 1,
+    })
   return [
     {
       name: 'openai json_schema',
-      judge: () => openaiJudge({ model: 'gpt-4.1', client: new OpenAI({ apiKey: 'sk-test', baseURL: 'https://judge.test/openai/v1', maxRetries: 0 }), retry: fast }),
+      judge: () =>
+        openaiJudge({
+          model: 'gpt-4.1',
+          client: new OpenAI({ apiKey: 'sk-test', baseURL: 'https://judge.test/openai/v1', maxRetries: 0 }),
+          retry: fast,
+        }),
       toReply: (e) => ({ choices: e.texts, blocks: [] }),
     },
     {
@@ -133,8 +153,21 @@ export interface CallKind {
 
 const trace = () =>
   handmadeTrace([
-    { id: 'agent', kind: 'agent', name: 'SupportAgent.run', input: { task: 'Tell the customer where order A-1042 is.' }, output: 'It shipped on 24 March.' },
-    { id: 'llm1', parent: 'agent', kind: 'llm', name: 'llm', input: 'Where is order A-1042?', output: 'It shipped on 24 March.' },
+    {
+      id: 'agent',
+      kind: 'agent',
+      name: 'SupportAgent.run',
+      input: { task: 'Tell the customer where order A-1042 is.' },
+      output: 'It shipped on 24 March.',
+    },
+    {
+      id: 'llm1',
+      parent: 'agent',
+      kind: 'llm',
+      name: 'llm',
+      input: 'Where is order A-1042?',
+      output: 'It shipped on 24 March.',
+    },
   ])
 
 const aspect = (score: unknown) => ({ reason: 'checked', score })
@@ -175,7 +208,14 @@ export function callKinds(): CallKind[] {
       pass: { reasoning: 'Only the week label is given.', score: 1 },
       fail: { reasoning: 'It adds a sentence around the label.', score: 0 },
       withScore: (value) => ({ reasoning: 'It adds a sentence around the label.', score: value }),
-      run: async (judge) => (await runMetric(instructionFollowingMetric, { output: 'W7', instruction: 'Answer with the week label only.' }, { judge })).outcome,
+      run: async (judge) =>
+        (
+          await runMetric(
+            instructionFollowingMetric,
+            { output: 'W7', instruction: 'Answer with the week label only.' },
+            { judge },
+          )
+        ).outcome,
     },
     {
       name: 'span diagnosis (diagnose)',
@@ -191,7 +231,12 @@ export function callKinds(): CallKind[] {
       withScore: agentVerdict,
       run: async (judge) => {
         const t = trace()
-        const { verdicts } = await runAgentPass(t, compactSteps(t), { judge, metrics: [...AGENT_METRICS], budgetTokens: 16_000, threshold: 0.5 })
+        const { verdicts } = await runAgentPass(t, compactSteps(t), {
+          judge,
+          metrics: [...AGENT_METRICS],
+          budgetTokens: 16_000,
+          threshold: 0.5,
+        })
         if (verdicts.some((v) => v.outcome === 'unjudgeable')) return 'unjudgeable'
         return verdicts.every((v) => v.outcome === 'pass') ? 'pass' : 'fail'
       },
@@ -199,8 +244,30 @@ export function callKinds(): CallKind[] {
     {
       name: 'monolithic TRAIL predictor',
       pass: { errors: [], scores: [scoreSet(5)] },
-      fail: { errors: [{ category: 'Formatting Errors', location: 'llm1', evidence: '', description: 'no code block', impact: 'HIGH' }], scores: [scoreSet(1)] },
-      withScore: (value) => ({ errors: [{ category: 'Formatting Errors', location: 'llm1', evidence: '', description: 'no code block', impact: 'HIGH' }], scores: [scoreSet(value)] }),
+      fail: {
+        errors: [
+          {
+            category: 'Formatting Errors',
+            location: 'llm1',
+            evidence: '',
+            description: 'no code block',
+            impact: 'HIGH',
+          },
+        ],
+        scores: [scoreSet(1)],
+      },
+      withScore: (value) => ({
+        errors: [
+          {
+            category: 'Formatting Errors',
+            location: 'llm1',
+            evidence: '',
+            description: 'no code block',
+            impact: 'HIGH',
+          },
+        ],
+        scores: [scoreSet(value)],
+      }),
       run: async (judge) => {
         try {
           const prediction = await monolithicPredictor(judge)(trace(), { split: 'GAIA', traceId: 'contract', file })

@@ -46,8 +46,19 @@ export async function runJest(dir: string, env: Record<string, string>, args: st
   const out = join(dir, `result-${Date.now()}-${Math.random().toString(36).slice(2)}.json`)
   const child = spawn(
     process.execPath,
-    [join(REPO, 'node_modules/jest/bin/jest.js'), '--config', join(dir, 'jest.config.json'), '--json', `--outputFile=${out}`, '--ci=false', ...args],
-    { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', FORCE_COLOR: '0', ...env } },
+    [
+      join(REPO, 'node_modules/jest/bin/jest.js'),
+      '--config',
+      join(dir, 'jest.config.json'),
+      '--json',
+      `--outputFile=${out}`,
+      '--ci=false',
+      ...args,
+    ],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+    },
   )
   let stdout = ''
   let stderr = ''
@@ -55,7 +66,9 @@ export async function runJest(dir: string, env: Record<string, string>, args: st
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
   const code = await new Promise<number | null>((done) => child.on('close', done))
   try {
-    const report = JSON.parse(readFileSync(out, 'utf8')) as { testResults: Array<{ assertionResults: JestTestResult[] }> }
+    const report = JSON.parse(readFileSync(out, 'utf8')) as {
+      testResults: Array<{ assertionResults: JestTestResult[] }>
+    }
     return { code, stdout, stderr, tests: report.testResults.flatMap((f) => f.assertionResults) }
   } catch {
     throw new Error(`jest wrote no JSON report (exit ${code})\nstdout:\n${stdout}\nstderr:\n${stderr}`)

@@ -34,7 +34,11 @@ export function makeScratchProject(prefix: string): string {
 }
 
 /** Copies a fixture from test/matchers/fixtures/vitest into the project as `<name>.test.ts`. */
-export function addFixture(dir: string, fixture: string, as = basename(fixture).replace(/\.fixture\.ts$/, '.test.ts')): string {
+export function addFixture(
+  dir: string,
+  fixture: string,
+  as = basename(fixture).replace(/\.fixture\.ts$/, '.test.ts'),
+): string {
   const target = join(dir, as)
   copyFileSync(join(REPO, 'test/matchers/fixtures/vitest', fixture), target)
   return target
@@ -43,10 +47,25 @@ export function addFixture(dir: string, fixture: string, as = basename(fixture).
 /** Runs `vitest run` in the project with exactly the env given (plus PATH/HOME), never the parent's Vitest env. */
 export async function runVitest(dir: string, env: Record<string, string>, args: string[] = []): Promise<VitestRun> {
   const out = join(dir, `result-${Date.now()}-${Math.random().toString(36).slice(2)}.json`)
-  const childEnv: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env }
+  const childEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    NO_COLOR: '1',
+    ...env,
+  }
   const child = spawn(
     process.execPath,
-    [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs'), '--reporter=json', `--outputFile=${out}`, ...args],
+    [
+      join(REPO, 'node_modules/vitest/vitest.mjs'),
+      'run',
+      '--root',
+      dir,
+      '--config',
+      join(dir, 'vitest.config.mjs'),
+      '--reporter=json',
+      `--outputFile=${out}`,
+      ...args,
+    ],
     { cwd: dir, env: childEnv },
   )
   let stdout = ''
@@ -56,7 +75,9 @@ export async function runVitest(dir: string, env: Record<string, string>, args: 
   const code = await new Promise<number | null>((done) => child.on('close', done))
   let tests: FixtureTestResult[] = []
   try {
-    const report = JSON.parse(readFileSync(out, 'utf8')) as { testResults: Array<{ assertionResults: FixtureTestResult[] }> }
+    const report = JSON.parse(readFileSync(out, 'utf8')) as {
+      testResults: Array<{ assertionResults: FixtureTestResult[] }>
+    }
     tests = report.testResults.flatMap((f) => f.assertionResults)
   } catch {
     throw new Error(`vitest wrote no JSON report (exit ${code})\nstdout:\n${stdout}\nstderr:\n${stderr}`)

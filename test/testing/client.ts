@@ -1,11 +1,19 @@
 // Shared helpers for fake-judge tests: a real OpenAI SDK client and realistic judge requests.
 import OpenAI from 'openai'
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionContentPart } from 'openai/resources/chat/completions'
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionContentPart,
+} from 'openai/resources/chat/completions'
 import type { FakeJudge } from '../../src/testing'
 
 /** The real SDK, pointed at the fake judge, with no retries so every status reaches the test. */
 export function clientFor(judge: FakeJudge, options: { timeout?: number; maxRetries?: number } = {}): OpenAI {
-  return new OpenAI({ baseURL: judge.baseURL, apiKey: 'test', maxRetries: options.maxRetries ?? 0, timeout: options.timeout ?? 10_000 })
+  return new OpenAI({
+    baseURL: judge.baseURL,
+    apiKey: 'test',
+    maxRetries: options.maxRetries ?? 0,
+    timeout: options.timeout ?? 10_000,
+  })
 }
 
 /** A 1×1 PNG as a data URL, the way providers send image bytes. */

@@ -61,7 +61,10 @@ describe('faults as the openai SDK sees them', () => {
   })
 
   test('server-error: 500 by default, 503 on request, in OpenAI error JSON', async () => {
-    judge.setFaults([{ type: 'server-error', times: 1 }, { type: 'server-error', status: 503, times: 1, retryAfter: 1 }])
+    judge.setFaults([
+      { type: 'server-error', times: 1 },
+      { type: 'server-error', status: 503, times: 1, retryAfter: 1 },
+    ])
     const first = await failure(clientFor(judge))
     const second = await failure(clientFor(judge))
     expect(first).toBeInstanceOf(OpenAI.InternalServerError)
@@ -84,7 +87,9 @@ describe('faults as the openai SDK sees them', () => {
 
   test('close() ends a hanging request instead of waiting for it', async () => {
     const own = await startFakeJudge({ faults: [{ type: 'hang' }] })
-    const pending = clientFor(own).chat.completions.create(judgeParams({ user: 'x', schema: likert })).catch((e: unknown) => e)
+    const pending = clientFor(own)
+      .chat.completions.create(judgeParams({ user: 'x', schema: likert }))
+      .catch((e: unknown) => e)
     for (let i = 0; i < 200 && own.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
     expect(own.inFlight).toBe(1)
     await own.close()
@@ -151,7 +156,8 @@ describe('fault selection', () => {
     judge.setFaults(faults)
     judge.reset()
     const client = clientFor(judge)
-    for (let i = 0; i < count; i++) await client.chat.completions.create(judgeParams({ user: 'x', schema: likert })).catch(() => undefined)
+    for (let i = 0; i < count; i++)
+      await client.chat.completions.create(judgeParams({ user: 'x', schema: likert })).catch(() => undefined)
     return judge.calls.filter((c) => c.fault !== null).map((c) => c.n)
   }
 
@@ -187,7 +193,10 @@ describe('latency and concurrency', () => {
   test('429/5xx rejections skip the model latency (a gateway answers them), unless delayMs is set', async () => {
     // The model latency is far beyond the client timeout: a rejection held for it would surface as a timeout.
     judge.setLatency(60_000)
-    judge.setFaults([{ type: 'rate-limit', times: 1, retryAfter: '0.2' }, { type: 'server-error', times: 1 }])
+    judge.setFaults([
+      { type: 'rate-limit', times: 1, retryAfter: '0.2' },
+      { type: 'server-error', times: 1 },
+    ])
     expect((await failure(clientFor(judge, { timeout: 5_000 }))).status).toBe(429)
     expect((await failure(clientFor(judge, { timeout: 5_000 }))).status).toBe(500)
     judge.setLatency(0)
@@ -200,7 +209,9 @@ describe('latency and concurrency', () => {
   test('50 parallel requests with 100 ms latency are all answered, held open together', async () => {
     judge.setLatency(100)
     const client = clientFor(judge)
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => judgeOnce(client, { user: `request ${i}`, schema: likert })))
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => judgeOnce(client, { user: `request ${i}`, schema: likert })),
+    )
     expect(replies.map((r) => r.reply.score)).toEqual(Array(50).fill(5))
     expect(new Set(judge.calls.map((c) => c.n)).size).toBe(50)
     expect(judge.calls.every((c) => c.status === 200)).toBe(true)

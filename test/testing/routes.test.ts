@@ -26,22 +26,37 @@ test('stream: true is rejected with 400 naming the param', async () => {
 })
 
 test('a request without a model echoes the configured model', async () => {
-  const res = await fetch(`${judge.baseURL}/chat/completions`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }) })
+  const res = await fetch(`${judge.baseURL}/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
+  })
   expect(await res.json()).toMatchObject({ model: 'judge-x', object: 'chat.completion' })
 })
 
 test('bad bodies get 400 in OpenAI error JSON; unknown routes 404', async () => {
-  const post = (path: string, body: string) => fetch(`${judge.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const post = (path: string, body: string) =>
+    fetch(`${judge.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
   const notJson = await post('/v1/chat/completions', '{nope')
   expect(notJson.status).toBe(400)
   expect(await notJson.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_json' } })
   const noMessages = await post('/v1/chat/completions', '{"model":"m","messages":[]}')
   expect(noMessages.status).toBe(400)
   expect(await noMessages.json()).toMatchObject({ error: { param: 'messages' } })
-  for (const [method, path] of [['POST', '/v1/embeddings'], ['GET', '/v1/chat/completions'], ['GET', '/']]) {
+  for (const [method, path] of [
+    ['POST', '/v1/embeddings'],
+    ['GET', '/v1/chat/completions'],
+    ['GET', '/'],
+  ]) {
     const res = await fetch(`${judge.url}${path}`, { method })
     expect(res.status).toBe(404)
-    expect(await res.json()).toEqual({ error: { message: expect.stringContaining('POST /v1/chat/completions'), type: 'invalid_request_error', param: null, code: 'unknown_url' } })
+    expect(await res.json()).toEqual({
+      error: {
+        message: expect.stringContaining('POST /v1/chat/completions'),
+        type: 'invalid_request_error',
+        param: null,
+        code: 'unknown_url',
+      },
+    })
   }
   expect(judge.stats.byStatus['404']).toBe(3)
 })

@@ -46,22 +46,42 @@ describe('rule matching through the openai SDK', () => {
 
   test('regex with flags; the first matching rule wins', async () => {
     judge.setRules([
-      { name: 'year', when: { regex: '\\b(19|20)\\d{2} FIGURE\\b', regexFlags: 'i' }, respond: { verdict: 'fail', reason: 'invented figure' } },
+      {
+        name: 'year',
+        when: { regex: '\\b(19|20)\\d{2} FIGURE\\b', regexFlags: 'i' },
+        respond: { verdict: 'fail', reason: 'invented figure' },
+      },
       { name: 'catch-all', respond: { verdict: 'pass', reason: 'catch-all' } },
     ])
     const client = clientFor(judge)
-    expect((await judgeOnce(client, { user: 'cites the 2019 figure', schema: binary })).reply.reasoning).toBe('invented figure')
+    expect((await judgeOnce(client, { user: 'cites the 2019 figure', schema: binary })).reply.reasoning).toBe(
+      'invented figure',
+    )
     expect((await judgeOnce(client, { user: 'cites no year', schema: binary })).reply.reasoning).toBe('catch-all')
   })
 
   test('schemaName and hasImage select by response format and image parts', async () => {
     judge.setRules([
-      { name: 'quality+image', when: { schemaName: 'overall_quality', hasImage: true }, respond: { verdict: 'fail', reason: 'image judged' } },
+      {
+        name: 'quality+image',
+        when: { schemaName: 'overall_quality', hasImage: true },
+        respond: { verdict: 'fail', reason: 'image judged' },
+      },
       { name: 'no-image', when: { hasImage: false }, respond: { verdict: 'pass', reason: 'text only' } },
     ])
     const client = clientFor(judge)
-    const withImage = await judgeOnce(client, { user: 'caption', images: 2, schemaName: 'overall_quality', schema: binary })
-    const otherSchema = await judgeOnce(client, { user: 'caption', images: 1, schemaName: 'faithfulness', schema: binary })
+    const withImage = await judgeOnce(client, {
+      user: 'caption',
+      images: 2,
+      schemaName: 'overall_quality',
+      schema: binary,
+    })
+    const otherSchema = await judgeOnce(client, {
+      user: 'caption',
+      images: 1,
+      schemaName: 'faithfulness',
+      schema: binary,
+    })
     const textOnly = await judgeOnce(client, { user: 'caption', schemaName: 'overall_quality', schema: binary })
     expect(withImage.reply.reasoning).toBe('image judged')
     expect(otherSchema.reply.reasoning).toBe('fake judge: no rule matched')
@@ -75,7 +95,12 @@ describe('rule matching through the openai SDK', () => {
 
   test('usage: o200k tokens of the prompt and the requested schema + 85 per image, completion counted the same way', async () => {
     const system = 'You judge captions. Reason first.'
-    const { completion, content } = await judgeOnce(clientFor(judge), { system, user: 'xyz', images: 2, schema: binary })
+    const { completion, content } = await judgeOnce(clientFor(judge), {
+      system,
+      user: 'xyz',
+      images: 2,
+      schema: binary,
+    })
     // An independent o200k encoder, not the fake's own: the counts must be real o200k counts.
     const { Tiktoken } = await import('js-tiktoken/lite')
     const ranks = (await import('js-tiktoken/ranks/o200k_base')).default
@@ -86,7 +111,11 @@ describe('rule matching through the openai SDK', () => {
     // chars ÷ 4 would give a different figure here: the count is not the old estimate.
     expect(prompt).not.toBe(Math.ceil((`${system}\nxyz`.length + JSON.stringify(binary).length) / 4) + 170)
     expect(judge.calls[0].usage).toEqual(completion.usage)
-    expect(completion).toMatchObject({ object: 'chat.completion', model: 'judge-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }] })
+    expect(completion).toMatchObject({
+      object: 'chat.completion',
+      model: 'judge-model',
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }],
+    })
   })
 
   test('defaultVerdict can be a fail with its own reason', async () => {
@@ -111,17 +140,30 @@ describe('rules files', () => {
     expect(config.rules?.map((r) => r.name)).toContain('wrong-region')
     const fromFile = await startFakeJudge({ ...config, latencyMs: 0, faults: [] })
     try {
-      const { reply } = await judgeOnce(clientFor(fromFile), { system: 'Which region has the highest revenue?', user: 'EMEA', schema: binary })
-      expect(reply).toEqual({ reasoning: 'The chart shows North America with the highest revenue ($14.10), not EMEA ($10.85).', score: false })
+      const { reply } = await judgeOnce(clientFor(fromFile), {
+        system: 'Which region has the highest revenue?',
+        user: 'EMEA',
+        schema: binary,
+      })
+      expect(reply).toEqual({
+        reasoning: 'The chart shows North America with the highest revenue ($14.10), not EMEA ($10.85).',
+        score: false,
+      })
     } finally {
       await fromFile.close()
     }
   })
 
   test('the sample wrong-region rule agrees with the chart it is about (the images README states what it shows)', async () => {
-    const rule = (await loadFakeJudgeRules('examples/fake-judge-rules.json')).rules!.find((r) => r.name === 'wrong-region')!
-    const row = readFileSync('examples/vitest-multimodal/images/README.md', 'utf8').split('\n').find((l) => l.startsWith('| `revenue-by-region.png`'))!
-    const chart = new Map([...row.matchAll(/(North America|EMEA|Asia Pacific|Latin America) \$(\d+\.\d\d)/g)].map((m) => [m[1], m[2]]))
+    const rule = (await loadFakeJudgeRules('examples/fake-judge-rules.json')).rules!.find(
+      (r) => r.name === 'wrong-region',
+    )!
+    const row = readFileSync('examples/vitest-multimodal/images/README.md', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('| `revenue-by-region.png`'))!
+    const chart = new Map(
+      [...row.matchAll(/(North America|EMEA|Asia Pacific|Latin America) \$(\d+\.\d\d)/g)].map((m) => [m[1], m[2]]),
+    )
     expect(chart.size).toBe(4)
     const highest = [...chart].sort((a, b) => Number(b[1]) - Number(a[1]))[0][0]
     const reason = rule.respond.reason!

@@ -18,7 +18,11 @@ const MultiAspect = z.object({
   spans: z.array(z.object({ spanId: z.string(), failed: z.boolean() })),
   score: z.number().min(0).max(1),
 })
-const Labelled = z.object({ explanation: z.string(), verdict: z.enum(['faithful', 'unfaithful']), confidence: z.number().min(0.5).max(1) })
+const Labelled = z.object({
+  explanation: z.string(),
+  verdict: z.enum(['faithful', 'unfaithful']),
+  confidence: z.number().min(0.5).max(1),
+})
 
 const schemaOf = (schema: z.ZodType) => z.toJSONSchema(schema) as Record<string, unknown>
 
@@ -90,14 +94,25 @@ describe('replies fit the requested JSON schema', () => {
     expect(fail.category).toBe('Tool Output Misinterpretation')
     expect(fail.score).toBe(0)
     expect(fail.aspects.instructionFollowing).toEqual({ reasoning: 'misread the tool output', score: 1 })
-    expect(fail.aspects.reasoningIntegrity).toEqual({ reasoning: 'cites a 2019 figure the tool did not return', score: 2 })
+    expect(fail.aspects.reasoningIntegrity).toEqual({
+      reasoning: 'cites a 2019 figure the tool did not return',
+      score: 2,
+    })
     expect(fail.spans).toEqual([{ spanId: '4a1f', failed: true }])
   })
 
   test('enum verdict field gets the pass-/fail-like word; other numbers stay in range', async () => {
     judge.setRules([{ when: { contains: 'no' }, respond: { verdict: 'fail', reason: 'unsupported claim' } }])
-    expect(await ask(Labelled, 'yes')).toEqual({ explanation: 'fake judge: no rule matched', verdict: 'faithful', confidence: 0.5 })
-    expect(await ask(Labelled, 'no')).toEqual({ explanation: 'unsupported claim', verdict: 'unfaithful', confidence: 0.5 })
+    expect(await ask(Labelled, 'yes')).toEqual({
+      explanation: 'fake judge: no rule matched',
+      verdict: 'faithful',
+      confidence: 0.5,
+    })
+    expect(await ask(Labelled, 'no')).toEqual({
+      explanation: 'unsupported claim',
+      verdict: 'unfaithful',
+      confidence: 0.5,
+    })
   })
 
   test('without a category that fails, a fail picks the first non-"none" category', async () => {
@@ -122,17 +137,30 @@ describe('schema walking details', () => {
       $defs: { Score: { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 11 } },
       properties: {
         rationale: { type: ['string', 'null'] },
-        detail: { allOf: [{ type: 'object', properties: { note: { type: 'string', minLength: 3 } } }, { properties: { ok: { type: 'boolean' } } }] },
+        detail: {
+          allOf: [
+            { type: 'object', properties: { note: { type: 'string', minLength: 3 } } },
+            { properties: { ok: { type: 'boolean' } } },
+          ],
+        },
         tags: { type: 'array', items: { type: 'string', const: 'tag' }, minItems: 2 },
         rating: { $ref: '#/$defs/Score' },
       },
     }
-    expect(synthesizeReply(schema, plan)).toEqual({ rationale: 'why', detail: { note: 'xxx', ok: true }, tags: ['tag', 'tag'], rating: 10 })
+    expect(synthesizeReply(schema, plan)).toEqual({
+      rationale: 'why',
+      detail: { note: 'xxx', ok: true },
+      tags: ['tag', 'tag'],
+      rating: 10,
+    })
     expect(synthesizeReply(schema, { ...plan, verdict: 'fail' })).toMatchObject({ detail: { ok: false }, rating: 1 })
   })
 
   test('recursive schemas terminate', () => {
-    const tree = { type: 'object', properties: { reason: { type: 'string' }, children: { type: 'array', items: { $ref: '#' }, minItems: 1 } } }
+    const tree = {
+      type: 'object',
+      properties: { reason: { type: 'string' }, children: { type: 'array', items: { $ref: '#' }, minItems: 1 } },
+    }
     const reply = synthesizeReply(tree, plan) as { children: unknown[] }
     let depth = 0
     for (let node = reply; node.children.length > 0; node = node.children[0] as typeof reply) depth++

@@ -26,7 +26,8 @@ function nestedAnyValue(kind: 'array' | 'kvlist', depth: number): string {
     : '{"kvlistValue":{"values":[{"key":"k","value":'.repeat(depth) + '{"stringValue":"leaf"}' + '}]}}'.repeat(depth)
 }
 
-const kv = (key: string, value: string) => `{"key":${JSON.stringify(key)},"value":{"stringValue":${JSON.stringify(value)}}}`
+const kv = (key: string, value: string) =>
+  `{"key":${JSON.stringify(key)},"value":{"stringValue":${JSON.stringify(value)}}}`
 
 function span(id: string, attributes: string[], events = '[]'): string {
   return `{"traceId":"${TRACE_ID}","spanId":"${id}","name":"search","kind":1,"startTimeUnixNano":"1000","endTimeUnixNano":"2000","attributes":[${attributes.join(',')}],"events":${events},"status":{}}`
@@ -49,29 +50,47 @@ describe('OTLP AnyValue nested ≥ 2,000 deep', () => {
   it.each([
     ['arrayValue', 'array'],
     ['kvlistValue', 'kvlist'],
-  ] as const)('%s 2,000 and 10,000 deep: a TraceFormatError at the attribute, from the text reader and the object reader', (_, kind) => {
-    for (const depth of [2_000, 10_000]) {
-      const text = otlp([span('b7ad6b7169203331', [`{"key":"deep","value":${nestedAnyValue(kind, depth)}}`])])
-      for (const read of [() => parseTraces(text, 'deep.json'), () => tracesFromValue(JSON.parse(text), 'deep.json')]) {
-        const err = caught(read)
-        expect(err).toBeInstanceOf(TraceFormatError)
-        expect((err as TraceFormatError).jsonPath).toBe(`${SPAN_PATH}.attributes[0].value`)
-        expect((err as TraceFormatError).file).toBe('deep.json')
-        expect((err as TraceFormatError).message).toMatch(/more than 256 levels deep.*flatten the attribute, or record it as a JSON string/)
+  ] as const)(
+    '%s 2,000 and 10,000 deep: a TraceFormatError at the attribute, from the text reader and the object reader',
+    (_, kind) => {
+      for (const depth of [2_000, 10_000]) {
+        const text = otlp([span('b7ad6b7169203331', [`{"key":"deep","value":${nestedAnyValue(kind, depth)}}`])])
+        for (const read of [
+          () => parseTraces(text, 'deep.json'),
+          () => tracesFromValue(JSON.parse(text), 'deep.json'),
+        ]) {
+          const err = caught(read)
+          expect(err).toBeInstanceOf(TraceFormatError)
+          expect((err as TraceFormatError).jsonPath).toBe(`${SPAN_PATH}.attributes[0].value`)
+          expect((err as TraceFormatError).file).toBe('deep.json')
+          expect((err as TraceFormatError).message).toMatch(
+            /more than 256 levels deep.*flatten the attribute, or record it as a JSON string/,
+          )
+        }
       }
-    }
-  })
+    },
+  )
 
   it('names the entry of a deep value among flat ones, in event attributes too', () => {
     const deep = `{"key":"deep","value":${nestedAnyValue('kvlist', 3_000)}}`
     const inSpan = otlp([span('b7ad6b7169203331', [kv('a', 'x'), kv('b', 'y'), deep])])
     expect((caught(() => parseTraces(inSpan)) as TraceFormatError).jsonPath).toBe(`${SPAN_PATH}.attributes[2].value`)
-    const inEvent = otlp([span('b7ad6b7169203331', [], `[{"name":"exception","timeUnixNano":"1500","attributes":[${kv('a', 'x')},${deep}]}]`)])
-    expect((caught(() => parseTraces(inEvent)) as TraceFormatError).jsonPath).toBe(`${SPAN_PATH}.events[0].attributes[1].value`)
+    const inEvent = otlp([
+      span(
+        'b7ad6b7169203331',
+        [],
+        `[{"name":"exception","timeUnixNano":"1500","attributes":[${kv('a', 'x')},${deep}]}]`,
+      ),
+    ])
+    expect((caught(() => parseTraces(inEvent)) as TraceFormatError).jsonPath).toBe(
+      `${SPAN_PATH}.events[0].attributes[1].value`,
+    )
   })
 
   it('decodes values exactly at the bound and refuses one level more', () => {
-    const at = parseTraces(otlp([span('b7ad6b7169203331', [`{"key":"deep","value":${nestedAnyValue('array', MAX_NESTING_DEPTH - 1)}}`])]))
+    const at = parseTraces(
+      otlp([span('b7ad6b7169203331', [`{"key":"deep","value":${nestedAnyValue('array', MAX_NESTING_DEPTH - 1)}}`])]),
+    )
     let v = at[0].spans[0].attributes.deep
     let depth = 0
     while (Array.isArray(v)) {
@@ -79,7 +98,11 @@ describe('OTLP AnyValue nested ≥ 2,000 deep', () => {
       depth++
     }
     expect([depth, v]).toEqual([MAX_NESTING_DEPTH - 1, 'leaf'])
-    expect(() => parseTraces(otlp([span('b7ad6b7169203331', [`{"key":"deep","value":${nestedAnyValue('array', MAX_NESTING_DEPTH)}}`])]))).toThrow(TraceFormatError)
+    expect(() =>
+      parseTraces(
+        otlp([span('b7ad6b7169203331', [`{"key":"deep","value":${nestedAnyValue('array', MAX_NESTING_DEPTH)}}`])]),
+      ),
+    ).toThrow(TraceFormatError)
   })
 })
 
@@ -91,11 +114,18 @@ describe('deep JSON inside strings (payloads, tool inputs)', () => {
     const ctx = new ReadContext()
     const s0 = newSpan('s1', null, 't1', 'llm', 0n, 1n, 'ok', '', {}, [])
     expect(readPayload(deepObject, s0, ctx)).toBe(deepObject)
-    expect(ctx.warningsFor('t1').map((w) => w.message)).toEqual(['span s1 (llm): a JSON payload nests more than 256 levels deep; kept as the raw string (reported once per trace)'])
+    expect(ctx.warningsFor('t1').map((w) => w.message)).toEqual([
+      'span s1 (llm): a JSON payload nests more than 256 levels deep; kept as the raw string (reported once per trace)',
+    ])
     // The same through a whole OTLP file.
     const [trace] = parseTraces(
       otlp([
-        span('b7ad6b7169203331', [kv('openinference.span.kind', 'LLM'), kv('input.value', deepObject), kv('input.mime_type', 'application/json'), kv('output.value', brackets)]),
+        span('b7ad6b7169203331', [
+          kv('openinference.span.kind', 'LLM'),
+          kv('input.value', deepObject),
+          kv('input.mime_type', 'application/json'),
+          kv('output.value', brackets),
+        ]),
       ]),
     )
     const s = trace.spans[0]
@@ -105,14 +135,26 @@ describe('deep JSON inside strings (payloads, tool inputs)', () => {
 
   it('three identical tool calls with a 3,000-deep bracket string as input: detectors, step list, span prompt and JSON all work', () => {
     const call = (id: string) =>
-      span(id, [kv('openinference.span.kind', 'TOOL'), kv('tool.name', 'search'), kv('input.value', brackets), kv('tool.parameters', brackets), kv('output.value', 'same page')])
+      span(id, [
+        kv('openinference.span.kind', 'TOOL'),
+        kv('tool.name', 'search'),
+        kv('input.value', brackets),
+        kv('tool.parameters', brackets),
+        kv('output.value', 'same page'),
+      ])
     const [trace] = parseTraces(otlp([call('b7ad6b7169203331'), call('c7ad6b7169203332'), call('d7ad6b7169203333')]))
     const tool = trace.spans[1]
     expect(tool.input).toBe(brackets)
     // The repeated-call detector compares canonical arguments: the deep text is compared as text.
     const findings = detect(trace)
     expect(findings.some((f) => f.category === 'Resource Abuse')).toBe(true)
-    const prompt = spanPrompt(trace, tool, { system: SYSTEM, schema: SpanJudgementSchema, budgetTokens: 16_000, steps: compactSteps(trace), contextSteps: 4 })
+    const prompt = spanPrompt(trace, tool, {
+      system: SYSTEM,
+      schema: SpanJudgementSchema,
+      budgetTokens: 16_000,
+      steps: compactSteps(trace),
+      contextSteps: 4,
+    })
     expect(JSON.stringify(prompt)).toContain('[[[[')
     expect(() => JSON.stringify(trace.spans.map(spanToJSON))).not.toThrow()
   })

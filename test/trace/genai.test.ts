@@ -19,8 +19,24 @@ function mapped(attributes: Record<string, unknown>, events: Span['events'] = []
 
 describe('GenAI semantic conventions', () => {
   it('maps gen_ai.operation.name to kinds', () => {
-    const ops = ['chat', 'text_completion', 'generate_content', 'execute_tool', 'invoke_agent', 'create_agent', 'embeddings']
-    expect(ops.map((op) => mapped({ 'gen_ai.operation.name': op }).kind)).toEqual(['llm', 'llm', 'llm', 'tool', 'agent', 'agent', 'other'])
+    const ops = [
+      'chat',
+      'text_completion',
+      'generate_content',
+      'execute_tool',
+      'invoke_agent',
+      'create_agent',
+      'embeddings',
+    ]
+    expect(ops.map((op) => mapped({ 'gen_ai.operation.name': op }).kind)).toEqual([
+      'llm',
+      'llm',
+      'llm',
+      'tool',
+      'agent',
+      'agent',
+      'other',
+    ])
   })
 
   it('infers llm from a model or tokens when the operation name is missing', () => {
@@ -30,7 +46,13 @@ describe('GenAI semantic conventions', () => {
   })
 
   it('prefers the response model and reads old and new token names', () => {
-    const s = mapped({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.response.model': 'gpt-4o-2024-08-06', 'gen_ai.usage.prompt_tokens': '12', 'gen_ai.usage.completion_tokens': 3 })
+    const s = mapped({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.response.model': 'gpt-4o-2024-08-06',
+      'gen_ai.usage.prompt_tokens': '12',
+      'gen_ai.usage.completion_tokens': 3,
+    })
     expect(s.model).toBe('gpt-4o-2024-08-06')
     expect(s.tokens).toEqual({ prompt: 12, completion: 3, total: 15 })
   })
@@ -38,15 +60,32 @@ describe('GenAI semantic conventions', () => {
   it('reads structured (non-string) messages and tool-call parts', () => {
     const s = mapped({
       'gen_ai.operation.name': 'chat',
-      'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'hi' }, { type: 'text', content: 'there' }] }],
-      'gen_ai.output.messages': [{ role: 'assistant', parts: [{ type: 'tool_call', id: 'c9', name: 'f', arguments: { x: 1 } }] }],
+      'gen_ai.input.messages': [
+        {
+          role: 'user',
+          parts: [
+            { type: 'text', content: 'hi' },
+            { type: 'text', content: 'there' },
+          ],
+        },
+      ],
+      'gen_ai.output.messages': [
+        { role: 'assistant', parts: [{ type: 'tool_call', id: 'c9', name: 'f', arguments: { x: 1 } }] },
+      ],
     })
     expect(s.input).toEqual([{ role: 'user', content: 'hi\nthere' }])
-    expect(s.output).toEqual([{ role: 'assistant', content: '', toolCalls: [{ id: 'c9', name: 'f', arguments: '{"x":1}' }] }])
+    expect(s.output).toEqual([
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c9', name: 'f', arguments: '{"x":1}' }] },
+    ])
   })
 
   it('reads an execute_tool span: name, parsed arguments, result', () => {
-    const s = mapped({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.arguments': '{"city":"Paris"}', 'gen_ai.tool.call.result': '{"temp":21}' })
+    const s = mapped({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'get_weather',
+      'gen_ai.tool.call.arguments': '{"city":"Paris"}',
+      'gen_ai.tool.call.result': '{"temp":21}',
+    })
     expect(s.toolName).toBe('get_weather')
     expect(s.toolArgs).toEqual({ city: 'Paris' })
     expect(s.input).toEqual({ city: 'Paris' })
@@ -55,8 +94,16 @@ describe('GenAI semantic conventions', () => {
 
   it('reads the older gen_ai.content.prompt / completion events', () => {
     const s = mapped({ 'gen_ai.operation.name': 'chat' }, [
-      { name: 'gen_ai.content.prompt', timeNs: 0n, attributes: { 'gen_ai.prompt': '[{"role":"user","content":"2+2?"}]' } },
-      { name: 'gen_ai.content.completion', timeNs: 1n, attributes: { 'gen_ai.completion': '[{"role":"assistant","content":"4"}]' } },
+      {
+        name: 'gen_ai.content.prompt',
+        timeNs: 0n,
+        attributes: { 'gen_ai.prompt': '[{"role":"user","content":"2+2?"}]' },
+      },
+      {
+        name: 'gen_ai.content.completion',
+        timeNs: 1n,
+        attributes: { 'gen_ai.completion': '[{"role":"assistant","content":"4"}]' },
+      },
     ])
     expect(s.input).toEqual([{ role: 'user', content: '2+2?' }])
     expect(s.output).toEqual([{ role: 'assistant', content: '4' }])
@@ -73,7 +120,9 @@ describe('GenAI semantic conventions', () => {
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Weather in Paris?' },
     ])
-    expect(chat.output).toEqual([{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' }] }])
+    expect(chat.output).toEqual([
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+    ])
   })
 
   it('reads OpenLLMetry gen_ai.prompt.N / gen_ai.completion.N attributes', () => {
@@ -109,7 +158,18 @@ describe('GenAI message text', () => {
       { role: 'user', parts: [{ type: 'text', content: escaped }] },
       { role: 'user', parts: [{ type: 'text', content: 'short' }] },
     ]
-    const span = newSpan('0000000000000001', null, 't', 'chat', 0n, 1n, 'ok', '', { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(messages) }, [])
+    const span = newSpan(
+      '0000000000000001',
+      null,
+      't',
+      'chat',
+      0n,
+      1n,
+      'ok',
+      '',
+      { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(messages) },
+      [],
+    )
     applyGenAi(span, new ReadContext())
     expect(span.input).toEqual([
       { role: 'system', content: plain },

@@ -19,7 +19,12 @@ if (HAVE_MKFIFO) spawnSync('mkfifo', [fifo])
 describe('trace paths that are not regular files', () => {
   it.skipIf(!HAVE_MKFIFO)('a FIFO with no writer is refused at once by every loader', async () => {
     const expected = `${fifo}: is a FIFO (named pipe), not a regular file, so it is not read (it could block or never end); write the trace to a file first, or read it yourself and pass the text to parseTraces()`
-    for (const load of [() => loadTraceFile(fifo), () => loadTrace(fifo), () => loadTraces([fifo]), () => loadJsonlFile(fifo)]) {
+    for (const load of [
+      () => loadTraceFile(fifo),
+      () => loadTrace(fifo),
+      () => loadTraces([fifo]),
+      () => loadJsonlFile(fifo),
+    ]) {
       const err = await rejectionOf(load(), TraceFormatError)
       expect(err.message).toBe(expected)
       expect(err.file).toBe(fifo)
@@ -31,20 +36,25 @@ describe('trace paths that are not regular files', () => {
     symlinkSync('/dev/zero', link)
     for (const path of ['/dev/zero', link]) {
       for (const load of [() => loadTraceFile(path), () => loadJsonlFile(path)]) {
-        expect((await rejectionOf(load(), TraceFormatError)).message).toMatch(/: is a character device, not a regular file, so it is not read/)
+        expect((await rejectionOf(load(), TraceFormatError)).message).toMatch(
+          /: is a character device, not a regular file, so it is not read/,
+        )
       }
     }
   })
 
-  it.skipIf(!HAVE_MKFIFO || !HAVE_DEV_ZERO)('diagnose names both as bad input (exit 2) and still diagnoses the real file', async () => {
-    let stdout = ''
-    let stderr = ''
-    const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } }
-    const good = 'test/fixtures/otlp/genai-agent-run.json'
-    const code = await diagnoseCommand([fifo, '/dev/zero', good], io)
-    expect(code).toBe(2)
-    expect(stderr).toContain(`${fifo}: is a FIFO (named pipe)`)
-    expect(stderr).toContain('/dev/zero: is a character device')
-    expect(stdout).toContain(`${good}\n  trace`)
-  })
+  it.skipIf(!HAVE_MKFIFO || !HAVE_DEV_ZERO)(
+    'diagnose names both as bad input (exit 2) and still diagnoses the real file',
+    async () => {
+      let stdout = ''
+      let stderr = ''
+      const io = { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } }
+      const good = 'test/fixtures/otlp/genai-agent-run.json'
+      const code = await diagnoseCommand([fifo, '/dev/zero', good], io)
+      expect(code).toBe(2)
+      expect(stderr).toContain(`${fifo}: is a FIFO (named pipe)`)
+      expect(stderr).toContain('/dev/zero: is a character device')
+      expect(stdout).toContain(`${good}\n  trace`)
+    },
+  )
 })

@@ -1,4 +1,13 @@
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,7 +25,8 @@ const COLLECTOR_JSONL = fileURLToPath(new URL('../fixtures/otlp/collector-export
 const dir = mkdtempSync(join(tmpdir(), 'agent-verdict-large-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const view = (traces: Trace[]) => traces.map((t) => ({ id: t.traceId, spans: t.spans.map(spanToJSON), warnings: t.warnings }))
+const view = (traces: Trace[]) =>
+  traces.map((t) => ({ id: t.traceId, spans: t.spans.map(spanToJSON), warnings: t.warnings }))
 
 function write(name: string, text: string | Buffer): string {
   const path = join(dir, name)
@@ -76,7 +86,9 @@ describe('trace files too large for one string', () => {
     const path = write('one-doc.json', `${line}\n`)
     const err = await rejectionOf(loadJsonlFile(path, { maxLineBytes: 100 }), TraceFormatError)
     expect(err.message).toMatch(/one-doc\.json.*the file is one JSON document larger than 100 bytes.*export OTLP JSONL/)
-    await expect(loadJsonlFile(write('second.jsonl', `{"resourceSpans":[]}\n${line}`), { maxLineBytes: 100 })).rejects.toThrow(/line 2 is one JSON document larger than 100 bytes/)
+    await expect(
+      loadJsonlFile(write('second.jsonl', `{"resourceSpans":[]}\n${line}`), { maxLineBytes: 100 }),
+    ).rejects.toThrow(/line 2 is one JSON document larger than 100 bytes/)
   })
 
   it('says a big pretty-printed document cannot be read, instead of calling it truncated', async () => {
@@ -92,7 +104,9 @@ describe('trace files too large for one string', () => {
     const rec = createRecorder({ seed: 9 })
     agentRun(rec.tracer)
     const good = rec.otlpJson()
-    await expect(loadJsonlFile(write('bad.jsonl', `${good}\n{"resourceSpans": [ }\n`))).rejects.toThrow(/bad\.jsonl:2 .*not valid JSON/)
+    await expect(loadJsonlFile(write('bad.jsonl', `${good}\n{"resourceSpans": [ }\n`))).rejects.toThrow(
+      /bad\.jsonl:2 .*not valid JSON/,
+    )
 
     const doc = JSON.parse(good)
     const spans = doc.resourceSpans[0].scopeSpans[0].spans

@@ -20,7 +20,9 @@ describe('loadTrace input kinds', () => {
   it('returns a Trace passed in as is, and checks a requested traceId against it', async () => {
     const trace = await loadTrace(SMALL)
     expect(await loadTrace(trace)).toBe(trace)
-    await expect(loadTrace(trace, { traceId: 'ffff' })).rejects.toThrow(/no trace with id ffff: the Trace passed in has id 0ebe673d64647ec44c370638b82d3c78/)
+    await expect(loadTrace(trace, { traceId: 'ffff' })).rejects.toThrow(
+      /no trace with id ffff: the Trace passed in has id 0ebe673d64647ec44c370638b82d3c78/,
+    )
   })
 
   it('takes the bytes JsonTraceSerializer returns', async () => {
@@ -45,7 +47,9 @@ describe('loadTrace input kinds', () => {
     const ids = [...new Set(rec.spans().map((s) => s.spanContext().traceId))]
     const trace = await loadTrace(JSON.parse(rec.otlpJson()), { traceId: ids[1].toUpperCase() })
     expect(trace.traceId).toBe(ids[1])
-    await expect(loadTrace(JSON.parse(rec.otlpJson()), { traceId: 'abc' })).rejects.toThrow(`no trace with id abc: found 2 trace(s): ${ids.join(', ')}`)
+    await expect(loadTrace(JSON.parse(rec.otlpJson()), { traceId: 'abc' })).rejects.toThrow(
+      `no trace with id abc: found 2 trace(s): ${ids.join(', ')}`,
+    )
   })
 
   it('takes JSON text passed where a path was expected', async () => {
@@ -75,8 +79,15 @@ describe('loadTraces', () => {
   })
 
   it('accepts globs and explicit files together, without duplicates', async () => {
-    const traces = await loadTraces([join(FIXTURE_DIR, '0*.json'), SMALL, join(FIXTURE_DIR, 'd67a8ae853c0b8ed0e55f7fafe4e2f64.json')])
-    expect(traces.map((t) => basename(t.source!))).toEqual(['0ebe673d64647ec44c370638b82d3c78.json', 'd67a8ae853c0b8ed0e55f7fafe4e2f64.json'])
+    const traces = await loadTraces([
+      join(FIXTURE_DIR, '0*.json'),
+      SMALL,
+      join(FIXTURE_DIR, 'd67a8ae853c0b8ed0e55f7fafe4e2f64.json'),
+    ])
+    expect(traces.map((t) => basename(t.source!))).toEqual([
+      '0ebe673d64647ec44c370638b82d3c78.json',
+      'd67a8ae853c0b8ed0e55f7fafe4e2f64.json',
+    ])
   })
 
   it('loads the README example traces (examples/traces), one with no error spans', async () => {
@@ -109,7 +120,11 @@ describe('eachTrace', () => {
       error = e
     }
     // Both traces of a.jsonl and the one of b.json come out before c.json is read and fails.
-    expect(seen).toEqual([['a.jsonl', 4], ['a.jsonl', 4], ['b.json', 11]])
+    expect(seen).toEqual([
+      ['a.jsonl', 4],
+      ['a.jsonl', 4],
+      ['b.json', 11],
+    ])
     expect(error).toBeInstanceOf(TraceFormatError)
     expect((error as Error).message).toContain('c.json')
     await expect(loadTraces(dir)).rejects.toThrow(/c\.json/)
@@ -134,7 +149,11 @@ console.log(spans)
 `,
     )
     // Each trace takes ~17 MB once read; a for-await loop holds about two at a time.
-    const run = (mode: string) => spawnSync(process.execPath, ['--max-old-space-size=72', '--import', 'tsx', script, mode], { encoding: 'utf8', cwd: REPO })
+    const run = (mode: string) =>
+      spawnSync(process.execPath, ['--max-old-space-size=72', '--import', 'tsx', script, mode], {
+        encoding: 'utf8',
+        cwd: REPO,
+      })
     const each = run('each')
     expect(each.stderr).toBe('')
     expect(each.stdout.trim()).toBe('50000')

@@ -128,7 +128,9 @@ describe('TRAIL / OpenInference span mapping', () => {
   it('reports llm/tool spans without input or output in one aggregated warning', () => {
     const missing = trace.warnings.filter((w) => w.code === 'missing-io')
     expect(missing).toHaveLength(1)
-    expect(missing[0].message).toMatch(/^2 of 11 llm\/tool spans have no input or output: 610df94b266f9115 \(tool:TextInspectorTool, no output\)/)
+    expect(missing[0].message).toMatch(
+      /^2 of 11 llm\/tool spans have no input or output: 610df94b266f9115 \(tool:TextInspectorTool, no output\)/,
+    )
   })
 
   it('maps the AgentParsingError step of a CodeAgent run', async () => {
@@ -149,8 +151,32 @@ describe('applyOpenInference on attribute maps (any exporter)', () => {
   }
 
   it('maps every openinference.span.kind', () => {
-    const kinds = ['LLM', 'TOOL', 'AGENT', 'CHAIN', 'RETRIEVER', 'EMBEDDING', 'RERANKER', 'GUARDRAIL', 'EVALUATOR', 'llm', 'SOMETHING']
-    expect(kinds.map(openInferenceKind)).toEqual(['llm', 'tool', 'agent', 'chain', 'retriever', 'other', 'other', 'other', 'other', 'llm', 'other'])
+    const kinds = [
+      'LLM',
+      'TOOL',
+      'AGENT',
+      'CHAIN',
+      'RETRIEVER',
+      'EMBEDDING',
+      'RERANKER',
+      'GUARDRAIL',
+      'EVALUATOR',
+      'llm',
+      'SOMETHING',
+    ]
+    expect(kinds.map(openInferenceKind)).toEqual([
+      'llm',
+      'tool',
+      'agent',
+      'chain',
+      'retriever',
+      'other',
+      'other',
+      'other',
+      'other',
+      'llm',
+      'other',
+    ])
     expect(openInferenceKind(undefined)).toBe('other')
   })
 
@@ -173,8 +199,30 @@ describe('applyOpenInference on attribute maps (any exporter)', () => {
 
   it('keeps a non-JSON-looking tool input as the raw string, and JSON that fails to parse with a warning', () => {
     const ctx = new ReadContext()
-    const a = newSpan('a1', null, 't1', 'x', 0n, 1n, 'ok', '', { 'openinference.span.kind': 'TOOL', 'input.value': 'plain words' }, [])
-    const b = newSpan('b1', null, 't1', 'y', 0n, 1n, 'ok', '', { 'openinference.span.kind': 'TOOL', 'input.value': '{"query": ' }, [])
+    const a = newSpan(
+      'a1',
+      null,
+      't1',
+      'x',
+      0n,
+      1n,
+      'ok',
+      '',
+      { 'openinference.span.kind': 'TOOL', 'input.value': 'plain words' },
+      [],
+    )
+    const b = newSpan(
+      'b1',
+      null,
+      't1',
+      'y',
+      0n,
+      1n,
+      'ok',
+      '',
+      { 'openinference.span.kind': 'TOOL', 'input.value': '{"query": ' },
+      [],
+    )
     applyOpenInference(a, ctx)
     applyOpenInference(b, ctx)
     expect(a.toolArgs).toBe('plain words')

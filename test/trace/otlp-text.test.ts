@@ -14,7 +14,8 @@ import { createRecorder, agentRun } from '../helpers/otel'
 
 const OTLP_DIR = fileURLToPath(new URL('../fixtures/otlp', import.meta.url))
 
-const view = (traces: Trace[]) => traces.map((t) => ({ id: t.traceId, spans: t.spans.map(spanToJSON), warnings: t.warnings }))
+const view = (traces: Trace[]) =>
+  traces.map((t) => ({ id: t.traceId, spans: t.spans.map(spanToJSON), warnings: t.warnings }))
 
 /** Streamed and whole-document reads of a text agree span for span, warning for warning. */
 function expectSameAsWholeDocument(text: string): void {
@@ -33,7 +34,9 @@ const span = (id: number, extra: Record<string, unknown> = {}) => ({
   endTimeUnixNano: String(1_700_000_000_000_000_100n + BigInt(id)),
   ...extra,
 })
-const request = (spans: unknown[], rsKey = 'resourceSpans', ssKey = 'scopeSpans') => ({ [rsKey]: [{ resource: { attributes: [kv('service.name', 'svc')] }, [ssKey]: [{ scope: { name: 's' }, spans }] }] })
+const request = (spans: unknown[], rsKey = 'resourceSpans', ssKey = 'scopeSpans') => ({
+  [rsKey]: [{ resource: { attributes: [kv('service.name', 'svc')] }, [ssKey]: [{ scope: { name: 's' }, spans }] }],
+})
 
 describe('readOtlpText (span-by-span OTLP reading)', () => {
   it('reads every OTLP fixture exactly as the whole-document reader does', () => {
@@ -55,8 +58,19 @@ describe('readOtlpText (span-by-span OTLP reading)', () => {
   })
 
   it('keeps strings with quotes, backslashes, brackets and unicode escapes intact', () => {
-    const tricky = ['say "hi" \\ }', 'ends with a backslash \\', '\\"', '[{"nested": "json"}]', 'tab\tand\nnewline', 'é ✓ \u2028 😀', '{', '']
-    const text = JSON.stringify(request([span(1, { attributes: tricky.map((v, i) => kv(`k${i}`, v)) }), span(2, { name: 'b"}]' })]))
+    const tricky = [
+      'say "hi" \\ }',
+      'ends with a backslash \\',
+      '\\"',
+      '[{"nested": "json"}]',
+      'tab\tand\nnewline',
+      'é ✓ \u2028 😀',
+      '{',
+      '',
+    ]
+    const text = JSON.stringify(
+      request([span(1, { attributes: tricky.map((v, i) => kv(`k${i}`, v)) }), span(2, { name: 'b"}]' })]),
+    )
     expectSameAsWholeDocument(text)
     const [trace] = parseTraces(text)
     expect(Object.values(trace.spans[0].attributes)).toEqual(tricky)
@@ -64,13 +78,18 @@ describe('readOtlpText (span-by-span OTLP reading)', () => {
   })
 
   it('takes the snake_case and pre-1.0 envelope keys, several resources and scopes, and empty lists', () => {
-    expectSameAsWholeDocument(JSON.stringify(request([span(1), span(2)], 'resource_spans', 'instrumentationLibrarySpans')))
+    expectSameAsWholeDocument(
+      JSON.stringify(request([span(1), span(2)], 'resource_spans', 'instrumentationLibrarySpans')),
+    )
     const multi = {
       resourceSpans: [
         { resource: {}, scopeSpans: [{ scope: {}, spans: [span(1)] }, { spans: [] }, { spans: [span(2), span(3)] }] },
         { scopeSpans: [] },
         {},
-        { resource: { attributes: [] }, scopeSpans: [{ spans: [span(4)], schemaUrl: 'https://opentelemetry.io/schemas/1.21.0' }] },
+        {
+          resource: { attributes: [] },
+          scopeSpans: [{ spans: [span(4)], schemaUrl: 'https://opentelemetry.io/schemas/1.21.0' }],
+        },
       ],
       extra: { ignored: [1, 2.5e3, true, null] },
     }
@@ -96,7 +115,9 @@ describe('readOtlpText (span-by-span OTLP reading)', () => {
     ]
     for (const text of declined) expect(readOtlpText(text, ctx), text.slice(0, 80)).toBeUndefined()
     // A span the reader rejects is declined after reading the ones before it: their warnings are rolled back.
-    const unparsed = span(1, { attributes: [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.result', '{"a": ')] })
+    const unparsed = span(1, {
+      attributes: [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.call.result', '{"a": ')],
+    })
     const before = ctx.warningsFor('0af7651916cd43dd8448eb211c80319c').length
     expect(readOtlpText(JSON.stringify(request([unparsed, { spanId: 'x' }])), ctx)).toBeUndefined()
     expect(ctx.warningsFor('0af7651916cd43dd8448eb211c80319c')).toHaveLength(before)
@@ -106,7 +127,9 @@ describe('readOtlpText (span-by-span OTLP reading)', () => {
   it('gives the same errors as the whole-document reader for what it declines', () => {
     const missingId = JSON.stringify(request([span(1), { traceId: '0af7651916cd43dd8448eb211c80319c', name: 'no id' }]))
     expect(() => parseTraces(missingId, 'run.json')).toThrow(TraceFormatError)
-    expect(() => parseTraces(missingId, 'run.json')).toThrow(/\$\.resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[1\]\.spanId/)
+    expect(() => parseTraces(missingId, 'run.json')).toThrow(
+      /\$\.resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[1\]\.spanId/,
+    )
     const truncated = JSON.stringify(request([span(1)])).slice(0, -3)
     expect(() => parseTraces(truncated, 'run.json')).toThrow(/not valid JSON.*truncated/)
   })
@@ -116,7 +139,9 @@ describe('readOtlpText (span-by-span OTLP reading)', () => {
     const b = span(2, { parentSpanId: '0000000000000001' })
     const text = JSON.stringify(request([span(3, { parentSpanId: undefined }), a, b]))
     expect(readOtlpText(text, new ReadContext())).toHaveLength(3)
-    expect(() => parseTraces(text, 'cycle.json')).toThrow(/cycle[\s\S]*\$\.resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[[12]\]\.parentSpanId/)
+    expect(() => parseTraces(text, 'cycle.json')).toThrow(
+      /cycle[\s\S]*\$\.resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[[12]\]\.parentSpanId/,
+    )
   })
 
   it('matches readOtlp on the parsed document for the same context state', () => {

@@ -16,7 +16,14 @@ describe('OTLP AnyValue decoding', () => {
     expect(decodeAnyValue({ arrayValue: { values: [{ stringValue: 'x' }, { intValue: '2' }] } }, '$')).toEqual(['x', 2])
     expect(decodeAnyValue({ arrayValue: {} }, '$')).toEqual([])
     expect(
-      decodeAnyValue({ kvlistValue: { values: [{ key: 'k', value: { kvlistValue: { values: [{ key: 'n', value: { boolValue: false } }] } } }] } }, '$'),
+      decodeAnyValue(
+        {
+          kvlistValue: {
+            values: [{ key: 'k', value: { kvlistValue: { values: [{ key: 'n', value: { boolValue: false } }] } } }],
+          },
+        },
+        '$',
+      ),
     ).toEqual({ k: { n: false } })
     expect(decodeAnyValue({}, '$')).toBeNull()
   })
@@ -24,14 +31,20 @@ describe('OTLP AnyValue decoding', () => {
   it('names the path of a bad value', () => {
     const err = (() => {
       try {
-        decodeKeyValues([{ key: 'a', value: { arrayValue: { values: [{ doubleValue: 'abc' }] } } }], '$.x.attributes', 'f.json')
+        decodeKeyValues(
+          [{ key: 'a', value: { arrayValue: { values: [{ doubleValue: 'abc' }] } } }],
+          '$.x.attributes',
+          'f.json',
+        )
       } catch (e) {
         return e as TraceFormatError
       }
     })()
     expect(err).toBeInstanceOf(TraceFormatError)
     expect(err!.jsonPath).toBe('$.x.attributes[0].value.arrayValue.values[0].doubleValue')
-    expect(err!.message).toContain('f.json at $.x.attributes[0].value.arrayValue.values[0].doubleValue: expected a number, found the string "abc"')
+    expect(err!.message).toContain(
+      'f.json at $.x.attributes[0].value.arrayValue.values[0].doubleValue: expected a number, found the string "abc"',
+    )
   })
 
   it('builds a path given as a function only for an error, and builds the same path as the string', () => {
@@ -40,7 +53,15 @@ describe('OTLP AnyValue decoding', () => {
       built++
       return '$.x.attributes'
     }
-    expect(decodeKeyValues([{ key: 'a', value: { intValue: '7' } }, { key: 'b', value: { arrayValue: { values: [{ stringValue: 'y' }] } } }], path)).toEqual({ a: 7, b: ['y'] })
+    expect(
+      decodeKeyValues(
+        [
+          { key: 'a', value: { intValue: '7' } },
+          { key: 'b', value: { arrayValue: { values: [{ stringValue: 'y' }] } } },
+        ],
+        path,
+      ),
+    ).toEqual({ a: 7, b: ['y'] })
     expect(built).toBe(0)
     const bad = [{ key: 'a', value: { arrayValue: { values: [{ doubleValue: 'abc' }] } } }]
     const message = (p: string | (() => string)) => {
@@ -57,7 +78,9 @@ describe('OTLP AnyValue decoding', () => {
   it('normalizes hex and base64 ids to lowercase hex', () => {
     expect(normalizeId('5B8EFFF798038103D269B633813FC60C')).toBe('5b8efff798038103d269b633813fc60c')
     expect(normalizeId('EEE19B7EC3C1B174')).toBe('eee19b7ec3c1b174')
-    expect(normalizeId(Buffer.from('5b8efff798038103d269b633813fc60c', 'hex').toString('base64'))).toBe('5b8efff798038103d269b633813fc60c')
+    expect(normalizeId(Buffer.from('5b8efff798038103d269b633813fc60c', 'hex').toString('base64'))).toBe(
+      '5b8efff798038103d269b633813fc60c',
+    )
     expect(normalizeId(Buffer.from('eee19b7ec3c1b174', 'hex').toString('base64'))).toBe('eee19b7ec3c1b174')
     expect(normalizeId('span-1')).toBe('span-1')
     expect(normalizeId('5b8efff798038103d269b633813fc60c')).toBe('5b8efff798038103d269b633813fc60c')

@@ -31,7 +31,9 @@ function expectSameAsSdk(trace: Trace, sdkSpans: ReadableSpan[]): void {
     expect(span!.statusMessage).toBe(s.status.message ?? '')
     expect(span!.startNs).toBe(ns(s.startTime))
     expect(span!.endNs).toBe(ns(s.endTime))
-    expect(span!.events).toEqual(s.events.map((e) => ({ name: e.name, timeNs: ns(e.time), attributes: e.attributes ?? {} })))
+    expect(span!.events).toEqual(
+      s.events.map((e) => ({ name: e.name, timeNs: ns(e.time), attributes: e.attributes ?? {} })),
+    )
   }
 }
 
@@ -43,7 +45,16 @@ function recordedRun(failure?: 429): ReadableSpan[] {
     name: 'typed attributes',
     start: at(9000, 1),
     end: at(9001, 2),
-    attributes: { s: 'x', i: 42, big: 2 ** 40, d: 0.25, b: false, arr: ['a', 'b'], nums: [1, 2.5], flags: [true, false] },
+    attributes: {
+      s: 'x',
+      i: 42,
+      big: 2 ** 40,
+      d: 0.25,
+      b: false,
+      arr: ['a', 'b'],
+      nums: [1, 2.5],
+      flags: [true, false],
+    },
   })
   return rec.spans()
 }
@@ -55,7 +66,11 @@ describe('OTLP JSON round trip with the real OTel SDK', () => {
     const text = JSON.stringify(JSON.parse(rec.otlpJson(spans)))
     const traces = parseTraces(text)
     expect(traces).toHaveLength(2)
-    for (const trace of traces) expectSameAsSdk(trace, spans.filter((s) => s.spanContext().traceId === trace.traceId))
+    for (const trace of traces)
+      expectSameAsSdk(
+        trace,
+        spans.filter((s) => s.spanContext().traceId === trace.traceId),
+      )
   })
 
   it('fromReadableSpans(getFinishedSpans()) gives the same spans as the OTLP path', () => {
@@ -82,14 +97,23 @@ describe('OTLP JSON round trip with the real OTel SDK', () => {
       { role: 'system', content: 'You are a support agent. Use tools to answer.' },
       { role: 'user', content: 'Where is my order A-1042?' },
     ])
-    expect(chat1.output).toEqual([{ role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: '{"order_id":"A-1042"}' }] }])
+    expect(chat1.output).toEqual([
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'call_1', name: 'lookup_order', arguments: '{"order_id":"A-1042"}' }],
+      },
+    ])
     expect(tool.toolName).toBe('lookup_order')
     expect(tool.toolArgs).toEqual({ order_id: 'A-1042' })
     expect(tool.status).toBe('error')
     expect(tool.statusMessage).toMatch(/^RateLimitError: Error code: 429/)
     expect(tool.attributes['http.response.status_code']).toBe(429)
     expect(tool.events[0]).toMatchObject({ name: 'exception', attributes: { 'exception.type': 'RateLimitError' } })
-    expect((chat2.input as Array<{ role: string; content: string }>)[2]).toEqual({ role: 'tool', content: expect.stringContaining('429') })
+    expect((chat2.input as Array<{ role: string; content: string }>)[2]).toEqual({
+      role: 'tool',
+      content: expect.stringContaining('429'),
+    })
     expect(chat2.output).toEqual([{ role: 'assistant', content: 'Sorry, I could not look up your order right now.' }])
   })
 
@@ -102,11 +126,17 @@ describe('OTLP JSON round trip with the real OTel SDK', () => {
       .replace(/"scopeSpans"/g, '"instrumentationLibrarySpans"')
     expect(variant).not.toContain(spans[0].spanContext().spanId)
     const traces = parseTraces(variant)
-    for (const trace of traces) expectSameAsSdk(trace, spans.filter((s) => s.spanContext().traceId === trace.traceId))
+    for (const trace of traces)
+      expectSameAsSdk(
+        trace,
+        spans.filter((s) => s.spanContext().traceId === trace.traceId),
+      )
   })
 
   it('accepts numeric …UnixNano (precision is whatever JSON.parse kept)', () => {
-    const text = createRecorder().otlpJson(recordedRun()).replace(/"(start|end)TimeUnixNano":"(\d+)"/g, '"$1TimeUnixNano":$2')
+    const text = createRecorder()
+      .otlpJson(recordedRun())
+      .replace(/"(start|end)TimeUnixNano":"(\d+)"/g, '"$1TimeUnixNano":$2')
     const trace = parseTraces(text)[0]
     expect(trace.roots[0].startNs).toBe(BigInt(Number('1742893200000000000')))
   })
@@ -131,7 +161,9 @@ describe('OTLP JSONL (collector file exporter)', () => {
     expect(traces.map((t) => t.size)).toEqual([4, 4])
     expectSameAsSdk(traces[0], a.spans())
     expectSameAsSdk(traces[1], b.spans())
-    expect(() => parseTrace(text, 'two.jsonl')).toThrow(new RegExp(`two.jsonl: holds 2 traces \\(${traces[0].traceId}, ${traces[1].traceId}\\); pass \\{ traceId \\}`))
+    expect(() => parseTrace(text, 'two.jsonl')).toThrow(
+      new RegExp(`two.jsonl: holds 2 traces \\(${traces[0].traceId}, ${traces[1].traceId}\\); pass \\{ traceId \\}`),
+    )
     const picked = parseTrace(text, 'two.jsonl', { traceId: traces[1].traceId })
     expect(picked.traceId).toBe(b.spans()[0].spanContext().traceId)
     expect(picked.warnings).toContainEqual(expect.objectContaining({ code: 'multiple-traces' }))
@@ -151,7 +183,15 @@ describe('committed OTLP fixtures', () => {
   it('holds one failing tool span per HTTP failure in genai-http-errors.json', async () => {
     const traces = await loadTraceFile(join(OTLP_DIR, 'genai-http-errors.json'))
     const failing = traces.map((t) => t.spans.find((s) => s.status === 'error')!)
-    expect(failing.map((s) => s.attributes['http.response.status_code'] ?? s.attributes['error.type'])).toEqual([401, 403, 404, 429, 500, 503, 'timeout'])
+    expect(failing.map((s) => s.attributes['http.response.status_code'] ?? s.attributes['error.type'])).toEqual([
+      401,
+      403,
+      404,
+      429,
+      500,
+      503,
+      'timeout',
+    ])
     await expect(loadTrace(join(OTLP_DIR, 'genai-http-errors.json'))).rejects.toThrow(/holds 7 traces/)
   })
 
@@ -162,7 +202,13 @@ describe('committed OTLP fixtures', () => {
     expect([agent.kind, llm.kind, tool.kind]).toEqual(['agent', 'llm', 'tool'])
     expect(agent.input).toEqual({ task: 'What is the capital of France?' })
     expect(llm.tokens).toEqual({ prompt: 120, completion: 12, total: 132 })
-    expect(llm.output).toEqual([{ role: 'assistant', content: '', toolCalls: [{ id: 'call_42', name: 'web_search', arguments: '{"query": "capital of France"}' }] }])
+    expect(llm.output).toEqual([
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'call_42', name: 'web_search', arguments: '{"query": "capital of France"}' }],
+      },
+    ])
     expect(tool.toolName).toBe('web_search')
     expect(tool.toolArgs).toEqual({ query: 'capital of France' })
     expect(tool.output).toBe('Paris is the capital of France.')

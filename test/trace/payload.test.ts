@@ -22,7 +22,12 @@ describe('readPayload', () => {
       expect(readPayload(text, span(), ctx)).toBe(text)
       expect(readPayload(text, span(), ctx)).toBe(text)
       expect(ctx.warningsFor('t1')).toEqual([
-        { code: 'unparsed-payload', spanId: 's1', message: 'span s1 (CodeAgent.run): a payload looks like JSON but does not parse; kept as the raw string (reported once per trace)' },
+        {
+          code: 'unparsed-payload',
+          spanId: 's1',
+          message:
+            'span s1 (CodeAgent.run): a payload looks like JSON but does not parse; kept as the raw string (reported once per trace)',
+        },
       ])
     },
   )

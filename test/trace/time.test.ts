@@ -13,7 +13,8 @@ describe('exact time conversions', () => {
   })
 
   it('refuses what is not a timestamp', () => {
-    for (const bad of ['', 'yesterday', '2025-13-01T00:00:00Z', '2025-03-25T25:00:00Z', '2025-03-25T09:12:19.5 UTC']) expect(isoToNs(bad)).toBeUndefined()
+    for (const bad of ['', 'yesterday', '2025-13-01T00:00:00Z', '2025-03-25T25:00:00Z', '2025-03-25T09:12:19.5 UTC'])
+      expect(isoToNs(bad)).toBeUndefined()
   })
 
   it('ISO-8601 durations as TRAIL writes them', () => {
@@ -26,7 +27,8 @@ describe('exact time conversions', () => {
   })
 
   it('refuses ambiguous or malformed durations', () => {
-    for (const bad of ['', 'P', 'PT', '4.8S', 'PT1.S', 'PT5', 'P1M', 'P1Y', 'PT1.5M', 'PTT1S']) expect(isoDurationToNs(bad), bad).toBeUndefined()
+    for (const bad of ['', 'P', 'PT', '4.8S', 'PT1.S', 'PT5', 'P1M', 'P1Y', 'PT1.5M', 'PTT1S'])
+      expect(isoDurationToNs(bad), bad).toBeUndefined()
   })
 
   it('HrTime and unix-nano values', () => {

@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadTrace, loadTraces } from '../../src/trace/load'
-import { FIXTURE_DIR, HAS_TRAIL, rawSpans, sharedTrailFiles, traceFiles, TRAIL_DIR, type RawTrailSpan } from '../helpers/trail'
+import {
+  FIXTURE_DIR,
+  HAS_TRAIL,
+  rawSpans,
+  sharedTrailFiles,
+  traceFiles,
+  TRAIL_DIR,
+  type RawTrailSpan,
+} from '../helpers/trail'
 
 /** Checks one TRAIL file against facts computed from its raw JSON, without the reader. */
 async function checkTrailFile(file: string): Promise<void> {
@@ -26,7 +34,9 @@ async function checkTrailFile(file: string): Promise<void> {
   }
   // Orphans are exactly the spans whose parent id is not in the file.
   const orphans = [...distinct.values()].filter((s) => s.parent_span_id !== null && !distinct.has(s.parent_span_id))
-  expect(trace.warnings.filter((w) => w.code === 'orphan').map((w) => w.spanId)).toEqual(expect.arrayContaining(orphans.map((s) => s.span_id)))
+  expect(trace.warnings.filter((w) => w.code === 'orphan').map((w) => w.spanId)).toEqual(
+    expect.arrayContaining(orphans.map((s) => s.span_id)),
+  )
   expect(trace.warnings.filter((w) => w.code === 'duplicate-span')).toHaveLength(all.length - distinct.size)
   expect(trace.warnings.filter((w) => w.code === 'unparsed-payload').length).toBeLessThanOrEqual(1)
 }
@@ -53,7 +63,9 @@ describe('TRAIL fixtures in the repo', () => {
     expect(trace.roots).toHaveLength(7)
     const orphans = trace.warnings.filter((w) => w.code === 'orphan')
     expect(orphans).toHaveLength(7)
-    expect(orphans.find((w) => w.spanId === 'b56ecaa245931f95')?.message).toMatch(/b56ecaa245931f95 \(create_agent\) has parent dd38ea21168a9f1a, which is not in the trace/)
+    expect(orphans.find((w) => w.spanId === 'b56ecaa245931f95')?.message).toMatch(
+      /b56ecaa245931f95 \(create_agent\) has parent dd38ea21168a9f1a, which is not in the trace/,
+    )
     expect(orphans.filter((w) => w.message.includes('1b34d02d2b7f4ecd'))).toHaveLength(6)
     const dup = trace.warnings.filter((w) => w.code === 'duplicate-span')
     expect(dup).toHaveLength(1)

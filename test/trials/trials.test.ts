@@ -37,7 +37,9 @@ describe('runTrials', () => {
   })
 
   it('names the trial that threw, and refuses bad k or concurrency', async () => {
-    await expect(runTrials(3, (i) => (i === 1 ? Promise.reject(new Error('agent crashed')) : 'ok'))).rejects.toThrow('runTrials: trial 2 of 3 threw: agent crashed')
+    await expect(runTrials(3, (i) => (i === 1 ? Promise.reject(new Error('agent crashed')) : 'ok'))).rejects.toThrow(
+      'runTrials: trial 2 of 3 threw: agent crashed',
+    )
     await expect(runTrials(0, () => 'x')).rejects.toThrow(/k must be a positive integer/)
     await expect(runTrials(2, () => 'x', { concurrency: 0 })).rejects.toThrow(/concurrency must be a positive integer/)
   })
@@ -60,7 +62,15 @@ const v = (outcome: Verdict['outcome'], reason: string = outcome): Verdict => ({
   pass: outcome === 'pass',
   outcome,
   reason,
-  judge: { provider: 'openai', model: 'm', promptVersion: 'c@1', tokens: { input: 10, output: 2 }, costUsd: 0.001, latencyMs: 3, cached: true },
+  judge: {
+    provider: 'openai',
+    model: 'm',
+    promptVersion: 'c@1',
+    tokens: { input: 10, output: 2 },
+    costUsd: 0.001,
+    latencyMs: 3,
+    cached: true,
+  },
 })
 const fourOfFive = [v('pass'), v('pass'), v('fail', 'names EMEA'), v('pass'), v('pass')]
 
@@ -68,11 +78,19 @@ describe('summarizeTrials', () => {
   it('trial 3 of 5 failing: pass^5 fails, pass@5 passes, passRate 0.8 passes with its interval', () => {
     const all = summarizeTrials(fourOfFive, parseTrialRule('pass^k'))
     expect(all).toMatchObject({ outcome: 'fail', pass: false, score: 0.8, scale: 'ratio', threshold: 1 })
-    expect(all.reason).toBe('4/5 trials passed (rate 0.8, 95% CI 0.3755–0.9638); rule pass^5 (all 5 must pass) — not met; trial 3 fail: names EMEA')
+    expect(all.reason).toBe(
+      '4/5 trials passed (rate 0.8, 95% CI 0.3755–0.9638); rule pass^5 (all 5 must pass) — not met; trial 3 fail: names EMEA',
+    )
     expect(summarizeTrials(fourOfFive, parseTrialRule('pass@k'))).toMatchObject({ outcome: 'pass', pass: true })
     const rate = summarizeTrials(fourOfFive, parseTrialRule({ passRate: 0.8 }))
     expect(rate.outcome).toBe('pass')
-    expect(rate.trials).toMatchObject({ k: 5, passes: 4, rate: 0.8, rule: { kind: 'passRate', min: 0.8, bound: 'point' }, outcomes: ['pass', 'pass', 'fail', 'pass', 'pass'] })
+    expect(rate.trials).toMatchObject({
+      k: 5,
+      passes: 4,
+      rate: 0.8,
+      rule: { kind: 'passRate', min: 0.8, bound: 'point' },
+      outcomes: ['pass', 'pass', 'fail', 'pass', 'pass'],
+    })
     expect(rate.trials!.lower).toBeCloseTo(0.3755, 4)
     expect(rate.trials!.upper).toBeCloseTo(0.9638, 4)
     // The same 4/5 does not show, with 95% confidence, a rate of at least 0.8.
@@ -81,7 +99,10 @@ describe('summarizeTrials', () => {
   })
 
   it('sums the judges’ tokens and cost and is cached only when every trial was', () => {
-    const s = summarizeTrials([...fourOfFive.slice(0, 4), { ...v('pass'), judge: { ...v('pass').judge!, cached: false } }], parseTrialRule('pass@k'))
+    const s = summarizeTrials(
+      [...fourOfFive.slice(0, 4), { ...v('pass'), judge: { ...v('pass').judge!, cached: false } }],
+      parseTrialRule('pass@k'),
+    )
     expect(s.judge).toMatchObject({ tokens: { input: 50, output: 10 }, costUsd: 0.005, cached: false })
   })
 

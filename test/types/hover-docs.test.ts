@@ -23,7 +23,11 @@ const lines = [
   "expect('x').toBePolite",
 ]
 const files = new Map<string, string>([[probe, lines.join('\n')]])
-const config = ts.getParsedCommandLineOfConfigFile(`${root}tsconfig.json`, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+const config = ts.getParsedCommandLineOfConfigFile(
+  `${root}tsconfig.json`,
+  {},
+  { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+)!
 const read = (f: string) => files.get(f) ?? (existsSync(f) ? readFileSync(f, 'utf8') : undefined)
 const service = ts.createLanguageService({
   getScriptFileNames: () => [probe],
@@ -62,11 +66,15 @@ describe('hover docs of every matcher survive the derived runner types', () => {
   })
 
   test('a matcher of your own, typed with MatchersOf over its module, shows its JSDoc too', () => {
-    expect(docsAt(probe, "expect('x').toBePolite")).toBe('Passes when a support reply is polite: it thanks the customer and never blames them.')
+    expect(docsAt(probe, "expect('x').toBePolite")).toBe(
+      'Passes when a support reply is polite: it thanks the customer and never blames them.',
+    )
   })
 
   test('the probe type-checks, so the hovers are on real members', () => {
-    const errors = service.getSemanticDiagnostics(probe).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+    const errors = service
+      .getSemanticDiagnostics(probe)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
     expect(errors).toEqual([])
   })
 })

@@ -12,7 +12,9 @@ describe('agent-verdict/jest matcher types', () => {
     expectTypeOf(jestExpect('a').toBeCorrect({ reference: 'b', judge })).toEqualTypeOf<Promise<void>>()
     expectTypeOf(jestExpect('a').toBeFaithfulTo('context')).toEqualTypeOf<Promise<void>>()
     expectTypeOf(jestExpect('a').toBeFaithfulToImage(png, { instruction: 'Which?' })).toEqualTypeOf<Promise<void>>()
-    expectTypeOf(jestExpect('a').toBeCorrectForImage(png, { instruction: 'Total?', reference: '$1,296.00' })).toEqualTypeOf<Promise<void>>()
+    expectTypeOf(
+      jestExpect('a').toBeCorrectForImage(png, { instruction: 'Total?', reference: '$1,296.00' }),
+    ).toEqualTypeOf<Promise<void>>()
     expectTypeOf(jestExpect('a').not.toHaveQuality({ min: 3 })).toEqualTypeOf<Promise<void>>()
     expectTypeOf(jestExpect('a').toSatisfyRubric('Polite.', { samples: 3 })).toEqualTypeOf<Promise<void>>()
   })

@@ -32,10 +32,18 @@ describe('matcher parameters, identical in Vitest and Jest', () => {
     expectTypeOf(j.toBeCorrect).parameters.toEqualTypeOf<[options?: ToBeCorrectOptions]>()
     expectTypeOf(v.toBeFaithfulTo).parameters.toEqualTypeOf<[context: string, options?: ToBeFaithfulToOptions]>()
     expectTypeOf(j.toBeFaithfulTo).parameters.toEqualTypeOf<[context: string, options?: ToBeFaithfulToOptions]>()
-    expectTypeOf(v.toBeFaithfulToImage).parameters.toEqualTypeOf<[image: MetricImage, options?: ToBeFaithfulToImageOptions]>()
-    expectTypeOf(j.toBeFaithfulToImage).parameters.toEqualTypeOf<[image: MetricImage, options?: ToBeFaithfulToImageOptions]>()
-    expectTypeOf(v.toBeCorrectForImage).parameters.toEqualTypeOf<[image: MetricImage, options: ToBeCorrectForImageOptions]>()
-    expectTypeOf(j.toBeCorrectForImage).parameters.toEqualTypeOf<[image: MetricImage, options: ToBeCorrectForImageOptions]>()
+    expectTypeOf(v.toBeFaithfulToImage).parameters.toEqualTypeOf<
+      [image: MetricImage, options?: ToBeFaithfulToImageOptions]
+    >()
+    expectTypeOf(j.toBeFaithfulToImage).parameters.toEqualTypeOf<
+      [image: MetricImage, options?: ToBeFaithfulToImageOptions]
+    >()
+    expectTypeOf(v.toBeCorrectForImage).parameters.toEqualTypeOf<
+      [image: MetricImage, options: ToBeCorrectForImageOptions]
+    >()
+    expectTypeOf(j.toBeCorrectForImage).parameters.toEqualTypeOf<
+      [image: MetricImage, options: ToBeCorrectForImageOptions]
+    >()
     expectTypeOf(v.toHaveQuality).parameters.toEqualTypeOf<[options?: ToHaveQualityOptions]>()
     expectTypeOf(j.toHaveQuality).parameters.toEqualTypeOf<[options?: ToHaveQualityOptions]>()
     expectTypeOf(v.toSatisfyRubric).parameters.toEqualTypeOf<[rubric: string, options?: ToSatisfyRubricOptions]>()
@@ -43,12 +51,20 @@ describe('matcher parameters, identical in Vitest and Jest', () => {
   })
 
   test('trace matchers (the judged ones also take a trials rule)', () => {
-    expectTypeOf(v.toHaveNoFailingSpans).parameters.toEqualTypeOf<[options?: ToHaveNoFailingSpansOptions & TrialsOption]>()
-    expectTypeOf(j.toHaveNoFailingSpans).parameters.toEqualTypeOf<[options?: ToHaveNoFailingSpansOptions & TrialsOption]>()
+    expectTypeOf(v.toHaveNoFailingSpans).parameters.toEqualTypeOf<
+      [options?: ToHaveNoFailingSpansOptions & TrialsOption]
+    >()
+    expectTypeOf(j.toHaveNoFailingSpans).parameters.toEqualTypeOf<
+      [options?: ToHaveNoFailingSpansOptions & TrialsOption]
+    >()
     expectTypeOf(v.toUseToolsEfficiently).parameters.toEqualTypeOf<[options?: AgentMatcherOptions & TrialsOption]>()
     expectTypeOf(j.toUseToolsEfficiently).parameters.toEqualTypeOf<[options?: AgentMatcherOptions & TrialsOption]>()
-    expectTypeOf(v.toCompleteTask).parameters.toEqualTypeOf<[goal?: string, options?: ToCompleteTaskOptions & TrialsOption]>()
-    expectTypeOf(j.toCompleteTask).parameters.toEqualTypeOf<[goal?: string, options?: ToCompleteTaskOptions & TrialsOption]>()
+    expectTypeOf(v.toCompleteTask).parameters.toEqualTypeOf<
+      [goal?: string, options?: ToCompleteTaskOptions & TrialsOption]
+    >()
+    expectTypeOf(j.toCompleteTask).parameters.toEqualTypeOf<
+      [goal?: string, options?: ToCompleteTaskOptions & TrialsOption]
+    >()
     expectTypeOf(v.toFollowPlan).parameters.toEqualTypeOf<[options?: AgentMatcherOptions & TrialsOption]>()
     expectTypeOf(j.toFollowPlan).parameters.toEqualTypeOf<[options?: AgentMatcherOptions & TrialsOption]>()
     expectTypeOf(v.toCallTool).parameters.toEqualTypeOf<[name: string | RegExp, options?: ToCallToolOptions]>()

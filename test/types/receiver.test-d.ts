@@ -8,7 +8,9 @@ declare const receiver: TraceReceiver
 describe('startTraceReceiver types', () => {
   test('a received trace is a Trace the trace matchers take', async () => {
     expectTypeOf(startTraceReceiver).returns.toEqualTypeOf<Promise<TraceReceiver>>()
-    expectTypeOf(receiver.trace({ where: { rootName: /^invoke_agent/ }, timeout: 30_000 })).toEqualTypeOf<Promise<Trace>>()
+    expectTypeOf(receiver.trace({ where: { rootName: /^invoke_agent/ }, timeout: 30_000 })).toEqualTypeOf<
+      Promise<Trace>
+    >()
     expectTypeOf(expect(await receiver.trace()).toHaveNoFailingSpans()).toEqualTypeOf<Promise<void>>()
     expectTypeOf(receiver.env).toEqualTypeOf<Record<string, string>>()
   })

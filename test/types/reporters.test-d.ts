@@ -6,7 +6,9 @@ import AgentVerdictJestReporter from '../../reporters/jest-reporter'
 import AgentVerdictReporter, { type ReporterOptions } from '../../reporters/vitest-reporter'
 
 test('the Vitest reporter is a Vitest Reporter taking the documented options', () => {
-  expectTypeOf(new AgentVerdictReporter({ outputFile: 'r.json', html: 'r.html', githubSummary: true, silent: false })).toExtend<VitestReporter>()
+  expectTypeOf(
+    new AgentVerdictReporter({ outputFile: 'r.json', html: 'r.html', githubSummary: true, silent: false }),
+  ).toExtend<VitestReporter>()
   expectTypeOf<ConstructorParameters<typeof AgentVerdictReporter>[0]>().toEqualTypeOf<ReporterOptions | undefined>()
   // @ts-expect-error a misspelt option is a type error too (and a runtime error naming it)
   new AgentVerdictReporter({ outFile: 'r.json' })

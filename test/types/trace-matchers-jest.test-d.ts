@@ -9,7 +9,9 @@ declare const trace: Trace
 
 describe('agent-verdict/jest trace matcher types', () => {
   test('@jest/globals expect: judge-based trace matchers return Promise<void>', () => {
-    expectTypeOf(jestExpect(trace).toHaveNoFailingSpans({ judge, policy: 'existential' })).toEqualTypeOf<Promise<void>>()
+    expectTypeOf(jestExpect(trace).toHaveNoFailingSpans({ judge, policy: 'existential' })).toEqualTypeOf<
+      Promise<void>
+    >()
     expectTypeOf(jestExpect(trace).not.toUseToolsEfficiently()).toEqualTypeOf<Promise<void>>()
     expectTypeOf(jestExpect(trace).toCompleteTask('Refund order A-1042.', { judge })).toEqualTypeOf<Promise<void>>()
     expectTypeOf(jestExpect(trace).toFollowPlan()).toEqualTypeOf<Promise<void>>()
@@ -24,7 +26,12 @@ describe('agent-verdict/jest trace matcher types', () => {
   test('@types/jest users: the global jest.Matchers carries the trace matchers too', () => {
     expectTypeOf<ReturnType<jest.Matchers<void>['toHaveNoFailingSpans']>>().toEqualTypeOf<Promise<void>>()
     expectTypeOf<ReturnType<jest.Matchers<void>['toCallTool']>>().toEqualTypeOf<void>()
-    expectTypeOf<Parameters<jest.Matchers<void>['toStayWithinBudget']>[0]>().toExtend<{ tokens?: number; llmCalls?: number; latencyMs?: number; costUsd?: number }>()
+    expectTypeOf<Parameters<jest.Matchers<void>['toStayWithinBudget']>[0]>().toExtend<{
+      tokens?: number
+      llmCalls?: number
+      latencyMs?: number
+      costUsd?: number
+    }>()
   })
 
   test('wrong arguments are type errors', () => {

@@ -35,12 +35,18 @@ describe('agent-verdict/vitest trace matcher types', () => {
       metrics: ['span.reasoning_integrity', 'span.error_category', 'detectors'],
       allowUnjudgeable: true,
     })
-    void expect(trace).toHaveNoFailingSpans({ policy: { type: 'category', categories: ['Rate Limiting', 'Service Errors'] } })
+    void expect(trace).toHaveNoFailingSpans({
+      policy: { type: 'category', categories: ['Rate Limiting', 'Service Errors'] },
+    })
     void expect(trace).toHaveNoFailingSpans({ policy: 'existential' })
     void expect(trace).toUseToolsEfficiently({ judge: false, threshold: 0.8, budgetTokens: 8_000 })
     void expect(trace).toCompleteTask(undefined, { threshold: 1 })
     expect(trace).toCallTool('lookup_order', { args: { order_id: expect.stringMatching(/^A-/) }, times: 1 })
-    expect(trace).toStayWithinBudget({ costUsd: 0.5, latencyMs: 60_000, prices: { 'o3-mini': { input: 1.1, output: 4.4 } } })
+    expect(trace).toStayWithinBudget({
+      costUsd: 0.5,
+      latencyMs: 60_000,
+      prices: { 'o3-mini': { input: 1.1, output: 4.4 } },
+    })
   })
 
   test('wrong arguments are type errors', () => {

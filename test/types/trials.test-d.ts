@@ -8,7 +8,9 @@ describe('trials types', () => {
   test('runTrials keeps the result type; every judge matcher takes a trials rule', () => {
     expectTypeOf(runTrials(3, async () => 'answer')).toEqualTypeOf<Promise<Trials<string>>>()
     expectTypeOf(expect(answers).toBeCorrect({ reference: 'x', trials: 'pass^k' })).toEqualTypeOf<Promise<void>>()
-    expectTypeOf(expect(answers).toHaveQuality({ min: 4, trials: { passRate: 0.8, bound: 'wilson-lower' } })).toEqualTypeOf<Promise<void>>()
+    expectTypeOf(
+      expect(answers).toHaveQuality({ min: 4, trials: { passRate: 0.8, bound: 'wilson-lower' } }),
+    ).toEqualTypeOf<Promise<void>>()
     expectTypeOf(expect(answers).toHaveNoFailingSpans({ trials: 'pass@k' })).toEqualTypeOf<Promise<void>>()
     expectTypeOf(expect(answers).toCompleteTask('goal', { trials: { passRate: 0.6 } })).toEqualTypeOf<Promise<void>>()
   })

@@ -5,7 +5,17 @@ import { agentVerdict, type AgentVerdictPluginOptions } from '../../matchers/vit
 describe('agent-verdict/vitest-plugin types', () => {
   test('the plugin goes in `plugins` of a Vitest config, with or without options', () => {
     defineConfig({ plugins: [agentVerdict()] })
-    defineConfig({ plugins: [agentVerdict({ evalFiles: ['evals/**/*.ts'], concurrency: 4, testTimeout: 60_000, reporter: { html: 'r.html' } })], test: { include: ['src/**/*.test.ts'] } })
+    defineConfig({
+      plugins: [
+        agentVerdict({
+          evalFiles: ['evals/**/*.ts'],
+          concurrency: 4,
+          testTimeout: 60_000,
+          reporter: { html: 'r.html' },
+        }),
+      ],
+      test: { include: ['src/**/*.test.ts'] },
+    })
     defineConfig({ plugins: [agentVerdict({ evalFiles: '**/*.eval.ts', reporter: false })] })
   })
 

@@ -20,9 +20,19 @@ describe('agent-verdict/vitest matcher types', () => {
   })
 
   test('options: judge, threshold, samples on every matcher; images in every accepted form', () => {
-    expectTypeOf(expect('a').toBeCorrect).parameter(0).toExtend<{ judge?: Judge; threshold?: number; samples?: number; reference?: string; input?: string } | undefined>()
-    expectTypeOf(expect('a').toBeFaithfulToImage).parameter(0).toExtend<string | Buffer | Uint8Array | URL | LoadedImage>()
-    void expect('a').toBeFaithfulToImage(new URL('file:///chart.png'), { instruction: 'Which region?', judge, samples: 3 })
+    expectTypeOf(expect('a').toBeCorrect)
+      .parameter(0)
+      .toExtend<
+        { judge?: Judge; threshold?: number; samples?: number; reference?: string; input?: string } | undefined
+      >()
+    expectTypeOf(expect('a').toBeFaithfulToImage)
+      .parameter(0)
+      .toExtend<string | Buffer | Uint8Array | URL | LoadedImage>()
+    void expect('a').toBeFaithfulToImage(new URL('file:///chart.png'), {
+      instruction: 'Which region?',
+      judge,
+      samples: 3,
+    })
     void expect('a').toBeFaithfulToImage(loaded)
     void expect('a').toSatisfyRubric('Describes the chart.', { image: png, scale: 'likert5', min: 3, threshold: 0.5 })
   })

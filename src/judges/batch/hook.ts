@@ -124,7 +124,14 @@ export function applyingHook(dir: string): BatchHook {
       const ctx = { provider: judge.provider, model: judge.model, metric: request.metric, usage }
       let output: T
       try {
-        output = result.text !== undefined ? parseJudgeText(result.text, request.schema, ctx) : agreedVerdict([...(result.candidates ?? []), ...verdictTexts(result.texts, request.schema)], request.schema, ctx)
+        output =
+          result.text !== undefined
+            ? parseJudgeText(result.text, request.schema, ctx)
+            : agreedVerdict(
+                [...(result.candidates ?? []), ...verdictTexts(result.texts, request.schema)],
+                request.schema,
+                ctx,
+              )
       } catch (err) {
         if (err instanceof JudgeOutputError) return fallback(`invalid batch reply: ${err.message}`)
         throw err
@@ -164,7 +171,13 @@ function verdictTexts(texts: readonly string[] | undefined, schema: JudgeRequest
 export function batchBody(judge: Judge, request: JudgeRequest<unknown>): Record<string, Json> {
   if (judge.provider === 'openai' || judge.provider === 'openai-compatible') {
     const compatible = judge.provider === 'openai-compatible'
-    const body = buildBody(request, judge.model, { jsonSchema: true, temperature: !isReasoningModel(judge.model) }, 0, compatible)
+    const body = buildBody(
+      request,
+      judge.model,
+      { jsonSchema: true, temperature: !isReasoningModel(judge.model) },
+      0,
+      compatible,
+    )
     return JSON.parse(JSON.stringify(body))
   }
   if (judge.provider === 'bedrock') return anthropicBody(request)
@@ -177,18 +190,29 @@ export function batchBody(judge: Judge, request: JudgeRequest<unknown>): Record<
 /** Bedrock batch inference takes InvokeModel bodies: for Claude, the Anthropic messages format with a forced tool. */
 function anthropicBody(request: JudgeRequest<unknown>): Record<string, Json> {
   const toolName = request.schemaName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'verdict'
-  return JSON.parse(JSON.stringify({
-    anthropic_version: 'bedrock-2023-05-31',
-    max_tokens: request.maxOutputTokens ?? 4096,
-    temperature: 0,
-    system: request.system,
-    messages: [{ role: 'user', content: request.content.map(toAnthropicPart) }],
-    tools: [{ name: toolName, description: `Record the ${request.metric} verdict.`, input_schema: replyJsonSchema(request.schema) }],
-    tool_choice: { type: 'tool', name: toolName },
-  }))
+  return JSON.parse(
+    JSON.stringify({
+      anthropic_version: 'bedrock-2023-05-31',
+      max_tokens: request.maxOutputTokens ?? 4096,
+      temperature: 0,
+      system: request.system,
+      messages: [{ role: 'user', content: request.content.map(toAnthropicPart) }],
+      tools: [
+        {
+          name: toolName,
+          description: `Record the ${request.metric} verdict.`,
+          input_schema: replyJsonSchema(request.schema),
+        },
+      ],
+      tool_choice: { type: 'tool', name: toolName },
+    }),
+  )
 }
 
 function toAnthropicPart(part: ContentPart): Json {
   if (part.type === 'text') return { type: 'text', text: part.text }
-  return { type: 'image', source: { type: 'base64', media_type: `image/${part.format}`, data: Buffer.from(part.bytes).toString('base64') } }
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: `image/${part.format}`, data: Buffer.from(part.bytes).toString('base64') },
+  }
 }

@@ -65,7 +65,12 @@ export const MAX_POLL_FAILURES = 5
  * isTransientPollError({ status: 503 }) // true
  */
 export function isTransientPollError(err: unknown): boolean {
-  const e = err as { status?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number }; $retryable?: unknown } | null
+  const e = err as {
+    status?: unknown
+    name?: unknown
+    $metadata?: { httpStatusCode?: number }
+    $retryable?: unknown
+  } | null
   const status = typeof e?.status === 'number' ? e.status : e?.$metadata?.httpStatusCode
   if (typeof status === 'number') return status === 408 || status === 429 || status >= 500
   if (e?.$retryable || e?.name === 'ThrottlingException') return true

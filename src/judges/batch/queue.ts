@@ -119,7 +119,10 @@ export async function readBatchQueue(dir: string): Promise<BatchItem[]> {
   for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
     const path = join(queueDir(dir), name)
     const parsed = BatchItemSchema.safeParse(JSON.parse(await readFile(path, 'utf8')))
-    if (!parsed.success) throw new Error(`${path} is not a queued batch request (${parsed.error.issues[0].message}); delete ${dir} and run the collecting pass again`)
+    if (!parsed.success)
+      throw new Error(
+        `${path} is not a queued batch request (${parsed.error.issues[0].message}); delete ${dir} and run the collecting pass again`,
+      )
     items.push(parsed.data)
   }
   return items
@@ -134,7 +137,10 @@ export async function readBatchQueue(dir: string): Promise<BatchItem[]> {
  */
 export async function writeBatchResults(dir: string, results: readonly BatchResult[]): Promise<void> {
   await mkdir(dir, { recursive: true })
-  await writeAtomic(resultsFile(dir), results.map((r) => JSON.stringify(BatchResultSchema.parse(scrubDeep(r)))).join('\n') + (results.length ? '\n' : ''))
+  await writeAtomic(
+    resultsFile(dir),
+    results.map((r) => JSON.stringify(BatchResultSchema.parse(scrubDeep(r)))).join('\n') + (results.length ? '\n' : ''),
+  )
 }
 
 /**
@@ -155,7 +161,10 @@ export async function readBatchResults(dir: string): Promise<Map<string, BatchRe
   for (const [i, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue
     const parsed = BatchResultSchema.safeParse(JSON.parse(line))
-    if (!parsed.success) throw new Error(`${resultsFile(dir)} line ${i + 1} is not a batch result (${parsed.error.issues[0].message}); run \`agent-verdict batch wait\` again`)
+    if (!parsed.success)
+      throw new Error(
+        `${resultsFile(dir)} line ${i + 1} is not a batch result (${parsed.error.issues[0].message}); run \`agent-verdict batch wait\` again`,
+      )
     results.set(parsed.data.key, parsed.data)
   }
   return results
@@ -191,7 +200,10 @@ export async function noteFallback(dir: string, entry: { key: string; reason: st
  */
 export async function readFallbacks(dir: string): Promise<Array<{ key: string; reason: string }>> {
   try {
-    return (await readFile(fallbackFile(dir), 'utf8')).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { key: string; reason: string })
+    return (await readFile(fallbackFile(dir), 'utf8'))
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { key: string; reason: string })
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
     throw err

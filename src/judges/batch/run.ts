@@ -2,7 +2,15 @@
 import type { BedrockBatchOptions } from '../bedrock-batch'
 import { submitOpenAIBatch, waitOpenAIBatch, type OpenAIBatchClient } from '../openai-batch'
 import type { BatchWaitOptions } from './progress'
-import { readBatchJob, readBatchQueue, writeBatchJob, writeBatchResults, type BatchItem, type BatchJob, type BatchResult } from './queue'
+import {
+  readBatchJob,
+  readBatchQueue,
+  writeBatchJob,
+  writeBatchResults,
+  type BatchItem,
+  type BatchJob,
+  type BatchResult,
+} from './queue'
 
 /** The providers' clients and settings; only the one the queue needs is used. */
 export interface BatchProviders {
@@ -12,7 +20,10 @@ export interface BatchProviders {
 
 function providerOf(items: readonly BatchItem[]): 'openai' | 'bedrock' {
   const kinds = new Set(items.map((i) => (i.provider === 'bedrock' ? 'bedrock' : 'openai')))
-  if (kinds.size > 1) throw new Error('the batch queue mixes OpenAI and Bedrock requests: record each judge\u2019s tests in a separate batch (AGENT_VERDICT_BATCH_DIR)')
+  if (kinds.size > 1)
+    throw new Error(
+      'the batch queue mixes OpenAI and Bedrock requests: record each judge\u2019s tests in a separate batch (AGENT_VERDICT_BATCH_DIR)',
+    )
   return [...kinds][0] ?? 'openai'
 }
 
@@ -24,7 +35,8 @@ function providerOf(items: readonly BatchItem[]): 'openai' | 'bedrock' {
  */
 export async function submitBatch(dir: string, providers: BatchProviders): Promise<BatchJob> {
   const items = await readBatchQueue(dir)
-  if (items.length === 0) throw new Error(`the batch queue in ${dir} is empty: run the tests with AGENT_VERDICT_BATCH=collect first`)
+  if (items.length === 0)
+    throw new Error(`the batch queue in ${dir} is empty: run the tests with AGENT_VERDICT_BATCH=collect first`)
   let job: BatchJob
   if (providerOf(items) === 'openai') {
     if (!providers.openai) throw new Error('the queue holds OpenAI requests but no OpenAI client was configured')
@@ -44,7 +56,11 @@ export async function submitBatch(dir: string, providers: BatchProviders): Promi
  * @example
  * const results = await waitBatch(dir, providers, { onProgress: (p) => console.error(formatBatchProgress(p)) })
  */
-export async function waitBatch(dir: string, providers: BatchProviders, options: BatchWaitOptions = {}): Promise<BatchResult[]> {
+export async function waitBatch(
+  dir: string,
+  providers: BatchProviders,
+  options: BatchWaitOptions = {},
+): Promise<BatchResult[]> {
   const job = await readBatchJob(dir)
   if (!job) throw new Error(`no submitted batch in ${dir}: run \`agent-verdict batch submit\` first`)
   const items = await readBatchQueue(dir)

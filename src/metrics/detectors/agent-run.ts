@@ -6,7 +6,12 @@ import { forEachSpan, numberedKey } from './scan'
 
 /** Tool names that end a run with an answer instead of gathering anything (smolagents, most ReAct loops). */
 // `FinalAnswerTool` is smolagents' span name, for spans that record no `tool.name`.
-export const FINAL_ANSWER_TOOLS: ReadonlySet<string> = new Set(['final_answer', 'final_result', 'submit_final_answer', 'FinalAnswerTool'])
+export const FINAL_ANSWER_TOOLS: ReadonlySet<string> = new Set([
+  'final_answer',
+  'final_result',
+  'submit_final_answer',
+  'FinalAnswerTool',
+])
 
 /** One agent span and what hangs below it, in start order. */
 export interface AgentRun {
@@ -74,7 +79,10 @@ export function agentRuns(trace: Trace): readonly AgentRun[] {
  * for (const { run, steps } of runViews(trace)) console.log(run.agent.name, steps.map((s) => s.calls.length))
  */
 export function runViews(trace: Trace): readonly RunView[] {
-  return collectRuns(trace).map((run) => ({ run, steps: run.steps.map((step) => new StepView(step, stepCalls(trace, step))) }))
+  return collectRuns(trace).map((run) => ({
+    run,
+    steps: run.steps.map((step) => new StepView(step, stepCalls(trace, step))),
+  }))
 }
 
 function collectRuns(trace: Trace): AgentRun[] {

@@ -13,7 +13,8 @@ const INTENT = String.raw`\b(?:I(?:'ll|’ll| will| shall| am going to| need to|
 // Longest text INTENT can match before the name: "I am going to" (13), 80, "delegate" (8), 60.
 const INTENT_REACH = 13 + 80 + 8 + 60
 // "I will use the results from search_agent": the name is a source of earlier output, not the next call.
-const ABOUT_EARLIER_OUTPUT = /\b(?:from|by|provided|returned|given|results?|output|answer|response|findings|information)\b/i
+const ABOUT_EARLIER_OUTPUT =
+  /\b(?:from|by|provided|returned|given|results?|output|answer|response|findings|information)\b/i
 
 /**
  * Findings for steps whose model announces a call and then does not make it: the thought says "I will
@@ -83,9 +84,34 @@ export function announcedNotCalled(thought: string, code: string, name: string):
 
 /** ", the code calls print, final_answer instead" — what the code did run, for the reason line. */
 function calledInstead(code: string): string {
-  const called = [...new Set([...stripPythonStrings(code).matchAll(/(?<![\w.])([A-Za-z_]\w*)\s*\(/g)].map((m) => m[1]))].filter((n) => !PY_NOISE.has(n)).slice(0, 4)
+  const called = [...new Set([...stripPythonStrings(code).matchAll(/(?<![\w.])([A-Za-z_]\w*)\s*\(/g)].map((m) => m[1]))]
+    .filter((n) => !PY_NOISE.has(n))
+    .slice(0, 4)
   return called.length > 0 ? `; the code calls ${called.join(', ')} instead` : ''
 }
 
 // Constructors and builtins that say nothing about which action the code took.
-const PY_NOISE = new Set(['str', 'int', 'float', 'len', 'list', 'dict', 'set', 'tuple', 'range', 'enumerate', 'zip', 'sorted', 'round', 'abs', 'min', 'max', 'sum', 'isinstance', 'if', 'for', 'while', 'return'])
+const PY_NOISE = new Set([
+  'str',
+  'int',
+  'float',
+  'len',
+  'list',
+  'dict',
+  'set',
+  'tuple',
+  'range',
+  'enumerate',
+  'zip',
+  'sorted',
+  'round',
+  'abs',
+  'min',
+  'max',
+  'sum',
+  'isinstance',
+  'if',
+  'for',
+  'while',
+  'return',
+])

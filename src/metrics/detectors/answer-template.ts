@@ -49,9 +49,23 @@ export function detectAnswerTemplate(trace: Trace): Finding[] {
     const rule = BEHAVIOR_RULES['answer-template']
     const at = text.indexOf(answer)
     if (!answer.startsWith(prefix)) {
-      out.push({ spanId: llm.id, category: rule.category, detector: ANSWER_TEMPLATE_DETECTOR, evidence: quoteEvidence(text, at), reason: `${rule.reason}: it does not start with "${prefix}"`, severity: 'medium' })
+      out.push({
+        spanId: llm.id,
+        category: rule.category,
+        detector: ANSWER_TEMPLATE_DETECTOR,
+        evidence: quoteEvidence(text, at),
+        reason: `${rule.reason}: it does not start with "${prefix}"`,
+        severity: 'medium',
+      })
     } else if (SHORT_ANSWER.test(prompt) && answer.slice(prefix.length).trim().includes('\n')) {
-      out.push({ spanId: llm.id, category: rule.category, detector: ANSWER_TEMPLATE_DETECTOR, evidence: quoteEvidence(text, at), reason: `${rule.reason}: the prompt asks for a short answer, this one runs over several lines`, severity: 'medium' })
+      out.push({
+        spanId: llm.id,
+        category: rule.category,
+        detector: ANSWER_TEMPLATE_DETECTOR,
+        evidence: quoteEvidence(text, at),
+        reason: `${rule.reason}: the prompt asks for a short answer, this one runs over several lines`,
+        severity: 'medium',
+      })
     }
   })
   return out

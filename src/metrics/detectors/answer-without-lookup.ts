@@ -27,7 +27,11 @@ export const ANSWER_WITHOUT_LOOKUP_DETECTOR = 'answer-without-lookup'
  * detectAnswerWithoutLookup(trace).map((f) => f.category) // ['Goal Deviation']
  * detectAnswerWithoutLookup(trace, undefined, 'trail-recall').map((f) => f.category) // ['Goal Deviation', 'Tool Selection Errors']
  */
-export function detectAnswerWithoutLookup(trace: Trace, runs: readonly RunView[] = runViews(trace), profile: DetectorProfile = 'default'): Finding[] {
+export function detectAnswerWithoutLookup(
+  trace: Trace,
+  runs: readonly RunView[] = runViews(trace),
+  profile: DetectorProfile = 'default',
+): Finding[] {
   const out: Finding[] = []
   for (const { run, steps } of runs) {
     // The structural test first: most runs look something up before answering, and then no text is read.
@@ -46,15 +50,16 @@ export function detectAnswerWithoutLookup(trace: Trace, runs: readonly RunView[]
       reason: `${BEHAVIOR_RULES['answer-skips-lookup'].reason} (survey: ${spanLabel(survey.span)})${skipped}`,
       severity: 'high',
     })
-    if (profile === 'trail-recall') out.push({
-      spanId: answer.llm.id,
-      category: BEHAVIOR_RULES['answer-without-tools'].category,
-      detector: ANSWER_WITHOUT_LOOKUP_DETECTOR,
-      evidence: survey.lookups[0],
-      evidenceSpanId: survey.span.id,
-      reason: `${BEHAVIOR_RULES['answer-without-tools'].reason}${callable.length > 0 ? ` (available: ${callable.join(', ')})` : ''}`,
-      severity: 'high',
-    })
+    if (profile === 'trail-recall')
+      out.push({
+        spanId: answer.llm.id,
+        category: BEHAVIOR_RULES['answer-without-tools'].category,
+        detector: ANSWER_WITHOUT_LOOKUP_DETECTOR,
+        evidence: survey.lookups[0],
+        evidenceSpanId: survey.span.id,
+        reason: `${BEHAVIOR_RULES['answer-without-tools'].reason}${callable.length > 0 ? ` (available: ${callable.join(', ')})` : ''}`,
+        severity: 'high',
+      })
     const claim = retrievalClaim(answer)
     if (claim) {
       out.push({
@@ -129,7 +134,8 @@ function firstAnswerBeforeLookup(steps: readonly StepView[]): (StepView & { llm:
   for (const step of steps) {
     const { llm, calls } = step
     const final = calls.find(isFinalAnswer)
-    if (final && llm && !calls.some((c) => !isFinalAnswer(c) && c.startNs <= final.startNs)) return step as StepView & { llm: Span }
+    if (final && llm && !calls.some((c) => !isFinalAnswer(c) && c.startNs <= final.startNs))
+      return step as StepView & { llm: Span }
     if (calls.some((c) => !isFinalAnswer(c))) return undefined
   }
   return undefined
@@ -149,8 +155,11 @@ function plannedCalls(run: AgentRun, survey: Span): string[] {
 function answerEvidence(answer: StepView & { llm: Span }): string {
   const { llm, text } = answer
   const { code, codeAt } = answer.split
-  if (code !== undefined && codeCalls(code, 'final_answer')) return quoteEvidence(text, codeAt + code.search(/final_answer\s*\(/))
+  if (code !== undefined && codeCalls(code, 'final_answer'))
+    return quoteEvidence(text, codeAt + code.search(/final_answer\s*\(/))
   if (text.trim() !== '') return quoteEvidence(text)
-  const calls = Array.isArray(llm.output) ? (llm.output as Array<{ toolCalls?: Array<{ arguments: string }> }>).flatMap((m) => m?.toolCalls ?? []) : []
+  const calls = Array.isArray(llm.output)
+    ? (llm.output as Array<{ toolCalls?: Array<{ arguments: string }> }>).flatMap((m) => m?.toolCalls ?? [])
+    : []
   return quoteEvidence(calls[0]?.arguments ?? llm.name)
 }

@@ -27,7 +27,8 @@ export const BEHAVIOR_RULES = {
   /** Same moment, seen as a decision: the answer came from the model's memory while lookup tools were available. */
   'answer-without-tools': {
     category: 'Tool Selection Errors',
-    reason: 'answered from the model’s own knowledge: no tool or team member was used for facts the run said must be looked up',
+    reason:
+      'answered from the model’s own knowledge: no tool or team member was used for facts the run said must be looked up',
   },
   /** Same answer, and its reasoning claims a retrieval that never ran ("I have verified…", "the USGS report indicates…"). */
   'answer-claims-retrieval': {
@@ -52,7 +53,8 @@ export const BEHAVIOR_RULES = {
   /** The model's reasoning opens by saying its previous action did not work as meant ("the regex didn't match", "not in the format I expected"). */
   'self-reported-failure': {
     category: 'Formatting Errors',
-    reason: 'the model itself says its previous action did not work as meant: the output was not shaped as its code assumed',
+    reason:
+      'the model itself says its previous action did not work as meant: the output was not shaped as its code assumed',
   },
   /** The observation the model answers prints a string one character per line: its code iterated a string as if it were a list. */
   'output-split-into-characters': {

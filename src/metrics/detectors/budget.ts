@@ -28,7 +28,12 @@ export const BudgetNameSchema = z.enum(['tokens', 'llmCalls', 'latencyMs', 'cost
 export type BudgetName = z.infer<typeof BudgetNameSchema>
 
 /** The span at which a budget ran out, with its 1-based position in depth-first order. */
-export const BudgetSpanSchema = z.object({ spanId: z.string(), name: z.string(), kind: z.string(), position: z.number().int().positive() })
+export const BudgetSpanSchema = z.object({
+  spanId: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  position: z.number().int().positive(),
+})
 
 /**
  * One budget's outcome: `actual` vs `limit`, and where the running total first went over.
@@ -67,7 +72,8 @@ export interface CheckBudgetOptions {
   prices?: PriceTable
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 })
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 })
 
 /**
  * Checks a trace against token / LLM-call / latency / cost budgets. Each given budget yields a check
@@ -87,7 +93,14 @@ export function checkBudget(trace: Trace, budget: Budget, options: CheckBudgetOp
   const calls = llmUsage(trace, options.prices)
   const checks: BudgetCheck[] = []
 
-  const running = (name: BudgetName, limit: number, amount: (c: (typeof calls)[number]) => number | undefined, unit: string, digits = 0, note?: string) => {
+  const running = (
+    name: BudgetName,
+    limit: number,
+    amount: (c: (typeof calls)[number]) => number | undefined,
+    unit: string,
+    digits = 0,
+    note?: string,
+  ) => {
     let total = 0
     let overAt: Span | undefined
     for (const call of calls) {
@@ -104,7 +117,10 @@ export function checkBudget(trace: Trace, budget: Budget, options: CheckBudgetOp
   if (limits.costUsd !== undefined) {
     const unpriced = calls.filter((c) => c.costUsd === undefined)
     const models = [...new Set(unpriced.map((c) => c.span.model ?? '(no model)'))].join(', ')
-    const note = unpriced.length > 0 ? `${unpriced.length} of ${calls.length} LLM calls have no recorded cost and no price (${models}); they are not counted — pass prices to count them` : undefined
+    const note =
+      unpriced.length > 0
+        ? `${unpriced.length} of ${calls.length} LLM calls have no recorded cost and no price (${models}); they are not counted — pass prices to count them`
+        : undefined
     running('costUsd', limits.costUsd, (c) => c.costUsd, 'USD', 4, note)
   }
   if (limits.latencyMs !== undefined) checks.push(latencyCheck(trace, limits.latencyMs, spanRef))
@@ -126,9 +142,20 @@ function fmtValue(name: BudgetName, value: number): string {
   return name === 'costUsd' ? `$${fmt(value, 4)}` : name === 'latencyMs' ? `${fmt(value)} ms` : fmt(value)
 }
 
-function makeCheck(budget: BudgetName, limit: number, actual: number, overAt: BudgetCheck['overAt'], size: number, unit: string, digits: number, note?: string): BudgetCheck {
+function makeCheck(
+  budget: BudgetName,
+  limit: number,
+  actual: number,
+  overAt: BudgetCheck['overAt'],
+  size: number,
+  unit: string,
+  digits: number,
+  note?: string,
+): BudgetCheck {
   const exceeded = actual > limit
-  const where = overAt ? `, over at span ${overAt.position}/${size} ${overAt.kind} ${overAt.name} (id ${overAt.spanId})` : ''
+  const where = overAt
+    ? `, over at span ${overAt.position}/${size} ${overAt.kind} ${overAt.name} (id ${overAt.spanId})`
+    : ''
   const summary = `${budget} ${fmt(actual, digits)} ${unit} ${exceeded ? '>' : '≤'} limit ${fmt(limit, digits)}${where}`
   const check: BudgetCheck = { budget, limit, actual, exceeded, summary }
   if (exceeded && overAt) check.overAt = overAt
@@ -137,7 +164,11 @@ function makeCheck(budget: BudgetName, limit: number, actual: number, overAt: Bu
 }
 
 /** Wall time from the first span's start to the last span's end; over at the leaf-most span running at the deadline. */
-function latencyCheck(trace: Trace, limitMs: number, spanRef: (s: Span) => NonNullable<BudgetCheck['overAt']>): BudgetCheck {
+function latencyCheck(
+  trace: Trace,
+  limitMs: number,
+  spanRef: (s: Span) => NonNullable<BudgetCheck['overAt']>,
+): BudgetCheck {
   let start: bigint | undefined
   let end: bigint | undefined
   for (const s of trace.spans) {
@@ -153,7 +184,9 @@ function latencyCheck(trace: Trace, limitMs: number, spanRef: (s: Span) => NonNu
     const leaf = running.filter((s) => s.kind === 'llm' || s.kind === 'tool')
     const pool = leaf.length > 0 ? leaf : running
     overAt = pool.reduce<Span | undefined>((best, s) => (!best || s.startNs >= best.startNs ? s : best), undefined)
-    overAt ??= trace.spans.filter((s) => s.startNs > deadline).reduce<Span | undefined>((best, s) => (!best || s.startNs < best.startNs ? s : best), undefined)
+    overAt ??= trace.spans
+      .filter((s) => s.startNs > deadline)
+      .reduce<Span | undefined>((best, s) => (!best || s.startNs < best.startNs ? s : best), undefined)
   }
   return makeCheck('latencyMs', limitMs, wallMs, overAt && spanRef(overAt), trace.size, 'ms', 0)
 }

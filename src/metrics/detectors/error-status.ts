@@ -26,7 +26,10 @@ export function detectErrorStatus(trace: Trace): Finding[] {
     if (!isLeafKind(span) && below.has(span.id)) return
     const hit = classifySpanError(span)
     if (!hit) return
-    const target = hit.rule.placement === 'producer' ? (producerLlm(trace, span) ?? sourceLeaf(trace, span)) : sourceLeaf(trace, span)
+    const target =
+      hit.rule.placement === 'producer'
+        ? (producerLlm(trace, span) ?? sourceLeaf(trace, span))
+        : sourceLeaf(trace, span)
     const moved = target.id !== span.id
     const finding: Finding = {
       spanId: target.id,

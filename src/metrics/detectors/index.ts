@@ -85,12 +85,14 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   if (enabled.has(TOOL_OUTPUT_DETECTOR)) pushAll(found, detectToolOutputErrors(trace))
   if (enabled.has(REPEATED_CALLS_DETECTOR)) pushAll(found, detectRepeatedCalls(trace, opts.repeatedCalls))
   // The two detectors that read agent steps share one view of them, computed here once.
-  const runs = enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR) || enabled.has(ANNOUNCED_CALL_DETECTOR) ? runViews(trace) : []
+  const runs =
+    enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR) || enabled.has(ANNOUNCED_CALL_DETECTOR) ? runViews(trace) : []
   if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) pushAll(found, detectAnswerWithoutLookup(trace, runs, opts.profile))
   if (enabled.has(ANNOUNCED_CALL_DETECTOR)) pushAll(found, detectAnnouncedCalls(trace, runs))
   if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
   if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) pushAll(found, detectSelfReportedFailures(trace))
-  if (enabled.has('budget') && opts.budget) pushAll(found, checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
+  if (enabled.has('budget') && opts.budget)
+    pushAll(found, checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
   return sortFindings(trace, dedupe(found))
 }
 

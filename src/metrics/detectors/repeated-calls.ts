@@ -56,7 +56,8 @@ export function detectRepeatedCalls(trace: Trace, options: RepeatedCallsOptions 
   const out: Finding[] = []
   for (const tools of scopes.values()) for (const f of repeatedToolSpans(tools, opts)) out.push(f)
   if (opts.includeLlmToolCalls) {
-    for (const [scope, llms] of llmsByScope) if (!scopes.has(scope)) for (const f of repeatedLlmCalls(llms, opts)) out.push(f)
+    for (const [scope, llms] of llmsByScope)
+      if (!scopes.has(scope)) for (const f of repeatedLlmCalls(llms, opts)) out.push(f)
   }
   return out
 }
@@ -94,7 +95,11 @@ function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOpt
     if (!('outcome' in group)) group.outcome = outcomeOf(group.first)
     const outcome = outcomeOf(span)
     // Unknown outcomes (no output recorded) cannot prove the repeat was useful, so they count.
-    const same = !opts.requireSameOutcome || outcome === undefined || group.outcome === undefined || sameOutcome(outcome, group.outcome)
+    const same =
+      !opts.requireSameOutcome ||
+      outcome === undefined ||
+      group.outcome === undefined ||
+      sameOutcome(outcome, group.outcome)
     if (!same) continue
     group.repeats++
     group.last = span
@@ -104,7 +109,11 @@ function repeatedToolSpans(tools: Span[], opts: z.output<typeof RepeatedCallsOpt
   for (const g of inOrder) {
     if (g.repeats < opts.minRepeats || !g.last) continue
     const name = g.last.toolName ?? g.last.name
-    const failed = hasErrorSignal(g.last) ? ', failing the same way each time' : opts.requireSameOutcome ? ' with the same result each time' : ''
+    const failed = hasErrorSignal(g.last)
+      ? ', failing the same way each time'
+      : opts.requireSameOutcome
+        ? ' with the same result each time'
+        : ''
     out.push({
       spanId: g.last.id,
       category: 'Resource Abuse',
@@ -163,7 +172,8 @@ function callsKey(calls: ToolCallLike[]): string {
  * normalizing arguments only when names agree and the raw arguments differ.
  */
 function sameCalls(a: ToolCallLike[], b: ToolCallLike[]): boolean {
-  if (a.length === 0 || a.length !== b.length) return plainNames(a) && plainNames(b) ? false : a.length > 0 && callsKey(a) === callsKey(b)
+  if (a.length === 0 || a.length !== b.length)
+    return plainNames(a) && plainNames(b) ? false : a.length > 0 && callsKey(a) === callsKey(b)
   for (let i = 0; i < a.length; i++) {
     // Names that could fake the key's separators take the slow, literal path.
     if (!plainName(a[i].name) || !plainName(b[i].name)) return callsKey(a) === callsKey(b)

@@ -66,7 +66,11 @@ export function classifySpanError(span: Span): ClassifiedError | undefined {
   for (const event of events) {
     const type = str(event.attributes['exception.type'])
     const hit = classifyErrorText(type)
-    if (hit) return { rule: hit.rule, evidence: quoteTypeEvidence(type, span.statusMessage, str(event.attributes['exception.message'])) }
+    if (hit)
+      return {
+        rule: hit.rule,
+        evidence: quoteTypeEvidence(type, span.statusMessage, str(event.attributes['exception.message'])),
+      }
   }
   for (const message of messages) {
     const hit = classifyErrorText(blankEchoedCode(message))

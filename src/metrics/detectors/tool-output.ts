@@ -1,6 +1,11 @@
-
 import type { Trace } from '../../trace/trace'
-import { blankEchoedCode, classifyErrorText, OUTPUT_ERROR_MARKER, OUTPUT_HEAD_CHARS, ruleForHttpStatus } from './error-patterns'
+import {
+  blankEchoedCode,
+  classifyErrorText,
+  OUTPUT_ERROR_MARKER,
+  OUTPUT_HEAD_CHARS,
+  ruleForHttpStatus,
+} from './error-patterns'
 import { quoteEvidence, type Finding } from './finding'
 import { forEachSpan } from './scan'
 import { hasErrorSignal } from './signals'
@@ -22,7 +27,14 @@ export function detectToolOutputErrors(trace: Trace): Finding[] {
     if (span.kind !== 'tool' || hasErrorSignal(span) || span.output === undefined) return
     const hit = typeof span.output === 'string' ? fromText(span.output) : fromObject(span.output)
     if (!hit) return
-    out.push({ spanId: span.id, category: hit.category, detector: TOOL_OUTPUT_DETECTOR, evidence: hit.evidence, reason: `the tool returned an error instead of a result: ${hit.reason}`, severity: 'medium' })
+    out.push({
+      spanId: span.id,
+      category: hit.category,
+      detector: TOOL_OUTPUT_DETECTOR,
+      evidence: hit.evidence,
+      reason: `the tool returned an error instead of a result: ${hit.reason}`,
+      severity: 'medium',
+    })
   })
   return out
 }
@@ -48,14 +60,20 @@ function fromObject(output: unknown): Hit | undefined {
   const o = output as Record<string, unknown>
   const error = o.error
   const errorObj = error !== null && typeof error === 'object' ? (error as Record<string, unknown>) : undefined
-  if (error === undefined && o.status === undefined && o.status_code === undefined && o.statusCode === undefined) return undefined
+  if (error === undefined && o.status === undefined && o.status_code === undefined && o.statusCode === undefined)
+    return undefined
   // Classify everything the envelope says; quote its message, which is what a person reads.
   const all = typeof error === 'string' ? error : errorObj ? JSON.stringify(errorObj) : ''
   const message = typeof error === 'string' ? error : typeof errorObj?.message === 'string' ? errorObj.message : ''
   const hit = all !== '' ? classifyErrorText(all) : undefined
-  const codes = [o.status_code, o.statusCode, o.status, errorObj?.code, errorObj?.status].map(Number).filter((n) => Number.isInteger(n) && n >= 400)
+  const codes = [o.status_code, o.statusCode, o.status, errorObj?.code, errorObj?.status]
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n >= 400)
   const rule = hit?.rule ?? codes.map(ruleForHttpStatus).find((r) => r !== undefined)
   if (!rule) return undefined
-  const evidence = message !== '' ? quoteEvidence(message, message === all ? (hit?.index ?? 0) : 0) : quoteEvidence(JSON.stringify(output))
+  const evidence =
+    message !== ''
+      ? quoteEvidence(message, message === all ? (hit?.index ?? 0) : 0)
+      : quoteEvidence(JSON.stringify(output))
   return { category: rule.category, reason: rule.reason, evidence }
 }

@@ -8,7 +8,10 @@ import type { Trace } from '../../trace/trace'
  * @example
  * checkBudget(trace, { costUsd: 0.5 }, { prices: PriceTableSchema.parse({ 'o3-mini': { input: 1.1, output: 4.4 } }) })
  */
-export const PriceTableSchema = z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }))
+export const PriceTableSchema = z.record(
+  z.string(),
+  z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }),
+)
 export type PriceTable = z.infer<typeof PriceTableSchema>
 
 /** Attributes where instrumentations record a call's cost in USD. */

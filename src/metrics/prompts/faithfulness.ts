@@ -20,7 +20,12 @@ ${REASON_FIRST}`
  * @example
  * renderUser({ context: 'Refunds take 5 days.', output: 'Refunds take 5 days.', hasImage: false })
  */
-export function renderUser(input: { output: string; context?: string; instruction?: string; hasImage: boolean }): string {
+export function renderUser(input: {
+  output: string
+  context?: string
+  instruction?: string
+  hasImage: boolean
+}): string {
   return sections(
     input.hasImage ? 'The IMAGE attached above is part of the SOURCE.' : '',
     section('context', input.context),

@@ -8,11 +8,27 @@
  */
 export const FENCE_TAGS = [
   // output metrics
-  'question', 'reference', 'response', 'rubric', 'input', 'context', 'instruction', 'task',
+  'question',
+  'reference',
+  'response',
+  'rubric',
+  'input',
+  'context',
+  'instruction',
+  'task',
   // span-level diagnosis
-  'enclosing_step', 'previous_steps', 'span', 'span_input', 'span_output',
+  'enclosing_step',
+  'previous_steps',
+  'span',
+  'span_input',
+  'span_output',
   // agent-level pass
-  'goal', 'plans', 'tools', 'tool_abuse_facts', 'final_answer', 'steps',
+  'goal',
+  'plans',
+  'tools',
+  'tool_abuse_facts',
+  'final_answer',
+  'steps',
   // TRAIL monolithic baseline
   'trace',
 ] as const
@@ -23,14 +39,57 @@ const TAG_SET: ReadonlySet<string> = new Set(FENCE_TAGS)
 const LONGEST_TAG = Math.max(...FENCE_TAGS.map((t) => t.length))
 
 // `<` and the characters a reader (human or model) takes for it: fullwidth, small, angle quotes and brackets.
-const OPENERS: ReadonlySet<string> = new Set(['<', '\uFF1C', '\uFE64', '\u2039', '\u2329', '\u3008', '\u27E8', '\u02C2', '\u276E', '\u276C', '\u29FC', '\u1438', '\u2A79'])
+const OPENERS: ReadonlySet<string> = new Set([
+  '<',
+  '\uFF1C',
+  '\uFE64',
+  '\u2039',
+  '\u2329',
+  '\u3008',
+  '\u27E8',
+  '\u02C2',
+  '\u276E',
+  '\u276C',
+  '\u29FC',
+  '\u1438',
+  '\u2A79',
+])
 // Where an escape may be due: an opener, or `&` (an entity already standing where an escape would).
 const CANDIDATE = new RegExp(`[&${[...OPENERS].join('')}]`, 'u')
 const SOLIDI: ReadonlySet<string> = new Set(['/', '\uFF0F', '\u2044', '\u2215', '\u29F8', '\u2571'])
 // Letters that look like the Latin ones of the tag names (Cyrillic, Greek, IPA); NFKD handles fullwidth and math letters.
 const CONFUSABLES: Readonly<Record<string, string>> = {
-  а: 'a', е: 'e', і: 'i', ј: 'j', к: 'k', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', ԁ: 'd', ԛ: 'q', ԝ: 'w', ӏ: 'l', һ: 'h', ɡ: 'g', ı: 'i', ȷ: 'j',
-  α: 'a', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ϲ: 'c',
+  а: 'a',
+  е: 'e',
+  і: 'i',
+  ј: 'j',
+  к: 'k',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  ѕ: 's',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  ӏ: 'l',
+  һ: 'h',
+  ɡ: 'g',
+  ı: 'i',
+  ȷ: 'j',
+  α: 'a',
+  ε: 'e',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  ϲ: 'c',
 }
 // Invisible characters (zero-width, joiners, BOM, soft hyphen …) a tokenizer may drop: never a boundary.
 const INVISIBLE = /^\p{Cf}$/u
@@ -146,7 +205,12 @@ export function unescapeFenced(text: string): string {
     if (m[1] !== '') out += `${text.slice(last, i)}&${m[1].slice(4)}${m[2]}`
     else {
       const e = m[2].toLowerCase()
-      const cp = e === 'lt;' ? 0x3c : e.startsWith('#x') ? Number.parseInt(e.slice(2, -1), 16) : Number.parseInt(e.slice(1, -1), 10)
+      const cp =
+        e === 'lt;'
+          ? 0x3c
+          : e.startsWith('#x')
+            ? Number.parseInt(e.slice(2, -1), 16)
+            : Number.parseInt(e.slice(1, -1), 10)
       out += `${text.slice(last, i)}${cp <= 0x10ffff ? String.fromCodePoint(cp) : m[0]}`
     }
     last = i + m[0].length
@@ -178,6 +242,9 @@ export function fenceBreaks(text: string): number[] {
  * fence('response', 'Refunds take 5 days.') // '<response>\nRefunds take 5 days.\n</response>'
  */
 export function fence(tag: FenceTag, text: string): string {
-  if (!TAG_SET.has(tag)) throw new Error(`fence: "${tag}" is not a registered block name; add it to FENCE_TAGS in src/metrics/prompts/fence.ts so other blocks escape it too`)
+  if (!TAG_SET.has(tag))
+    throw new Error(
+      `fence: "${tag}" is not a registered block name; add it to FENCE_TAGS in src/metrics/prompts/fence.ts so other blocks escape it too`,
+    )
   return `<${tag}>\n${escapeFenced(text)}\n</${tag}>`
 }

@@ -56,7 +56,13 @@ ${REASON_FIRST} Fill "aspects" after "reasoning" and before "score".`
  * @example
  * renderUser({ instruction: 'Describe the trend.', output: 'Users rise to 58k in W7.', hasImage: true })
  */
-export function renderUser(input: { output: string; instruction?: string; reference?: string; context?: string; hasImage: boolean }): string {
+export function renderUser(input: {
+  output: string
+  instruction?: string
+  reference?: string
+  context?: string
+  hasImage: boolean
+}): string {
   return sections(
     input.hasImage ? 'The IMAGE is attached above.' : '',
     section('task', input.instruction),

@@ -6,4 +6,6 @@ import { CATEGORY_TREE, JUDGE_CATEGORIES } from '../../taxonomy'
  * @example
  * TAXONOMY_LINES.split('\n')[0] // '- Language-only (Reasoning › Hallucinations): states facts …'
  */
-export const TAXONOMY_LINES = JUDGE_CATEGORIES.map((c) => `- ${c} (${CATEGORY_TREE[c].group} › ${CATEGORY_TREE[c].subgroup}): ${CATEGORY_TREE[c].hint}`).join('\n')
+export const TAXONOMY_LINES = JUDGE_CATEGORIES.map(
+  (c) => `- ${c} (${CATEGORY_TREE[c].group} › ${CATEGORY_TREE[c].subgroup}): ${CATEGORY_TREE[c].hint}`,
+).join('\n')

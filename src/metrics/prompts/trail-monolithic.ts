@@ -12,9 +12,15 @@ function taxonomyTree(): string {
   const lines: string[] = []
   for (const group of GROUPS) {
     lines.push(`${group} Errors`)
-    const subgroups = [...new Set(JUDGE_CATEGORIES.filter((c) => CATEGORY_TREE[c].group === group).map((c) => CATEGORY_TREE[c].subgroup))]
+    const subgroups = [
+      ...new Set(
+        JUDGE_CATEGORIES.filter((c) => CATEGORY_TREE[c].group === group).map((c) => CATEGORY_TREE[c].subgroup),
+      ),
+    ]
     for (const sub of subgroups) {
-      const leaves = JUDGE_CATEGORIES.filter((c) => CATEGORY_TREE[c].group === group && CATEGORY_TREE[c].subgroup === sub)
+      const leaves = JUDGE_CATEGORIES.filter(
+        (c) => CATEGORY_TREE[c].group === group && CATEGORY_TREE[c].subgroup === sub,
+      )
       lines.push(`  ${sub}: ${leaves.map((c) => `${c} (${CATEGORY_TREE[c].hint})`).join(' | ')}`)
     }
   }

@@ -38,7 +38,10 @@ export class ReadContext {
 
   /** A snapshot of the warnings so far, for {@link rewind} when a read is abandoned and redone another way. */
   mark(): ContextMark {
-    return { counts: new Map([...this.byTrace].map(([id, list]) => [id, list.length])), unparsed: new Set(this.unparsedSeen) }
+    return {
+      counts: new Map([...this.byTrace].map(([id, list]) => [id, list.length])),
+      unparsed: new Set(this.unparsedSeen),
+    }
   }
 
   /** Drops every warning collected since `mark`. */

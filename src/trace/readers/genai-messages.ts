@@ -33,7 +33,8 @@ export function contentText(content: unknown): string {
       else if (isObject(block)) {
         const t = block.content ?? block.text
         if (typeof t === 'string' && (block.type === undefined || block.type === 'text')) text = t
-        else if (block.type === 'tool_call_response' || 'toolResult' in block) text = toText(block.response ?? block.result ?? block.toolResult)
+        else if (block.type === 'tool_call_response' || 'toolResult' in block)
+          text = toText(block.response ?? block.result ?? block.toolResult)
       }
       if (text === undefined) continue
       if (first === undefined) first = text

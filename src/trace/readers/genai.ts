@@ -53,7 +53,8 @@ export function applyGenAi(span: Span, ctx: ReadContext): void {
   )
   const toolName = asString(a['gen_ai.tool.name'])
   const op = asString(a['gen_ai.operation.name'])
-  span.kind = op !== undefined && op in OPERATIONS ? OPERATIONS[op] : toolName ? 'tool' : model || span.tokens ? 'llm' : 'other'
+  span.kind =
+    op !== undefined && op in OPERATIONS ? OPERATIONS[op] : toolName ? 'tool' : model || span.tokens ? 'llm' : 'other'
 
   if (span.kind === 'tool') {
     span.toolName = toolName
@@ -125,6 +126,7 @@ function eventBody(attrs: Record<string, unknown>): unknown {
 
 function flat(attrs: Record<string, unknown>, prefix: string): Message[] | undefined {
   let messages: FlatMessages | undefined
-  for (const key in attrs) if (key.startsWith(prefix)) (messages ??= new FlatMessages()).add(key, prefix.length, attrs[key])
+  for (const key in attrs)
+    if (key.startsWith(prefix)) (messages ??= new FlatMessages()).add(key, prefix.length, attrs[key])
   return messages?.result()
 }

@@ -76,7 +76,10 @@ export class FlatMessages {
     for (let i = 0; i < this.drafts.length; i++) {
       const d = this.drafts[i]
       if (!d) continue
-      const message: Message = { role: d.role, content: d.content === '' && d.parts ? d.parts.filter((p) => p !== undefined).join('\n') : d.content }
+      const message: Message = {
+        role: d.role,
+        content: d.content === '' && d.parts ? d.parts.filter((p) => p !== undefined).join('\n') : d.content,
+      }
       if (d.toolCalls) message.toolCalls = d.toolCalls.filter(Boolean).map(finishCall)
       out.push(message)
     }

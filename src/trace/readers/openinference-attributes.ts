@@ -46,25 +46,51 @@ export function applyOpenInference(span: Span, ctx: ReadContext): void {
   // load, where a lookup by a constant name on objects of ever-different shapes is a hash lookup each.
   for (const key in attrs) {
     switch (key) {
-      case 'openinference.span.kind': kind = attrs[key]; break
-      case 'llm.model_name': model = attrs[key]; break
-      case 'llm.token_count.prompt': prompt = attrs[key]; break
-      case 'llm.token_count.completion': completion = attrs[key]; break
-      case 'llm.token_count.total': total = attrs[key]; break
-      case 'input.value': inputValue = attrs[key]; break
-      case 'output.value': outputValue = attrs[key]; break
-      case 'input.mime_type': inputMime = attrs[key]; break
-      case 'output.mime_type': outputMime = attrs[key]; break
-      case 'tool.name': toolName = attrs[key]; break
-      case 'tool_call.function.name': functionName = attrs[key]; break
-      case 'tool_call.function.arguments': functionArgs = attrs[key]; break
+      case 'openinference.span.kind':
+        kind = attrs[key]
+        break
+      case 'llm.model_name':
+        model = attrs[key]
+        break
+      case 'llm.token_count.prompt':
+        prompt = attrs[key]
+        break
+      case 'llm.token_count.completion':
+        completion = attrs[key]
+        break
+      case 'llm.token_count.total':
+        total = attrs[key]
+        break
+      case 'input.value':
+        inputValue = attrs[key]
+        break
+      case 'output.value':
+        outputValue = attrs[key]
+        break
+      case 'input.mime_type':
+        inputMime = attrs[key]
+        break
+      case 'output.mime_type':
+        outputMime = attrs[key]
+        break
+      case 'tool.name':
+        toolName = attrs[key]
+        break
+      case 'tool_call.function.name':
+        functionName = attrs[key]
+        break
+      case 'tool_call.function.arguments':
+        functionArgs = attrs[key]
+        break
       default: {
         // Only `llm.*` keys can be messages, so everything else is skipped by its first chars, and the
         // fifth char picks the one prefix worth testing (startsWith is the costly part, once per message key).
         if (key.charCodeAt(0) !== 108 || key.charCodeAt(3) !== 46) break
         const fifth = key.charCodeAt(4)
-        if (fifth === 105 && key.startsWith(IN_PREFIX)) (inputs ??= new FlatMessages()).add(key, IN_PREFIX.length, attrs[key])
-        else if (fifth === 111 && key.startsWith(OUT_PREFIX)) (outputs ??= new FlatMessages()).add(key, OUT_PREFIX.length, attrs[key])
+        if (fifth === 105 && key.startsWith(IN_PREFIX))
+          (inputs ??= new FlatMessages()).add(key, IN_PREFIX.length, attrs[key])
+        else if (fifth === 111 && key.startsWith(OUT_PREFIX))
+          (outputs ??= new FlatMessages()).add(key, OUT_PREFIX.length, attrs[key])
       }
     }
   }
@@ -113,7 +139,14 @@ function toolArgs(parsed: unknown): unknown {
 /** True if any attribute key is an OpenInference one (for spans that lack `openinference.span.kind`). */
 export function hasOpenInferenceKeys(attrs: Record<string, unknown>): boolean {
   for (const key in attrs) {
-    if (key === 'openinference.span.kind' || key.startsWith(IN_PREFIX) || key.startsWith(OUT_PREFIX) || key === 'llm.model_name' || key === 'tool.name') return true
+    if (
+      key === 'openinference.span.kind' ||
+      key.startsWith(IN_PREFIX) ||
+      key.startsWith(OUT_PREFIX) ||
+      key === 'llm.model_name' ||
+      key === 'tool.name'
+    )
+      return true
   }
   return false
 }

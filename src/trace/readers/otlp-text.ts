@@ -209,7 +209,8 @@ export function readOtlpText(text: string, ctx: ReadContext): Span[] | undefined
       let at = from
       const spanPath = () => `$.${rsKey}[${r}].${ssKey}[${s}].spans[${at - from}]`
       const attributesPath = () => `${spanPath()}.attributes`
-      for (; at < to; at++) out.push(readSpan(JSON.parse(text.slice(ranges[2 * at], ranges[2 * at + 1])), spanPath, attributesPath, ctx))
+      for (; at < to; at++)
+        out.push(readSpan(JSON.parse(text.slice(ranges[2 * at], ranges[2 * at + 1])), spanPath, attributesPath, ctx))
     }
   } catch {
     // Invalid JSON inside a span, or a span the reader rejects: the whole-document path reports it.

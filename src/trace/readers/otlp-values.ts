@@ -38,7 +38,8 @@ export function decodeAnyValue(value: unknown, path: JsonPath, file?: string): u
  */
 function decodeValue(value: unknown, path: JsonPath, index: number, file: string | undefined, depth: number): unknown {
   if (depth > MAX_NESTING_DEPTH) throw TOO_DEEP
-  if (!isObject(value)) throw expected('an OTLP AnyValue object like {"stringValue": "…"}', value, at(path, index, ''), file)
+  if (!isObject(value))
+    throw expected('an OTLP AnyValue object like {"stringValue": "…"}', value, at(path, index, ''), file)
   if ('stringValue' in value) {
     const v = value.stringValue
     if (typeof v !== 'string') throw expected('a string', v, at(path, index, '.stringValue'), file)
@@ -46,7 +47,8 @@ function decodeValue(value: unknown, path: JsonPath, index: number, file: string
   }
   if ('intValue' in value) {
     const v = decodeInt(value.intValue)
-    if (v === undefined) throw expected('an integer (number or decimal string)', value.intValue, at(path, index, '.intValue'), file)
+    if (v === undefined)
+      throw expected('an integer (number or decimal string)', value.intValue, at(path, index, '.intValue'), file)
     return v
   }
   if ('doubleValue' in value) {
@@ -63,8 +65,11 @@ function decodeValue(value: unknown, path: JsonPath, index: number, file: string
   }
   if ('arrayValue' in value) {
     const values = (value.arrayValue as Json | undefined)?.values ?? []
-    if (!Array.isArray(values)) throw expected('an array of AnyValue', values, at(path, index, '.arrayValue.values'), file)
-    return values.map((v, i) => decodeValue(v, () => `${at(path, index, '.arrayValue.values')}[${i}]`, -1, file, depth + 1))
+    if (!Array.isArray(values))
+      throw expected('an array of AnyValue', values, at(path, index, '.arrayValue.values'), file)
+    return values.map((v, i) =>
+      decodeValue(v, () => `${at(path, index, '.arrayValue.values')}[${i}]`, -1, file, depth + 1),
+    )
   }
   if ('kvlistValue' in value) {
     const values = (value.kvlistValue as Json | undefined)?.values ?? []
@@ -120,14 +125,21 @@ export function decodeKeyValues(list: unknown, path: JsonPath, file?: string): R
 }
 
 /** {@link decodeKeyValues} at nesting `depth`; `cursor.i` is left at the entry being decoded (for errors). */
-function decodeKeyValuesAt(list: unknown, path: JsonPath, file: string | undefined, depth: number, cursor?: { i: number }): Record<string, unknown> {
+function decodeKeyValuesAt(
+  list: unknown,
+  path: JsonPath,
+  file: string | undefined,
+  depth: number,
+  cursor?: { i: number },
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (list === undefined || list === null) return out
   if (!Array.isArray(list)) throw expected('an array of {key, value} attributes', list, pathText(path), file)
   for (let i = 0; i < list.length; i++) {
     if (cursor) cursor.i = i
     const kv = list[i]
-    if (!isObject(kv) || typeof kv.key !== 'string') throw expected('an attribute {key: string, value: AnyValue}', kv, `${pathText(path)}[${i}]`, file)
+    if (!isObject(kv) || typeof kv.key !== 'string')
+      throw expected('an attribute {key: string, value: AnyValue}', kv, `${pathText(path)}[${i}]`, file)
     out[kv.key] = kv.value === undefined ? null : decodeValue(kv.value, path, i, file, depth)
   }
   return out

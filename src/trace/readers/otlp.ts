@@ -10,7 +10,12 @@ type Json = Record<string, unknown>
 
 // Accept the spec's lowerCamelCase, the pre-1.0 `instrumentationLibrarySpans`, and snake_case from protobuf tools.
 export const RESOURCE_SPANS = ['resourceSpans', 'resource_spans'] as const
-export const SCOPE_SPANS = ['scopeSpans', 'scope_spans', 'instrumentationLibrarySpans', 'instrumentation_library_spans'] as const
+export const SCOPE_SPANS = [
+  'scopeSpans',
+  'scope_spans',
+  'instrumentationLibrarySpans',
+  'instrumentation_library_spans',
+] as const
 
 function pick(obj: Json, keys: readonly string[]): [string, unknown] {
   for (const k of keys) if (obj[k] !== undefined) return [k, obj[k]]
@@ -60,7 +65,14 @@ export function readOtlp(doc: Json, ctx: ReadContext): Span[] {
 
 function idAt(raw: Json, key: string, path: () => string, file: string | undefined, what: string): string {
   const v = raw[key]
-  if (typeof v !== 'string' || v === '') throw expected(what, v, `${path()}.${key}`, file, 'every span needs a traceId and a spanId (hex, or base64 from protobuf-JSON)')
+  if (typeof v !== 'string' || v === '')
+    throw expected(
+      what,
+      v,
+      `${path()}.${key}`,
+      file,
+      'every span needs a traceId and a spanId (hex, or base64 from protobuf-JSON)',
+    )
   return normalizeId(v)
 }
 
@@ -71,14 +83,27 @@ export function readSpan(raw: unknown, path: () => string, attributesPath: () =>
   const id = idAt(raw, 'spanId', path, file, 'a span id (16 hex chars)')
   const traceId = idAt(raw, 'traceId', path, file, 'a trace id (32 hex chars)')
   const rawParent = raw.parentSpanId
-  if (rawParent !== undefined && rawParent !== null && typeof rawParent !== 'string') throw expected('a parent span id string', rawParent, `${path()}.parentSpanId`, file)
+  if (rawParent !== undefined && rawParent !== null && typeof rawParent !== 'string')
+    throw expected('a parent span id string', rawParent, `${path()}.parentSpanId`, file)
   const parentId = rawParent ? normalizeId(rawParent) : null
   const name = raw.name ?? ''
   if (typeof name !== 'string') throw expected('a span name string', name, `${path()}.name`, file)
   const startNs = unixNanoToNs(raw.startTimeUnixNano)
-  if (startNs === undefined) throw expected('startTimeUnixNano as a decimal string or number', raw.startTimeUnixNano, `${path()}.startTimeUnixNano`, file)
+  if (startNs === undefined)
+    throw expected(
+      'startTimeUnixNano as a decimal string or number',
+      raw.startTimeUnixNano,
+      `${path()}.startTimeUnixNano`,
+      file,
+    )
   const endNs = raw.endTimeUnixNano === undefined ? startNs : unixNanoToNs(raw.endTimeUnixNano)
-  if (endNs === undefined) throw expected('endTimeUnixNano as a decimal string or number', raw.endTimeUnixNano, `${path()}.endTimeUnixNano`, file)
+  if (endNs === undefined)
+    throw expected(
+      'endTimeUnixNano as a decimal string or number',
+      raw.endTimeUnixNano,
+      `${path()}.endTimeUnixNano`,
+      file,
+    )
   const attributes = decodeKeyValues(raw.attributes, attributesPath, file)
   const events = readEvents(raw.events, startNs, path, file)
   const status = raw.status ?? {}
@@ -100,7 +125,8 @@ function readEvents(raw: unknown, startNs: bigint, spanPath: () => string, file:
     const path = () => `${spanPath()}.events[${i}]`
     if (!isObject(e)) throw expected('an event object', e, path(), file)
     const timeNs = e.timeUnixNano === undefined ? startNs : unixNanoToNs(e.timeUnixNano)
-    if (timeNs === undefined) throw expected('timeUnixNano as a decimal string or number', e.timeUnixNano, `${path()}.timeUnixNano`, file)
+    if (timeNs === undefined)
+      throw expected('timeUnixNano as a decimal string or number', e.timeUnixNano, `${path()}.timeUnixNano`, file)
     const name = e.name ?? ''
     if (typeof name !== 'string') throw expected('an event name string', name, `${path()}.name`, file)
     events.push({ name, timeNs, attributes: decodeKeyValues(e.attributes, () => `${path()}.attributes`, file) })

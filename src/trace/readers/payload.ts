@@ -33,10 +33,16 @@ export function readPayload(
   opts: { mime?: unknown; limit?: number } = {},
 ): unknown {
   if (typeof value !== 'string') return value
-  if (opts.mime === 'text/plain' || value.length > (opts.limit ?? MAX_PARSED_PAYLOAD) || !looksLikeJson(value)) return value
+  if (opts.mime === 'text/plain' || value.length > (opts.limit ?? MAX_PARSED_PAYLOAD) || !looksLikeJson(value))
+    return value
   // A Python dict or list repr (`{'a': 1}`) cannot be JSON: no parse, and no exception (which costs more than one).
   if (jsonTextTooDeep(value)) {
-    ctx.warnUnparsed(span.traceId, span.id, span.name, `a JSON payload nests more than ${MAX_NESTING_DEPTH} levels deep`)
+    ctx.warnUnparsed(
+      span.traceId,
+      span.id,
+      span.name,
+      `a JSON payload nests more than ${MAX_NESTING_DEPTH} levels deep`,
+    )
     return value
   }
   const parsed = startsLikePythonRepr(value) ? NOT_JSON : parseOrNotJson(value)

@@ -52,20 +52,35 @@ export function fromReadableSpans(spans: readonly ReadableSpanLike[], opts: { co
   for (let i = 0; i < spans.length; i++) {
     const s = spans[i]
     const path = `$[${i}]`
-    if (!isReadableSpanLike(s)) throw expected('an SDK ReadableSpan (with spanContext() and startTime)', s, path, ctx.source)
+    if (!isReadableSpanLike(s))
+      throw expected('an SDK ReadableSpan (with spanContext() and startTime)', s, path, ctx.source)
     const { traceId, spanId } = s.spanContext()
-    if (typeof spanId !== 'string' || spanId === '') throw expected('a span id', spanId, `${path}.spanContext().spanId`, ctx.source)
+    if (typeof spanId !== 'string' || spanId === '')
+      throw expected('a span id', spanId, `${path}.spanContext().spanId`, ctx.source)
     const parentId = s.parentSpanContext?.spanId || s.parentSpanId || null
-    if (!isHrTime(s.startTime)) throw expected('an HrTime [seconds, nanos]', s.startTime, `${path}.startTime`, ctx.source)
+    if (!isHrTime(s.startTime))
+      throw expected('an HrTime [seconds, nanos]', s.startTime, `${path}.startTime`, ctx.source)
     const startNs = hrTimeToNs(s.startTime)
     const endNs = isHrTime(s.endTime) ? hrTimeToNs(s.endTime) : startNs
     const events: SpanEvent[] = s.events.map((e, j) => {
-      if (!isHrTime(e.time)) throw expected('an HrTime [seconds, nanos]', e.time, `${path}.events[${j}].time`, ctx.source)
+      if (!isHrTime(e.time))
+        throw expected('an HrTime [seconds, nanos]', e.time, `${path}.events[${j}].time`, ctx.source)
       if (e.attributes) checkAttributeDepth(e.attributes, `${path}.events[${j}].attributes`, ctx.source)
       return { name: e.name, timeNs: hrTimeToNs(e.time), attributes: { ...e.attributes } }
     })
     checkAttributeDepth(s.attributes, `${path}.attributes`, ctx.source)
-    const span = newSpan(spanId, parentId, traceId, s.name, startNs, endNs, toStatus(s.status?.code), s.status?.message ?? '', { ...s.attributes }, events)
+    const span = newSpan(
+      spanId,
+      parentId,
+      traceId,
+      s.name,
+      startNs,
+      endNs,
+      toStatus(s.status?.code),
+      s.status?.message ?? '',
+      { ...s.attributes },
+      events,
+    )
     applyConventions(span, ctx)
     out[i] = span
   }

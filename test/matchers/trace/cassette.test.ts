@@ -21,8 +21,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const env = () => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`, AV_TRAIL_FIXTURES: FIXTURE_DIR })
-const verdictsOf = (meta: Record<string, unknown>) => (meta[VERDICT_META_KEY] as TestVerdictMeta | undefined)?.verdicts ?? []
+const env = () => ({
+  AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+  AV_TRAIL_FIXTURES: FIXTURE_DIR,
+})
+const verdictsOf = (meta: Record<string, unknown>) =>
+  (meta[VERDICT_META_KEY] as TestVerdictMeta | undefined)?.verdicts ?? []
 
 test('first run records every span and agent judgement; the second replays them in CI with 0 judge calls', async () => {
   const first = await runVitest(dir, env())
@@ -40,7 +44,12 @@ test('first run records every span and agent judgement; the second replays them 
   for (const e of spans) {
     expect(e.test).toBe('span verdicts replay')
     expect(e.span).toMatch(/^1(\.\d+)+ (llm|tool):\S/)
-    expect(e.verdicts!.map((v) => v.metric).sort()).toEqual(['span.error_category', 'span.instruction_following', 'span.reasoning_integrity', 'span.tool_completeness'])
+    expect(e.verdicts!.map((v) => v.metric).sort()).toEqual([
+      'span.error_category',
+      'span.instruction_following',
+      'span.reasoning_integrity',
+      'span.tool_completeness',
+    ])
     expect(e.verdicts!.find((v) => v.metric === 'span.reasoning_integrity')!.score).toMatch(/^[1-5]\/5$/)
   }
   const agent = entries.find((e) => e.matcher === 'toFollowPlan')!

@@ -40,10 +40,14 @@ export function thrownBy(assertion: () => unknown): Error {
 
 /** The error an async assertion rejects with (fails the test if it resolves). */
 export async function rejectionOf(assertion: Promise<unknown>): Promise<Error> {
-  const error = await assertion.then(() => undefined, (e: unknown) => e)
+  const error = await assertion.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   if (!(error instanceof Error)) throw new Error('expected the assertion to fail, but it passed')
   return uncoloured(error)
 }
 
 /** The agent-verdict meta a test's matchers attached. */
-export const metaOf = (task: { meta: object }): TestVerdictMeta => (task.meta as Record<string, TestVerdictMeta>)[VERDICT_META_KEY] ?? { verdicts: [] }
+export const metaOf = (task: { meta: object }): TestVerdictMeta =>
+  (task.meta as Record<string, TestVerdictMeta>)[VERDICT_META_KEY] ?? { verdicts: [] }

@@ -32,23 +32,41 @@ test('jest: deterministic and judged trace matchers, .not and .resolves, with ve
   expect(jestTest(run, 'calls the inspector once, never web_search').status).toBe('passed')
   const budget = jestTest(run, 'too many tokens fails with the crossing span')
   expect(budget.status).toBe('failed')
-  expect(budget.failureMessages[0]).toContain('expect(received).toStayWithinBudget(budget)\n\nThe run exceeded 1 of 1 budget (tokens):\n  ✗ tokens: 32,481 tokens > limit 20,000 tokens — crossed at llm:LiteLLMModel.__call__ (id 8133aad4…')
+  expect(budget.failureMessages[0]).toContain(
+    'expect(received).toStayWithinBudget(budget)\n\nThe run exceeded 1 of 1 budget (tokens):\n  ✗ tokens: 32,481 tokens > limit 20,000 tokens — crossed at llm:LiteLLMModel.__call__ (id 8133aad4…',
+  )
   expect(jestTest(run, 'resolves works with the synchronous matchers').status).toBe('passed')
   const spans = jestTest(run, 'a format failure fails the span check')
   expect(spans.status).toBe('failed')
-  expect(spans.failureMessages[0]).toMatch(/expect\(received\)\.toHaveNoFailingSpans\(\)\n\n\d+ of \d+ judged spans failed \(policy existential\):\n {2}✗ llm:LiteLLMModel\.__call__ \(id dc63c344…/)
+  expect(spans.failureMessages[0]).toMatch(
+    /expect\(received\)\.toHaveNoFailingSpans\(\)\n\n\d+ of \d+ judged spans failed \(policy existential\):\n {2}✗ llm:LiteLLMModel\.__call__ \(id dc63c344…/,
+  )
   expect(jestTest(run, 'the run completes its task').status).toBe('passed')
   expect(run.code).toBe(1)
 
-  const lines = readdirSync(logDir).flatMap((f) => readFileSync(join(logDir, f), 'utf8').trim().split('\n')).map((l) => JestVerdictLineSchema.parse(JSON.parse(l)))
+  const lines = readdirSync(logDir)
+    .flatMap((f) => readFileSync(join(logDir, f), 'utf8').trim().split('\n'))
+    .map((l) => JestVerdictLineSchema.parse(JSON.parse(l)))
   const byName = Object.fromEntries(lines.map((l) => [l.fullName, l]))
   // The .not.toCallTool('web_search') verdict says the tool was not called (fail) and that .not expected that (passed).
-  expect(byName['trace calls the inspector once, never web_search'].verdicts.map((v) => [v.metric, v.outcome, v.assertion?.negated, v.assertion?.passed])).toEqual([
+  expect(
+    byName['trace calls the inspector once, never web_search'].verdicts.map((v) => [
+      v.metric,
+      v.outcome,
+      v.assertion?.negated,
+      v.assertion?.passed,
+    ]),
+  ).toEqual([
     ['tool-call', 'pass', false, true],
     ['tool-call', 'fail', true, true],
   ])
   const diagnosed = byName['trace a format failure fails the span check']
   expect(diagnosed.traces?.[0].id).toBe('d67a8ae853c0b8ed0e55f7fafe4e2f64')
-  expect(diagnosed.traces?.[0].spans.find((s) => s.id === 'dc63c344d10012bc')).toMatchObject({ failed: true, verdictIds: expect.arrayContaining(['dc63c344d10012bc:detector:error-status:Formatting Errors']) })
-  expect(byName['trace the run completes its task'].verdicts.map((v) => [v.metric, v.level, v.outcome])).toEqual([['agent.completeness', 'agent', 'pass']])
+  expect(diagnosed.traces?.[0].spans.find((s) => s.id === 'dc63c344d10012bc')).toMatchObject({
+    failed: true,
+    verdictIds: expect.arrayContaining(['dc63c344d10012bc:detector:error-status:Formatting Errors']),
+  })
+  expect(byName['trace the run completes its task'].verdicts.map((v) => [v.metric, v.level, v.outcome])).toEqual([
+    ['agent.completeness', 'agent', 'pass'],
+  ])
 })

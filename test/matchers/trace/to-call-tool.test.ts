@@ -9,14 +9,18 @@ describe('toCallTool on a TRAIL trace', () => {
     const trace = await loadTrace(GAIA_SUBAGENT)
     expect(trace).toCallTool('inspect_file_as_text')
     expect(trace).toCallTool('TextInspectorTool', { times: 1 })
-    expect(trace).toCallTool('inspect_file_as_text', { args: { file_path: /\.mp3$/, question: expect.stringContaining('transcribe') } })
+    expect(trace).toCallTool('inspect_file_as_text', {
+      args: { file_path: /\.mp3$/, question: expect.stringContaining('transcribe') },
+    })
     expect(trace).toCallTool(/^final_/, { args: ['12,45,67'], times: 1 })
     expect(trace).toCallTool('web_search', { times: 0 })
   })
 
   test('fail: the message says what was expected and lists every call made, marking matches', async () => {
     const trace = await loadTrace(GAIA_SUBAGENT)
-    const error = thrownBy(() => expect(trace).toCallTool('inspect_file_as_text', { args: { file_path: /\.mp3$/ }, times: 2 }))
+    const error = thrownBy(() =>
+      expect(trace).toCallTool('inspect_file_as_text', { args: { file_path: /\.mp3$/ }, times: 2 }),
+    )
     expect(error.message).toMatchInlineSnapshot(`
       "expect(received).toCallTool(name, options)
 
@@ -26,7 +30,9 @@ describe('toCallTool on a TRAIL trace', () => {
           2. final_answer ["12,45,67"] — tool:FinalAnswerTool (id 9797bcca…, path main › answer_single_question › CodeAgent.run › Step 2 › FinalAnswerTool)"
     `)
     const wrongArgs = thrownBy(() => expect(trace).toCallTool('final_answer', { args: ['42'] }))
-    expect(wrongArgs.message).toContain('Expected a call of tool "final_answer" with arguments matching ["42"]; found 0 matching calls (1 more with other arguments).')
+    expect(wrongArgs.message).toContain(
+      'Expected a call of tool "final_answer" with arguments matching ["42"]; found 0 matching calls (1 more with other arguments).',
+    )
   })
 
   test('.not: passes when the tool was not called, fails listing the offending call', async ({ task }) => {
@@ -34,7 +40,9 @@ describe('toCallTool on a TRAIL trace', () => {
     expect(trace).not.toCallTool('web_search')
     expect(trace).not.toCallTool('final_answer', { times: 2 })
     const error = thrownBy(() => expect(trace).not.toCallTool('final_answer'))
-    expect(error.message).toMatch(/^expect\(received\)\.not\.toCallTool\(name\)\n\nExpected no call of tool "final_answer"; found 1 matching call\.\n/)
+    expect(error.message).toMatch(
+      /^expect\(received\)\.not\.toCallTool\(name\)\n\nExpected no call of tool "final_answer"; found 1 matching call\.\n/,
+    )
     expect(error.message).toContain('  → 2. final_answer ["12,45,67"] — tool:FinalAnswerTool (id 9797bcca…')
     // The verdict says what the run did; the assertion says whether .not expected it (a passing .not is no failure).
     expect(metaOf(task).verdicts.map((v) => [v.metric, v.outcome, v.assertion])).toEqual([
@@ -44,7 +52,9 @@ describe('toCallTool on a TRAIL trace', () => {
     ])
   })
 
-  test('a failing positive assertion is recorded as failing under Vitest, where this.isNot is undefined', async ({ task }) => {
+  test('a failing positive assertion is recorded as failing under Vitest, where this.isNot is undefined', async ({
+    task,
+  }) => {
     const trace = await loadTrace(GAIA_SUBAGENT)
     thrownBy(() => expect(trace).toCallTool('web_search'))
     expect(trace).toCallTool('final_answer')
@@ -56,7 +66,9 @@ describe('toCallTool on a TRAIL trace', () => {
 
   test('a trace without tool spans falls back to the tool calls its LLM spans requested, and says so', () => {
     const error = thrownBy(() => expect(SWE_RUN).toCallTool('bash'))
-    expect(error.message).toContain('The run made no tool calls (requested by LLM spans — the trace has no tool spans).')
+    expect(error.message).toContain(
+      'The run made no tool calls (requested by LLM spans — the trace has no tool spans).',
+    )
   })
 })
 
@@ -74,16 +86,26 @@ describe('toCallTool on OTel SDK spans', () => {
     const withoutTool = run.spans().filter((s) => !s.name.startsWith('execute_tool'))
     expect(withoutTool).toCallTool('lookup_order', { args: { order_id: 'A-1042' }, times: 1 })
     const error = thrownBy(() => expect(withoutTool).toCallTool('cancel_order'))
-    expect(error.message).toContain('Tool calls made (1, requested by LLM spans — the trace has no tool spans; → marks a match):')
-    expect(error.message).toMatch(/1\. lookup_order \{"order_id":"A-1042"\} — llm:chat gpt-4o-mini \(id 5a[0-9a-f]{6}…, path invoke_agent support › chat gpt-4o-mini\)/)
+    expect(error.message).toContain(
+      'Tool calls made (1, requested by LLM spans — the trace has no tool spans; → marks a match):',
+    )
+    expect(error.message).toMatch(
+      /1\. lookup_order \{"order_id":"A-1042"\} — llm:chat gpt-4o-mini \(id 5a[0-9a-f]{6}…, path invoke_agent support › chat gpt-4o-mini\)/,
+    )
   })
 })
 
 describe('toCallTool usage errors', () => {
   test('a bad name or option is a TypeError saying what is allowed', async () => {
     const trace = await loadTrace(GAIA_SUBAGENT)
-    expect(thrownBy(() => expect(trace).toCallTool('')).message).toContain('the tool name must be a non-empty string or a RegExp — got an empty string')
-    expect(thrownBy(() => expect(trace).toCallTool('x', { times: 1.5 })).message).toMatch(/invalid options: times: .*\(allowed: \{ args\?, times\?: a whole number ≥ 0 \}\)/)
-    expect(thrownBy(() => expect(trace).toCallTool('x', { time: 1 } as never)).message).toContain('invalid options: Unrecognized key: "time"')
+    expect(thrownBy(() => expect(trace).toCallTool('')).message).toContain(
+      'the tool name must be a non-empty string or a RegExp — got an empty string',
+    )
+    expect(thrownBy(() => expect(trace).toCallTool('x', { times: 1.5 })).message).toMatch(
+      /invalid options: times: .*\(allowed: \{ args\?, times\?: a whole number ≥ 0 \}\)/,
+    )
+    expect(thrownBy(() => expect(trace).toCallTool('x', { time: 1 } as never)).message).toContain(
+      'invalid options: Unrecognized key: "time"',
+    )
   })
 })

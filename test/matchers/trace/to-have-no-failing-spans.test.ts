@@ -22,7 +22,11 @@ const failFinal = {
   respond: {
     verdict: 'fail' as const,
     reason: 'the final answer drops the required format',
-    fields: { error_category: 'Formatting Errors', instruction_following: { score: 2, reason: 'answers without the template the task asked for' }, evidence: 'FINAL ANSWER: right' },
+    fields: {
+      error_category: 'Formatting Errors',
+      instruction_following: { score: 2, reason: 'answers without the template the task asked for' },
+      evidence: 'FINAL ANSWER: right',
+    },
   },
 }
 const unjudgeableTool = { type: 'malformed-json' as const, when: { contains: FINAL_TOOL_AT } }
@@ -38,7 +42,9 @@ function detectorView(trace: Trace) {
 const h = useJudgeHarness()
 
 describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
-  test('pass: one call per LLM/tool leaf no detector explains; every span verdict and the span tree go to the test meta', async ({ task }) => {
+  test('pass: one call per LLM/tool leaf no detector explains; every span verdict and the span tree go to the test meta', async ({
+    task,
+  }) => {
     const trace = await loadTrace(GAIA_CLEAN)
     const { judged, flagged } = detectorView(trace)
     await expect(trace).toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY })
@@ -46,7 +52,9 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     const meta = metaOf(task)
     expect(meta.traces).toHaveLength(1)
     expect(meta.traces![0].id).toBe(trace.traceId)
-    expect(meta.traces![0].spans.map((s) => [s.id, s.parentId, s.name, s.kind])).toEqual(trace.spans.map((s) => [s.id, s.parentId, s.name, s.kind]))
+    expect(meta.traces![0].spans.map((s) => [s.id, s.parentId, s.name, s.kind])).toEqual(
+      trace.spans.map((s) => [s.id, s.parentId, s.name, s.kind]),
+    )
     // Four verdicts per judged span (three aspects and the category), each linked from its span; detector verdicts on flagged spans.
     const judgeVerdicts = meta.verdicts.filter((v) => !v.metric.startsWith('detector:'))
     expect(judgeVerdicts).toHaveLength(judged.length * 4)
@@ -56,16 +64,27 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     expect(judgeVerdicts.every((v) => v.outcome === 'pass')).toBe(true)
   })
 
-  test('fail: the count leads, then one line per failing leaf — where, category, metric and score, reason', async ({ task }) => {
+  test('fail: the count leads, then one line per failing leaf — where, category, metric and score, reason', async ({
+    task,
+  }) => {
     h.fake.setRules([failFinal])
     const trace = await loadTrace(GAIA_CLEAN)
     const { flagged, judgedOrFlagged } = detectorView(trace)
     const error = await rejectionOf(expect(trace).toHaveNoFailingSpans({ judge: h.judge }))
     const lines = error.message.split('\n')
-    expect(lines.slice(0, 3)).toEqual(['expect(received).toHaveNoFailingSpans(options)', '', `${flagged.size + 1} of ${judgedOrFlagged} judged spans failed (policy existential):`])
-    expect(lines).toContain('  ✗ llm:LiteLLMModel.__call__ (id 05168be1…, path main › answer_single_question › LiteLLMModel.__call__) — Formatting Errors (reasoning integrity 1/5): the final answer drops the required format')
-    for (const id of flagged) expect(lines.some((l) => l.startsWith('  ✗ ') && l.includes(`(id ${id.slice(0, 8)}…`))).toBe(true)
-    expect(lines.at(-1)).toMatch(/^Judge: openai-compatible:fake-judge · \d+ calls · max prompt [\d,]+ of 16,000 tokens$/)
+    expect(lines.slice(0, 3)).toEqual([
+      'expect(received).toHaveNoFailingSpans(options)',
+      '',
+      `${flagged.size + 1} of ${judgedOrFlagged} judged spans failed (policy existential):`,
+    ])
+    expect(lines).toContain(
+      '  ✗ llm:LiteLLMModel.__call__ (id 05168be1…, path main › answer_single_question › LiteLLMModel.__call__) — Formatting Errors (reasoning integrity 1/5): the final answer drops the required format',
+    )
+    for (const id of flagged)
+      expect(lines.some((l) => l.startsWith('  ✗ ') && l.includes(`(id ${id.slice(0, 8)}…`))).toBe(true)
+    expect(lines.at(-1)).toMatch(
+      /^Judge: openai-compatible:fake-judge · \d+ calls · max prompt [\d,]+ of 16,000 tokens$/,
+    )
     // No actual/expected: the runner would print a diff `Expected: "pass" Received: "fail"` under the message, saying nothing new.
     expect(error).not.toHaveProperty('actual', expect.anything())
     expect(error).not.toHaveProperty('expected', expect.anything())
@@ -75,7 +94,11 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     // The leaf fails, and so does every ancestor under the existential policy.
     expect(leaf.failed).toBe(true)
     expect(trace.ancestors(FINAL_LLM).every((a) => tree.find((s) => s.id === a.id)!.failed)).toBe(true)
-    expect(metaOf(task).verdicts.filter((v) => leaf.verdictIds.includes(v.id!)).map((v) => [v.metric, v.outcome])).toEqual([
+    expect(
+      metaOf(task)
+        .verdicts.filter((v) => leaf.verdictIds.includes(v.id!))
+        .map((v) => [v.metric, v.outcome]),
+    ).toEqual([
       ['span.instruction_following', 'fail'],
       ['span.reasoning_integrity', 'fail'],
       ['span.tool_completeness', 'fail'],
@@ -88,22 +111,36 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     const trace = await loadTrace(GAIA_CLEAN)
     await expect(trace).not.toHaveNoFailingSpans({ judge: h.judge })
     h.fake.setRules([])
-    const error = await rejectionOf(expect(trace).not.toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }))
-    expect(error.message).toMatch(/^expect\(received\)\.not\.toHaveNoFailingSpans\(options\)\n\nExpected some span to fail, but no span failed the trace \(\d+ judged spans, policy category: Rate Limiting\)\.\n/)
+    const error = await rejectionOf(
+      expect(trace).not.toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }),
+    )
+    expect(error.message).toMatch(
+      /^expect\(received\)\.not\.toHaveNoFailingSpans\(options\)\n\nExpected some span to fail, but no span failed the trace \(\d+ judged spans, policy category: Rate Limiting\)\.\n/,
+    )
   })
 
-  test('unjudgeable: a judge fault on one span fails the assertion (under .not too) naming the span and cause, unless allowed', async ({ task }) => {
+  test('unjudgeable: a judge fault on one span fails the assertion (under .not too) naming the span and cause, unless allowed', async ({
+    task,
+  }) => {
     h.fake.setFaults([unjudgeableTool])
     const trace = await loadTrace(GAIA_CLEAN)
     const { judged } = detectorView(trace)
     const plain = await rejectionOf(expect(trace).toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }))
-    expect(plain.message).toMatch(/^expect\(received\)\.toHaveNoFailingSpans\(options\)\n\nUnjudgeable: the trace has no verdict for every span it wanted one for, so this fails — pass \{ allowUnjudgeable: true \} to accept that\.\n/)
-    expect(plain.message).toMatch(/\n1 span unjudgeable:\n {2}\? tool:FinalAnswerTool \(id ecc4e15a…, path main › answer_single_question › CodeAgent\.run › Step 1 › FinalAnswerTool\) — unjudgeable: .*not JSON/)
-    const negated = await rejectionOf(expect(trace).not.toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }))
+    expect(plain.message).toMatch(
+      /^expect\(received\)\.toHaveNoFailingSpans\(options\)\n\nUnjudgeable: the trace has no verdict for every span it wanted one for, so this fails — pass \{ allowUnjudgeable: true \} to accept that\.\n/,
+    )
+    expect(plain.message).toMatch(
+      /\n1 span unjudgeable:\n {2}\? tool:FinalAnswerTool \(id ecc4e15a…, path main › answer_single_question › CodeAgent\.run › Step 1 › FinalAnswerTool\) — unjudgeable: .*not JSON/,
+    )
+    const negated = await rejectionOf(
+      expect(trace).not.toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }),
+    )
     expect(negated.message).toContain('so this fails under .not too')
     await expect(trace).toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY, allowUnjudgeable: true })
     // The other spans were judged all the same.
-    const last = metaOf(task).verdicts.filter((v) => !v.metric.startsWith('detector:')).slice(-judged.length * 4)
+    const last = metaOf(task)
+      .verdicts.filter((v) => !v.metric.startsWith('detector:'))
+      .slice(-judged.length * 4)
     expect(last.filter((v) => v.outcome === 'unjudgeable').map((v) => v.spanId)).toEqual(Array(4).fill(FINAL_TOOL))
     expect(last.filter((v) => v.outcome === 'pass')).toHaveLength((judged.length - 1) * 4)
   })
@@ -112,23 +149,48 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     h.fake.setRules([failFinal])
     const trace = await loadTrace(GAIA_CLEAN)
     // Only Rate Limiting propagates: the Formatting Errors leaf is listed but does not fail the trace.
-    const error = await rejectionOf(expect(trace).not.toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }))
+    const error = await rejectionOf(
+      expect(trace).not.toHaveNoFailingSpans({ judge: h.judge, policy: RATE_LIMITS_ONLY }),
+    )
     expect(error.message).toMatch(/failing leaves? did not fail the trace under policy category: Rate Limiting:\n/)
-    expect(error.message).toContain('  · llm:LiteLLMModel.__call__ (id 05168be1…, path main › answer_single_question › LiteLLMModel.__call__) — Formatting Errors')
+    expect(error.message).toContain(
+      '  · llm:LiteLLMModel.__call__ (id 05168be1…, path main › answer_single_question › LiteLLMModel.__call__) — Formatting Errors',
+    )
     h.fake.reset()
     h.bodies.length = 0
-    await expect(trace).toHaveNoFailingSpans({ judge: h.judge, select: { kind: 'tool' }, budgetTokens: 4_000, policy: RATE_LIMITS_ONLY })
+    await expect(trace).toHaveNoFailingSpans({
+      judge: h.judge,
+      select: { kind: 'tool' },
+      budgetTokens: 4_000,
+      policy: RATE_LIMITS_ONLY,
+    })
     expect(h.bodies).toHaveLength(1)
     expect(textOf(h.bodies[0])).toContain(FINAL_TOOL_AT)
     expect(h.fake.calls[0].usage!.prompt_tokens).toBeLessThanOrEqual(4_000)
   })
 
   test('metrics: only the listed span verdicts can fail a span (the same judge calls either way)', async ({ task }) => {
-    h.fake.setRules([{ name: 'weak-reasoning', when: { contains: FINAL_LLM_AT }, respond: { reason: 'fine otherwise', fields: { reasoning_integrity: { score: 2, reason: 'asserts the answer without the reversal it claims to have done' } } } }])
+    h.fake.setRules([
+      {
+        name: 'weak-reasoning',
+        when: { contains: FINAL_LLM_AT },
+        respond: {
+          reason: 'fine otherwise',
+          fields: {
+            reasoning_integrity: { score: 2, reason: 'asserts the answer without the reversal it claims to have done' },
+          },
+        },
+      },
+    ])
     const trace = await loadTrace(GAIA_CLEAN)
     // Detector findings and reasoning integrity left out: nothing else failed.
-    await expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: ['span.instruction_following', 'span.tool_completeness', 'span.error_category'] })
-    const error = await rejectionOf(expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: ['span.reasoning_integrity'] }))
+    await expect(trace).toHaveNoFailingSpans({
+      judge: h.judge,
+      metrics: ['span.instruction_following', 'span.tool_completeness', 'span.error_category'],
+    })
+    const error = await rejectionOf(
+      expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: ['span.reasoning_integrity'] }),
+    )
     expect(error.message.split('\n').slice(2, 4)).toEqual([
       `1 of ${detectorView(trace).judged.length} judged spans failed (policy existential; metrics span.reasoning_integrity):`,
       '  ✗ llm:LiteLLMModel.__call__ (id 05168be1…, path main › answer_single_question › LiteLLMModel.__call__) — reasoning integrity 2/5: asserts the answer without the reversal it claims to have done',
@@ -138,7 +200,9 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     const ids = new Set(last.spans.flatMap((s) => s.verdictIds))
     expect([...ids].every((id) => id.endsWith(':span.reasoning_integrity'))).toBe(true)
     expect(last.spans.find((s) => s.id === FINAL_LLM)!.failed).toBe(true)
-    await expect(expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: [] })).rejects.toThrow(/invalid options: metrics: .*\(allowed: \{ judge\?: Judge \| false, select\?, policy\?, metrics\?/)
+    await expect(expect(trace).toHaveNoFailingSpans({ judge: h.judge, metrics: [] })).rejects.toThrow(
+      /invalid options: metrics: .*\(allowed: \{ judge\?: Judge \| false, select\?, policy\?, metrics\?/,
+    )
   })
 
   test('judge: false runs the detectors only and asks no judge', async () => {
@@ -146,12 +210,18 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     const { flagged } = detectorView(trace)
     const error = await rejectionOf(expect(GAIA_FORMAT).toHaveNoFailingSpans({ judge: false }))
     const lines = error.message.split('\n')
-    expect(lines.slice(0, 3)).toEqual(['expect(received).toHaveNoFailingSpans(options)', '', `${flagged.size} of 13 spans checked by the deterministic detectors failed (policy existential):`])
+    expect(lines.slice(0, 3)).toEqual([
+      'expect(received).toHaveNoFailingSpans(options)',
+      '',
+      `${flagged.size} of 13 spans checked by the deterministic detectors failed (policy existential):`,
+    ])
     expect(lines).toContain(
       '  ✗ llm:LiteLLMModel.__call__ (id dc63c344…, path main › answer_single_question › CodeAgent.run › Step 1 › LiteLLMModel.__call__) — Formatting Errors (detector:error-status): the model output could not be parsed (code block or tool-call format broken); raised in CHAIN Step 1 (9179fadd…)',
     )
     expect(lines.at(-1)).toBe('Mode: deterministic — detectors only, no judge was asked (judge: false)')
-    await expect(expect(GAIA_FORMAT).toHaveNoFailingSpans({ judge: false, metrics: ['span.reasoning_integrity'] })).rejects.toThrow(
+    await expect(
+      expect(GAIA_FORMAT).toHaveNoFailingSpans({ judge: false, metrics: ['span.reasoning_integrity'] }),
+    ).rejects.toThrow(
       "metrics span.reasoning_integrity are judged, and { judge: false } asks no judge — add 'detectors' to metrics, or pass { judge }",
     )
     expect(h.fake.calls).toHaveLength(0)
@@ -161,9 +231,13 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     vi.stubEnv('AGENT_VERDICT_JUDGE', '')
     const error = await rejectionOf(expect(GAIA_CLEAN).toHaveNoFailingSpans())
     expect(error).toBeInstanceOf(JudgeConfigError)
-    expect(error.message).toMatch(/^expect\(received\)\.toHaveNoFailingSpans\(\)\n\nno judge configured: set AGENT_VERDICT_JUDGE or pass \{ judge \}\./)
+    expect(error.message).toMatch(
+      /^expect\(received\)\.toHaveNoFailingSpans\(\)\n\nno judge configured: set AGENT_VERDICT_JUDGE or pass \{ judge \}\./,
+    )
     expect(error.message).toContain('AGENT_VERDICT_JUDGE=openai:MODEL')
-    expect(error.message).toMatch(/To check the trace with the deterministic detectors only, pass \{ judge: false \}\.$/)
+    expect(error.message).toMatch(
+      /To check the trace with the deterministic detectors only, pass \{ judge: false \}\.$/,
+    )
   })
 })
 
@@ -174,11 +248,22 @@ describe('toHaveNoFailingSpans on OTel SDK spans', () => {
   })
 
   test('fail: a detector leaf and a judge leaf, pinned; only unexplained spans go to the judge', async ({ task }) => {
-    h.fake.setRules([{ name: 'apology', when: { contains: 'could not look up your order' }, respond: { reason: 'the tool failed and the answer apologises', fields: { tool_completeness: { score: 2, reason: 'gives up without offering a retry or a human hand-off' } } } }])
+    h.fake.setRules([
+      {
+        name: 'apology',
+        when: { contains: 'could not look up your order' },
+        respond: {
+          reason: 'the tool failed and the answer apologises',
+          fields: { tool_completeness: { score: 2, reason: 'gives up without offering a retry or a human hand-off' } },
+        },
+      },
+    ])
     const run = otelRun(429)
     const error = await rejectionOf(expect(run.spans()).toHaveNoFailingSpans({ judge: h.judge }))
     // Span ids come from the SDK's seeded generator; the prompt size belongs to the diagnosis.
-    expect(error.message.replace(/5a[0-9a-f]{6}…/g, '5a……').replace(/max prompt [\d,]+ of/, 'max prompt N of')).toMatchInlineSnapshot(`
+    expect(
+      error.message.replace(/5a[0-9a-f]{6}…/g, '5a……').replace(/max prompt [\d,]+ of/, 'max prompt N of'),
+    ).toMatchInlineSnapshot(`
       "expect(received).toHaveNoFailingSpans(options)
 
       2 of 3 judged spans failed (policy existential):

@@ -8,10 +8,14 @@ describe('toStayWithinBudget on a TRAIL trace (9 o3-mini calls, 32,481 tokens, 7
   test('pass within every budget; the verdict records it', async ({ task }) => {
     const trace = await loadTrace(GAIA_SUBAGENT)
     expect(trace).toStayWithinBudget({ tokens: 32_481, llmCalls: 9, latencyMs: 80_000 })
-    expect(metaOf(task).verdicts).toEqual([expect.objectContaining({ metric: 'budget', level: 'agent', outcome: 'pass', pass: true })])
+    expect(metaOf(task).verdicts).toEqual([
+      expect.objectContaining({ metric: 'budget', level: 'agent', outcome: 'pass', pass: true }),
+    ])
   })
 
-  test('fail: each exceeded budget with limit, actual and the span where the running total crossed', async ({ task }) => {
+  test('fail: each exceeded budget with limit, actual and the span where the running total crossed', async ({
+    task,
+  }) => {
     const trace = await loadTrace(GAIA_SUBAGENT)
     const error = thrownBy(() => expect(trace).toStayWithinBudget({ tokens: 20_000, llmCalls: 40, latencyMs: 1_000 }))
     expect(error.message).toMatchInlineSnapshot(`
@@ -30,7 +34,9 @@ describe('toStayWithinBudget on a TRAIL trace (9 o3-mini calls, 32,481 tokens, 7
     const trace = await loadTrace(GAIA_SUBAGENT)
     expect(trace).not.toStayWithinBudget({ llmCalls: 8 })
     const error = thrownBy(() => expect(trace).not.toStayWithinBudget({ llmCalls: 9 }))
-    expect(error.message).toBe('expect(received).not.toStayWithinBudget(budget)\n\nExpected the run to exceed a budget, but it stayed within the budget:\n  ✓ llmCalls: 9 LLM calls ≤ limit 9 LLM calls')
+    expect(error.message).toBe(
+      'expect(received).not.toStayWithinBudget(budget)\n\nExpected the run to exceed a budget, but it stayed within the budget:\n  ✓ llmCalls: 9 LLM calls ≤ limit 9 LLM calls',
+    )
   })
 
   test('a cost budget on a model with no known price fails both ways, naming the model and the fix', async () => {
@@ -45,10 +51,16 @@ describe('toStayWithinBudget on a TRAIL trace (9 o3-mini calls, 32,481 tokens, 7
         '  ✓ llmCalls: 9 LLM calls ≤ limit 40 LLM calls',
       ].join('\n'),
     )
-    expect(thrownBy(() => expect(trace).not.toStayWithinBudget({ costUsd: 1 })).message).toContain('Budget costUsd: unknown — this fails under .not too')
+    expect(thrownBy(() => expect(trace).not.toStayWithinBudget({ costUsd: 1 })).message).toContain(
+      'Budget costUsd: unknown — this fails under .not too',
+    )
     // With prices given, the same budget is decided: 1.1/4.4 USD per 1M tokens.
     expect(trace).toStayWithinBudget({ costUsd: 1, prices: { 'o3-mini': { input: 1.1, output: 4.4 } } })
-    expect(thrownBy(() => expect(trace).toStayWithinBudget({ costUsd: 0.01, prices: { 'o3-mini': { input: 1.1, output: 4.4 } } })).message).toMatch(/✗ costUsd: \$0\.0\d+ > limit \$0\.01 — crossed at llm:LiteLLMModel/)
+    expect(
+      thrownBy(() =>
+        expect(trace).toStayWithinBudget({ costUsd: 0.01, prices: { 'o3-mini': { input: 1.1, output: 4.4 } } }),
+      ).message,
+    ).toMatch(/✗ costUsd: \$0\.0\d+ > limit \$0\.01 — crossed at llm:LiteLLMModel/)
   })
 })
 
@@ -57,15 +69,25 @@ describe('toStayWithinBudget on OTel SDK spans (2 gpt-4o-mini calls, 946 tokens)
     const run = otelRun(429)
     expect(run.exporter).toStayWithinBudget({ costUsd: 0.001, tokens: 1_000, llmCalls: 2 })
     const error = thrownBy(() => expect(run.spans()).toStayWithinBudget({ costUsd: 0.0001, tokens: 500 }))
-    expect(error.message).toMatch(/^expect\(received\)\.toStayWithinBudget\(budget\)\n\nThe run exceeded 2 of 2 budgets \(tokens, costUsd\):\n/)
-    expect(error.message).toMatch(/✗ tokens: 946 tokens > limit 500 tokens — crossed at llm:chat gpt-4o-mini \(id 5a[0-9a-f]{6}…, path invoke_agent support › chat gpt-4o-mini\), span 4\/4/)
+    expect(error.message).toMatch(
+      /^expect\(received\)\.toStayWithinBudget\(budget\)\n\nThe run exceeded 2 of 2 budgets \(tokens, costUsd\):\n/,
+    )
+    expect(error.message).toMatch(
+      /✗ tokens: 946 tokens > limit 500 tokens — crossed at llm:chat gpt-4o-mini \(id 5a[0-9a-f]{6}…, path invoke_agent support › chat gpt-4o-mini\), span 4\/4/,
+    )
     expect(error.message).toContain('✗ costUsd: $0.0002 > limit $0.0001')
   })
 
   test('a budget given nowhere, or an unknown key, is a usage error', () => {
     const run = otelRun()
-    expect(thrownBy(() => expect(run.exporter).toStayWithinBudget({})).message).toContain('invalid budget: give at least one budget: tokens, llmCalls, latencyMs or costUsd')
-    expect(thrownBy(() => expect(run.exporter).toStayWithinBudget({ token: 5 } as never)).message).toContain('invalid budget: Unrecognized key: "token"')
-    expect(thrownBy(() => expect(run.exporter).toStayWithinBudget({ tokens: -1 })).message).toMatch(/invalid budget: tokens: .*(>0|positive)/i)
+    expect(thrownBy(() => expect(run.exporter).toStayWithinBudget({})).message).toContain(
+      'invalid budget: give at least one budget: tokens, llmCalls, latencyMs or costUsd',
+    )
+    expect(thrownBy(() => expect(run.exporter).toStayWithinBudget({ token: 5 } as never)).message).toContain(
+      'invalid budget: Unrecognized key: "token"',
+    )
+    expect(thrownBy(() => expect(run.exporter).toStayWithinBudget({ tokens: -1 })).message).toMatch(
+      /invalid budget: tokens: .*(>0|positive)/i,
+    )
   })
 })

@@ -26,7 +26,9 @@ describe('resolveTrace on paths that are not regular files', () => {
   it.skipIf(!HAVE_MKFIFO)('a FIFO is a TraceFormatError, not a hang', () => {
     const err = thrown(() => resolveTrace(fifo, hint))
     expect(err).toBeInstanceOf(TraceFormatError)
-    expect(err.message).toContain(`received is not a readable trace: ${fifo}: is a FIFO (named pipe), not a regular file, so it is not read`)
+    expect(err.message).toContain(
+      `received is not a readable trace: ${fifo}: is a FIFO (named pipe), not a regular file, so it is not read`,
+    )
   })
 
   it.skipIf(!existsSync('/dev/zero'))('/dev/zero is refused before reading', () => {
@@ -36,7 +38,9 @@ describe('resolveTrace on paths that are not regular files', () => {
   })
 
   it('a directory keeps its own advice', () => {
-    expect(thrown(() => resolveTrace(tmp, hint)).message).toContain('is a directory, not a trace file; load one file, or loop over `await loadTraces(dir)`')
+    expect(thrown(() => resolveTrace(tmp, hint)).message).toContain(
+      'is a directory, not a trace file; load one file, or loop over `await loadTraces(dir)`',
+    )
   })
 
   it('an array nested 100,000 deep is described without recursing through it', () => {

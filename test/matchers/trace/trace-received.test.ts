@@ -24,7 +24,12 @@ describe('resolveTrace', () => {
   test('the InMemorySpanExporter and its finished spans give the SDK tree', () => {
     const run = otelRun()
     const fromExporter = resolveTrace(run.exporter, hint)
-    expect(fromExporter.spans.map((s) => `${s.kind}:${s.name}`)).toEqual(['agent:invoke_agent support', 'llm:chat gpt-4o-mini', 'tool:execute_tool lookup_order', 'llm:chat gpt-4o-mini'])
+    expect(fromExporter.spans.map((s) => `${s.kind}:${s.name}`)).toEqual([
+      'agent:invoke_agent support',
+      'llm:chat gpt-4o-mini',
+      'tool:execute_tool lookup_order',
+      'llm:chat gpt-4o-mini',
+    ])
     expect(resolveTrace(run.spans(), hint).spans.map((s) => s.id)).toEqual(fromExporter.spans.map((s) => s.id))
   })
 
@@ -42,7 +47,9 @@ describe('resolveTrace', () => {
         - a parsed trace export (an OTLP \`{ resourceSpans }\` or OpenInference \`{ trace_id, spans }\` object).
       — got number"
     `)
-    expect(thrownBy(() => resolveTrace(loadTrace(GAIA_SUBAGENT), hint)).message).toContain('— got a Promise — await it first: expect(await loadTrace(path))')
+    expect(thrownBy(() => resolveTrace(loadTrace(GAIA_SUBAGENT), hint)).message).toContain(
+      '— got a Promise — await it first: expect(await loadTrace(path))',
+    )
     expect(thrownBy(() => resolveTrace({ output: 'hi' }, hint)).message).toContain('— got an object with keys output')
     expect(thrownBy(() => resolveTrace([1, 2], hint)).message).toContain('— got an array whose first item is number')
   })
@@ -50,13 +57,23 @@ describe('resolveTrace', () => {
   test('a missing file, an empty span list or a non-trace file is a TraceFormatError under the matcher hint', () => {
     const missing = thrownBy(() => resolveTrace('traces/nope.json', hint))
     expect(missing).toBeInstanceOf(TraceFormatError)
-    expect(missing.message).toBe('expect(received).toCallTool(name)\n\nreceived is not a readable trace: traces/nope.json: no such file; check the path (relative paths resolve from the current directory, not the test file)')
-    expect(thrownBy(() => resolveTrace([], hint)).message).toContain('the array of spans is empty: nothing was recorded')
-    expect(thrownBy(() => resolveTrace(new URL('../../../package.json', import.meta.url), hint)).message).toMatch(/received is not a readable trace: .*package\.json at \$: not a trace/)
+    expect(missing.message).toBe(
+      'expect(received).toCallTool(name)\n\nreceived is not a readable trace: traces/nope.json: no such file; check the path (relative paths resolve from the current directory, not the test file)',
+    )
+    expect(thrownBy(() => resolveTrace([], hint)).message).toContain(
+      'the array of spans is empty: nothing was recorded',
+    )
+    expect(thrownBy(() => resolveTrace(new URL('../../../package.json', import.meta.url), hint)).message).toMatch(
+      /received is not a readable trace: .*package\.json at \$: not a trace/,
+    )
   })
 
   test('every trace matcher reports a wrong received value the same way', async () => {
-    expect(thrownBy(() => expect(null).toStayWithinBudget({ tokens: 1 })).message).toMatch(/^expect\(received\)\.toStayWithinBudget\(budget\)\n\nreceived must be one of:[\s\S]*— got null$/)
-    await expect(expect(null).toHaveNoFailingSpans({ judge: false })).rejects.toThrow(/toHaveNoFailingSpans\(options\)\n\nreceived must be one of:/)
+    expect(thrownBy(() => expect(null).toStayWithinBudget({ tokens: 1 })).message).toMatch(
+      /^expect\(received\)\.toStayWithinBudget\(budget\)\n\nreceived must be one of:[\s\S]*— got null$/,
+    )
+    await expect(expect(null).toHaveNoFailingSpans({ judge: false })).rejects.toThrow(
+      /toHaveNoFailingSpans\(options\)\n\nreceived must be one of:/,
+    )
   })
 })

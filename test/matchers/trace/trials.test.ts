@@ -12,17 +12,24 @@ const h = useJudgeHarness()
 const runs = () => runTrials(5, (i) => otelRun(i === 2 ? 403 : undefined).exporter)
 
 describe('toHaveNoFailingSpans over trials', () => {
-  test('pass^5 fails on trial 3 and names it; every trial’s spans were judged and its tree reported', async ({ task }) => {
+  test('pass^5 fails on trial 3 and names it; every trial’s spans were judged and its tree reported', async ({
+    task,
+  }) => {
     const trials = await runs()
     const error = await rejectionOf(expect(trials).toHaveNoFailingSpans({ judge: h.judge, trials: 'pass^k' }))
-    expect(error.message).toContain('toHaveNoFailingSpans over 5 trials: fail\nRule: pass^5 (all 5 must pass)\nPassed: 4/5 (rate 0.8, 95% Wilson interval 0.3755–0.9638)\nTrials: 1 ✓  2 ✓  3 ✗  4 ✓  5 ✓\nTrial 3: fail — ')
+    expect(error.message).toContain(
+      'toHaveNoFailingSpans over 5 trials: fail\nRule: pass^5 (all 5 must pass)\nPassed: 4/5 (rate 0.8, 95% Wilson interval 0.3755–0.9638)\nTrials: 1 ✓  2 ✓  3 ✗  4 ✓  5 ✓\nTrial 3: fail — ',
+    )
     expect(error.message).toMatch(/Trial 3: fail — 1 of \d+ judged spans? failed/)
     expect(h.fake.calls.length).toBeGreaterThanOrEqual(5) // the judge saw every trial
     const meta = metaOf(task)
     expect(meta.traces).toHaveLength(5)
     const summary = meta.verdicts.filter((v) => v.metric === 'trials.toHaveNoFailingSpans')
     expect(summary).toHaveLength(1)
-    expect(summary[0]).toMatchObject({ outcome: 'fail', trials: { k: 5, passes: 4, outcomes: ['pass', 'pass', 'fail', 'pass', 'pass'] } })
+    expect(summary[0]).toMatchObject({
+      outcome: 'fail',
+      trials: { k: 5, passes: 4, outcomes: ['pass', 'pass', 'fail', 'pass', 'pass'] },
+    })
   })
 
   test('pass@5 and passRate 0.8 pass on the same trials; .not inverts the rule', async () => {
@@ -42,15 +49,22 @@ describe('agent-level matchers over trials', () => {
 
   test('toCompleteTask takes the rule in its options after the goal', async () => {
     const trials = await runTrials(2, () => otelRun().spans())
-    await expect(trials).toCompleteTask('Tell the customer where order A-1042 is.', { judge: h.judge, trials: 'pass^k' })
+    await expect(trials).toCompleteTask('Tell the customer where order A-1042 is.', {
+      judge: h.judge,
+      trials: 'pass^k',
+    })
     expect(h.fake.calls).toHaveLength(2)
   })
 })
 
 describe('trace trials misuse', () => {
   test('trials without a rule, and a rule without trials, say what to write', async () => {
-    await expect(expect(await runs()).toHaveNoFailingSpans({ judge: h.judge })).rejects.toThrow(/received 5 trials, so trials must be 'pass\^k'/)
-    await expect(expect(otelRun().spans()).toHaveNoFailingSpans({ judge: h.judge, trials: 'pass^k' })).rejects.toThrow(/the trials option needs received values from runTrials/)
+    await expect(expect(await runs()).toHaveNoFailingSpans({ judge: h.judge })).rejects.toThrow(
+      /received 5 trials, so trials must be 'pass\^k'/,
+    )
+    await expect(expect(otelRun().spans()).toHaveNoFailingSpans({ judge: h.judge, trials: 'pass^k' })).rejects.toThrow(
+      /the trials option needs received values from runTrials/,
+    )
     expect(h.fake.calls).toHaveLength(0)
   })
 })

@@ -20,7 +20,11 @@ describe('answer-template', () => {
   it('finds the template after words that contain "template" ("contemplate", "templates")', () => {
     const prompt = `Contemplate the question; templates vary. ${'Think step by step. '.repeat(20)}${TEMPLATE}`
     const [f] = detectAnswerTemplate(call(prompt, 'I cannot answer that.'))
-    expect(f).toMatchObject({ spanId: 'llm1', category: 'Instruction Non-compliance', evidence: 'I cannot answer that.' })
+    expect(f).toMatchObject({
+      spanId: 'llm1',
+      category: 'Instruction Non-compliance',
+      evidence: 'I cannot answer that.',
+    })
     expect(f.reason).toContain('does not start with "FINAL ANSWER:"')
     expect(detectAnswerTemplate(call(prompt, 'FINAL ANSWER: 42'))).toEqual([])
   })

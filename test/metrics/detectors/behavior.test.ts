@@ -3,7 +3,15 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { agentRuns, codeCalls, isFinalAnswer, lastInputMessage, outputText, splitThoughtAndCode, stepCalls } from '../../../src/metrics/detectors/agent-run'
+import {
+  agentRuns,
+  codeCalls,
+  isFinalAnswer,
+  lastInputMessage,
+  outputText,
+  splitThoughtAndCode,
+  stepCalls,
+} from '../../../src/metrics/detectors/agent-run'
 import { announcedNotCalled } from '../../../src/metrics/detectors/announced-call'
 import { factsSurvey } from '../../../src/metrics/detectors/answer-without-lookup'
 import { detect } from '../../../src/metrics/detectors/index'
@@ -83,7 +91,10 @@ describe('announced-call on the repo fixtures', () => {
   it('flags a thought that says "I will ask our search_agent" over code that only prints (GAIA d67a8ae8)', () => {
     const trace = load(FIXTURE_DIR, 'd67a8ae853c0b8ed0e55f7fafe4e2f64.json')
     const [f] = by(detect(trace), 'announced-call')
-    expect(f).toMatchObject({ category: 'Task Orchestration', evidence: expect.stringMatching(/^Thought: I will ask our search_agent team member/) })
+    expect(f).toMatchObject({
+      category: 'Task Orchestration',
+      evidence: expect.stringMatching(/^Thought: I will ask our search_agent team member/),
+    })
     const llm = trace.get(f.spanId)!
     const { code } = splitThoughtAndCode(outputText(llm))
     expect(code).toBeDefined()
@@ -107,7 +118,10 @@ describe('answer-template on the repo fixtures', () => {
     const [f] = by(detect(trace), 'answer-template')
     const llm = trace.get(f.spanId)!
     expect(lastInputMessage(llm)!.content).toContain('use the following template: FINAL ANSWER: [YOUR FINAL ANSWER]')
-    expect(f).toMatchObject({ category: 'Instruction Non-compliance', evidence: 'I\'m sorry, but I cannot provide location‐based requests for copyrighted texts' })
+    expect(f).toMatchObject({
+      category: 'Instruction Non-compliance',
+      evidence: "I'm sorry, but I cannot provide location‐based requests for copyrighted texts",
+    })
     expect(f.reason).toContain('does not start with "FINAL ANSWER:"')
   })
 
@@ -148,7 +162,8 @@ describe('error-observed on the repo fixtures', () => {
 
 describe('agent-run helpers', () => {
   it('codeCalls ignores names inside strings and comments, and attribute calls', () => {
-    const code = 'task = "please ask search_agent(task) to look"\n# search_agent(task=task)\nprint(task)\nself.search_agent(x)'
+    const code =
+      'task = "please ask search_agent(task) to look"\n# search_agent(task=task)\nprint(task)\nself.search_agent(x)'
     expect(codeCalls(code, 'search_agent')).toBe(false)
     expect(codeCalls(code, 'print')).toBe(true)
     expect(codeCalls('answer = search_agent (task=task)', 'search_agent')).toBe(true)
@@ -159,8 +174,16 @@ describe('agent-run helpers', () => {
     const thought = 'Thought: I will now ask our search_agent to find the record.'
     expect(announcedNotCalled(thought, 'print(task)', 'search_agent')).toBe(thought.indexOf('I will'))
     expect(announcedNotCalled(thought, 'answer = search_agent(task=task)', 'search_agent')).toBeUndefined()
-    expect(announcedNotCalled('Thought: I will use the results from search_agent to answer.', 'final_answer(x)', 'search_agent')).toBeUndefined()
-    expect(announcedNotCalled('Thought: search_agent said 12. I will answer.', 'final_answer(12)', 'search_agent')).toBeUndefined()
+    expect(
+      announcedNotCalled(
+        'Thought: I will use the results from search_agent to answer.',
+        'final_answer(x)',
+        'search_agent',
+      ),
+    ).toBeUndefined()
+    expect(
+      announcedNotCalled('Thought: search_agent said 12. I will answer.', 'final_answer(12)', 'search_agent'),
+    ).toBeUndefined()
   })
 
   it('splitThoughtAndCode splits a real CodeAgent step at its code block', () => {
@@ -199,7 +222,9 @@ describe.skipIf(!HAVE_TRAIL)('behaviour detectors on every shared TRAIL trace', 
       for (const f of by(findings, 'answer-without-lookup')) {
         const run = agentRuns(trace).find((r) => r.steps.some((s) => stepCalls(trace, s).llm?.id === f.spanId))!
         const answer = trace.get(f.spanId)!
-        const before = run.steps.flatMap((s) => stepCalls(trace, s).calls).filter((c) => !isFinalAnswer(c) && c.startNs <= answer.endNs)
+        const before = run.steps
+          .flatMap((s) => stepCalls(trace, s).calls)
+          .filter((c) => !isFinalAnswer(c) && c.startNs <= answer.endNs)
         expect(before, `${trace.traceId} ${f.spanId}`).toEqual([])
       }
     }

@@ -26,10 +26,25 @@ function rawTimes(s: RawSpan): { start: number; end: number } {
 
 /** The spans of a raw TRAIL file, with kind, tokens and times, in start order. */
 function rawSpans(raw: { spans: RawSpan[] }) {
-  const out: Array<{ id: string; kind: string; start: number; end: number; prompt: number; completion: number; total: number }> = []
+  const out: Array<{
+    id: string
+    kind: string
+    start: number
+    end: number
+    prompt: number
+    completion: number
+    total: number
+  }> = []
   const walk = (s: RawSpan) => {
     const a = s.span_attributes
-    out.push({ id: s.span_id, kind: a['openinference.span.kind'] ?? '', ...rawTimes(s), prompt: Number(a['llm.token_count.prompt']), completion: Number(a['llm.token_count.completion']), total: Number(a['llm.token_count.total']) })
+    out.push({
+      id: s.span_id,
+      kind: a['openinference.span.kind'] ?? '',
+      ...rawTimes(s),
+      prompt: Number(a['llm.token_count.prompt']),
+      completion: Number(a['llm.token_count.completion']),
+      total: Number(a['llm.token_count.total']),
+    })
     s.child_spans.forEach(walk)
   }
   raw.spans.forEach(walk)
@@ -51,10 +66,23 @@ describe('checkBudget on a real TRAIL run (test/fixtures/trail/41bbc898, 21 span
     const result = checkBudget(trace, { tokens: total - 1 })
     expect(BudgetResultSchema.parse(result)).toEqual(result)
     const [check] = result.checks
-    expect(check).toMatchObject({ budget: 'tokens', limit: total - 1, actual: total, exceeded: true, overAt: { spanId: last.id, kind: 'llm' } })
+    expect(check).toMatchObject({
+      budget: 'tokens',
+      limit: total - 1,
+      actual: total,
+      exceeded: true,
+      overAt: { spanId: last.id, kind: 'llm' },
+    })
     expect(check.summary).toContain(`tokens ${total.toLocaleString('en-US')} tokens > limit`)
     expect(result.withinBudget).toBe(false)
-    expect(result.findings).toEqual([expect.objectContaining({ spanId: last.id, category: 'Resource Exhaustion', detector: 'budget', severity: 'high' })])
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        spanId: last.id,
+        category: 'Resource Exhaustion',
+        detector: 'budget',
+        severity: 'high',
+      }),
+    ])
     // A limit the first two calls reach is reported at the third call, which crossed it.
     expect(checkBudget(trace, { tokens: calls[0].total + calls[1].total }).checks[0].overAt?.spanId).toBe(calls[2].id)
   })
@@ -62,13 +90,19 @@ describe('checkBudget on a real TRAIL run (test/fixtures/trail/41bbc898, 21 span
   it('checks LLM calls, wall time and cost together', () => {
     const wall = Math.max(...spans.map((s) => s.end)) - spans[0].start
     const limitMs = wall - 5000
-    const result = checkBudget(trace, { llmCalls: calls.length - 1, latencyMs: limitMs, costUsd: 0.001 }, { prices: { 'o3-mini': { input: 1.1, output: 4.4 } } })
+    const result = checkBudget(
+      trace,
+      { llmCalls: calls.length - 1, latencyMs: limitMs, costUsd: 0.001 },
+      { prices: { 'o3-mini': { input: 1.1, output: 4.4 } } },
+    )
     const byName = Object.fromEntries(result.checks.map((c) => [c.budget, c]))
     expect(byName.llmCalls).toMatchObject({ actual: calls.length, exceeded: true, overAt: { spanId: last.id } })
     expect(byName.latencyMs.actual).toBeCloseTo(wall, 1)
     // Over at the model or tool call in flight when the limit passed.
     const deadline = spans[0].start + limitMs
-    const inFlight = spans.filter((s) => (s.kind === 'LLM' || s.kind === 'TOOL') && s.start <= deadline && s.end > deadline).pop()!
+    const inFlight = spans
+      .filter((s) => (s.kind === 'LLM' || s.kind === 'TOOL') && s.start <= deadline && s.end > deadline)
+      .pop()!
     expect(byName.latencyMs).toMatchObject({ exceeded: true, overAt: { spanId: inFlight.id } })
     const cost = calls.reduce((n, c) => n + (c.prompt * 1.1 + c.completion * 4.4) / 1e6, 0)
     expect(byName.costUsd.actual).toBeCloseTo(cost, 10)
@@ -87,7 +121,9 @@ describe('checkBudget on a real TRAIL run (test/fixtures/trail/41bbc898, 21 span
   it('says plainly when calls have no price instead of pretending they were free', () => {
     const [check] = checkBudget(trace, { costUsd: 0.001 }).checks
     expect(check).toMatchObject({ actual: 0, exceeded: false })
-    expect(check.note).toContain(`${calls.length} of ${calls.length} LLM calls have no recorded cost and no price (o3-mini)`)
+    expect(check.note).toContain(
+      `${calls.length} of ${calls.length} LLM calls have no recorded cost and no price (o3-mini)`,
+    )
   })
 
   it('detect() adds budget findings only when a budget is given', () => {
@@ -102,13 +138,25 @@ const chat = (start: number, children: SpanSpec[] = []): SpanSpec => ({
   start: at(start),
   end: at(start + 400),
   ok: true,
-  attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': 1200, 'gen_ai.usage.output_tokens': 80 },
+  attributes: {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': 'gpt-4o-mini',
+    'gen_ai.usage.input_tokens': 1200,
+    'gen_ai.usage.output_tokens': 80,
+  },
   children,
 })
 
 function sdkTrace(children: SpanSpec[]) {
   const rec = createRecorder({ seed: 3 })
-  record(rec.tracer, { name: 'invoke_agent support', start: at(0), end: at(5000), ok: true, attributes: { 'gen_ai.operation.name': 'invoke_agent' }, children })
+  record(rec.tracer, {
+    name: 'invoke_agent support',
+    start: at(0),
+    end: at(5000),
+    ok: true,
+    attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+    children,
+  })
   return parseTrace(rec.otlpJson(), 'sdk-run.json')
 }
 

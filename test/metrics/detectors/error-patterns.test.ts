@@ -1,6 +1,11 @@
 // The taxonomy lookup: which error text maps to which TRAIL category, and which rule wins when several match.
 import { describe, expect, it } from 'vitest'
-import { blankEchoedCode, classifyErrorText, ERROR_RULES, ruleForHttpStatus } from '../../../src/metrics/detectors/error-patterns'
+import {
+  blankEchoedCode,
+  classifyErrorText,
+  ERROR_RULES,
+  ruleForHttpStatus,
+} from '../../../src/metrics/detectors/error-patterns'
 import { quoteEvidence } from '../../../src/metrics/detectors/finding'
 import { detectRepeatedCalls } from '../../../src/metrics/detectors/repeated-calls'
 import { TRAIL_CATEGORIES } from '../../../src/taxonomy'
@@ -13,21 +18,42 @@ describe('classifyErrorText', () => {
   it.each([
     // Messages as providers and frameworks word them.
     ['openai.AuthenticationError: Error code: 401 - invalid_api_key', 'Authentication Errors'],
-    ['botocore UnrecognizedClientException: The security token included in the request is invalid', 'Authentication Errors'],
+    [
+      'botocore UnrecognizedClientException: The security token included in the request is invalid',
+      'Authentication Errors',
+    ],
     ['HTTPError: 404 Client Error: Not Found for url: https://x.org/a.pdf', 'Resource Not Found'],
     ["FileNotFoundError: [Errno 2] No such file or directory: 'data/a.mp3'", 'Resource Not Found'],
     ['ThrottlingException: Rate exceeded', 'Rate Limiting'],
     ['litellm.RateLimitError: AnthropicException - {"type":"rate_limit_error"}', 'Rate Limiting'],
-    ['litellm.InternalServerError: AnthropicError - {"type":"overloaded_error","message":"Overloaded"}', 'Service Errors'],
+    [
+      'litellm.InternalServerError: AnthropicError - {"type":"overloaded_error","message":"Overloaded"}',
+      'Service Errors',
+    ],
     ['502 Server Error: Bad Gateway for url: https://api.x.com', 'Service Errors'],
     ["('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))", 'Service Errors'],
     ['ReadTimeout: HTTPSConnectionPool(host=x, port=443): Read timed out. (read timeout=10)', 'Timeout Issues'],
     ['504 Gateway Timeout', 'Timeout Issues'],
-    ["Code execution failed at line 'from Bio.PDB import PDBParser' due to: ModuleNotFoundError: No module named 'Bio'", 'Environment Setup Errors'],
-    ["UnsupportedFormatException: Could not convert 'a.jsonld' to Markdown. The formats ['.jsonld'] are not supported.", 'Environment Setup Errors'],
-    ["This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", 'Resource Exhaustion'],
-    ['Error code: 429 - {"error": {"code": "insufficient_quota", "message": "You exceeded your current quota"}}', 'Resource Exhaustion'],
-    ['Error in code parsing:\nYour code snippet is invalid, because the regex pattern ```(?:py|python)?\\n(.*?)\\n``` was not found in it.', 'Formatting Errors'],
+    [
+      "Code execution failed at line 'from Bio.PDB import PDBParser' due to: ModuleNotFoundError: No module named 'Bio'",
+      'Environment Setup Errors',
+    ],
+    [
+      "UnsupportedFormatException: Could not convert 'a.jsonld' to Markdown. The formats ['.jsonld'] are not supported.",
+      'Environment Setup Errors',
+    ],
+    [
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.",
+      'Resource Exhaustion',
+    ],
+    [
+      'Error code: 429 - {"error": {"code": "insufficient_quota", "message": "You exceeded your current quota"}}',
+      'Resource Exhaustion',
+    ],
+    [
+      'Error in code parsing:\nYour code snippet is invalid, because the regex pattern ```(?:py|python)?\\n(.*?)\\n``` was not found in it.',
+      'Formatting Errors',
+    ],
     ["PageDownTool.forward() got an unexpected keyword argument ''", 'Formatting Errors'],
     ['Code parsing failed on line 12 due to: SyntaxError\n    patch = """--- a/x.py', 'Formatting Errors'],
     ["Exception: No results found for query: 'x y z'. Use a less specific query.", 'Poor Information Retrieval'],
@@ -37,8 +63,14 @@ describe('classifyErrorText', () => {
 
   it('ignores what the model wrote inside echoed code and tool arguments', () => {
     // The code mentions a timeout and a 404; the error is a KeyError, which has no category.
-    expect(category("Code execution failed at line 'r = get(url, timeout=5); assert r.status != 404' due to: KeyError: 'x'")).toBeUndefined()
-    expect(category("Error when executing tool web_search with arguments {'query': 'rate limit 429 docs'}: KeyError: 'results'")).toBeUndefined()
+    expect(
+      category("Code execution failed at line 'r = get(url, timeout=5); assert r.status != 404' due to: KeyError: 'x'"),
+    ).toBeUndefined()
+    expect(
+      category(
+        "Error when executing tool web_search with arguments {'query': 'rate limit 429 docs'}: KeyError: 'results'",
+      ),
+    ).toBeUndefined()
     // …but still sees the error after the echo.
     expect(category("Code execution failed at line 'x = f()' due to: TimeoutError: timed out")).toBe('Timeout Issues')
     const blanked = blankEchoedCode("failed at line 'abc' due to: E")
@@ -52,8 +84,15 @@ describe('classifyErrorText', () => {
 
   it('maps HTTP status codes, and every rule to a real TRAIL label', () => {
     expect([401, 403, 404, 408, 410, 429, 500, 503, 504].map((c) => ruleForHttpStatus(c)?.category)).toEqual([
-      'Authentication Errors', 'Authentication Errors', 'Resource Not Found', 'Timeout Issues', 'Resource Not Found',
-      'Rate Limiting', 'Service Errors', 'Service Errors', 'Timeout Issues',
+      'Authentication Errors',
+      'Authentication Errors',
+      'Resource Not Found',
+      'Timeout Issues',
+      'Resource Not Found',
+      'Rate Limiting',
+      'Service Errors',
+      'Service Errors',
+      'Timeout Issues',
     ])
     expect(ruleForHttpStatus(400)).toBeUndefined()
     for (const rule of ERROR_RULES) expect(TRAIL_CATEGORIES).toContain(rule.category)
@@ -93,7 +132,9 @@ describe('repeated tool calls in LLM outputs (runs without TOOL spans)', () => {
         end: at(600 + i * 1000),
         attributes: {
           'gen_ai.operation.name': 'chat',
-          'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', name: 'get_weather', arguments: { city } }] }]),
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'tool_call', name: 'get_weather', arguments: { city } }] },
+          ]),
         },
       })),
     })

@@ -5,7 +5,15 @@ import { detect } from '../../../src/metrics/detectors/index'
 import type { Finding } from '../../../src/metrics/detectors/finding'
 import { parseTrace } from '../../../src/trace/parse'
 import type { Trace } from '../../../src/trace/trace'
-import { agentRun, at, createRecorder, HTTP_FAILURES, record, type HttpFailure, type SpanSpec } from '../../helpers/otel'
+import {
+  agentRun,
+  at,
+  createRecorder,
+  HTTP_FAILURES,
+  record,
+  type HttpFailure,
+  type SpanSpec,
+} from '../../helpers/otel'
 import { spanText } from './trail'
 
 function otlp(build: (rec: ReturnType<typeof createRecorder>) => void): Trace {
@@ -22,7 +30,9 @@ const chat = (start: number, tool: string, args: unknown): SpanSpec => ({
   attributes: {
     'gen_ai.operation.name': 'chat',
     'gen_ai.request.model': 'gpt-4o-mini',
-    'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', name: tool, arguments: args }] }]),
+    'gen_ai.output.messages': JSON.stringify([
+      { role: 'assistant', parts: [{ type: 'tool_call', name: tool, arguments: args }] },
+    ]),
   },
 })
 
@@ -31,11 +41,23 @@ const tool = (start: number, name: string, extra: Partial<SpanSpec> & { attribut
   start: at(start),
   end: at(start + 300),
   ...extra,
-  attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.arguments': '{"id": 7}', ...extra.attributes },
+  attributes: {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': name,
+    'gen_ai.tool.call.arguments': '{"id": 7}',
+    ...extra.attributes,
+  },
 })
 
 /** An agent run whose children are `children`. */
-const agent = (children: SpanSpec[]): SpanSpec => ({ name: 'invoke_agent support', start: at(0), end: at(10_000), ok: true, attributes: { 'gen_ai.operation.name': 'invoke_agent' }, children })
+const agent = (children: SpanSpec[]): SpanSpec => ({
+  name: 'invoke_agent support',
+  start: at(0),
+  end: at(10_000),
+  ok: true,
+  attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+  children,
+})
 
 function only(findings: Finding[]): Finding {
   expect(findings).toHaveLength(1)
@@ -59,7 +81,12 @@ describe('HTTP failures of a tool call → TRAIL categories (OTel SDK, GenAI sem
     const toolSpan = trace.spansByKind('tool')[0]
     expect(toolSpan.status).toBe('error')
     const f = only(detect(trace))
-    expect(f).toMatchObject({ spanId: toolSpan.id, category: expected[failure], detector: 'error-status', severity: 'medium' })
+    expect(f).toMatchObject({
+      spanId: toolSpan.id,
+      category: expected[failure],
+      detector: 'error-status',
+      severity: 'medium',
+    })
     expect(f.evidenceSpanId).toBeUndefined()
     expect(spanText(toolSpan)).toContain(f.evidence)
     expect(f.evidence).toContain(HTTP_FAILURES[failure].message.slice(0, 20))
@@ -89,13 +116,37 @@ describe('other ways instrumentations record errors', () => {
   })
 
   it('gRPC DEADLINE_EXCEEDED in the status message → Timeout Issues', () => {
-    const trace = otlp((rec) => record(rec.tracer, agent([tool(100, 'rpc', { error: { type: 'Error', message: '4 DEADLINE_EXCEEDED: Deadline exceeded after 30.001s', time: at(390) } })])))
-    expect(only(detect(trace))).toMatchObject({ category: 'Timeout Issues', evidence: '4 DEADLINE_EXCEEDED: Deadline exceeded after 30.001s' })
+    const trace = otlp((rec) =>
+      record(
+        rec.tracer,
+        agent([
+          tool(100, 'rpc', {
+            error: { type: 'Error', message: '4 DEADLINE_EXCEEDED: Deadline exceeded after 30.001s', time: at(390) },
+          }),
+        ]),
+      ),
+    )
+    expect(only(detect(trace))).toMatchObject({
+      category: 'Timeout Issues',
+      evidence: '4 DEADLINE_EXCEEDED: Deadline exceeded after 30.001s',
+    })
   })
 
   it('blames malformed tool-call arguments on the chat call that wrote them', () => {
     const trace = otlp((rec) =>
-      record(rec.tracer, agent([chat(100, 'lookup', '{"id": 7'), tool(700, 'lookup', { error: { type: 'ToolInputError', message: 'Invalid JSON in tool call arguments: Unexpected end of JSON input', time: at(990) } })])),
+      record(
+        rec.tracer,
+        agent([
+          chat(100, 'lookup', '{"id": 7'),
+          tool(700, 'lookup', {
+            error: {
+              type: 'ToolInputError',
+              message: 'Invalid JSON in tool call arguments: Unexpected end of JSON input',
+              time: at(990),
+            },
+          }),
+        ]),
+      ),
     )
     const [chatSpan, toolSpan] = [trace.spansByKind('llm')[0], trace.spansByKind('tool')[0]]
     const f = only(detect(trace))
@@ -105,8 +156,24 @@ describe('other ways instrumentations record errors', () => {
   })
 
   it('names the tool, not its HTTP client child span, when the request under a tool failed', () => {
-    const http: SpanSpec = { name: 'GET', start: at(150), end: at(250), attributes: { 'http.request.method': 'GET', 'http.response.status_code': 503 }, error: { type: 'HTTPError', message: '503 Service Unavailable', time: at(249) } }
-    const trace = otlp((rec) => record(rec.tracer, agent([tool(100, 'fetch_page', { error: { type: 'Error', message: 'fetch failed', time: at(399) }, children: [http] })])))
+    const http: SpanSpec = {
+      name: 'GET',
+      start: at(150),
+      end: at(250),
+      attributes: { 'http.request.method': 'GET', 'http.response.status_code': 503 },
+      error: { type: 'HTTPError', message: '503 Service Unavailable', time: at(249) },
+    }
+    const trace = otlp((rec) =>
+      record(
+        rec.tracer,
+        agent([
+          tool(100, 'fetch_page', {
+            error: { type: 'Error', message: 'fetch failed', time: at(399) },
+            children: [http],
+          }),
+        ]),
+      ),
+    )
     const f = only(detect(trace))
     expect(trace.get(f.spanId)!.kind).toBe('tool')
     expect(f).toMatchObject({ category: 'Service Errors', evidence: '503 Service Unavailable' })
@@ -115,7 +182,16 @@ describe('other ways instrumentations record errors', () => {
 
   it('flags a tool whose successful result is an error envelope', () => {
     const result = JSON.stringify({ error: { code: 403, message: 'Forbidden: token lacks scope crm.read' } })
-    const trace = otlp((rec) => record(rec.tracer, agent([tool(100, 'crm_lookup', { ok: true, attributes: { 'gen_ai.tool.call.result': result } })])))
-    expect(only(detect(trace))).toMatchObject({ category: 'Authentication Errors', detector: 'tool-output', evidence: 'Forbidden: token lacks scope crm.read' })
+    const trace = otlp((rec) =>
+      record(
+        rec.tracer,
+        agent([tool(100, 'crm_lookup', { ok: true, attributes: { 'gen_ai.tool.call.result': result } })]),
+      ),
+    )
+    expect(only(detect(trace))).toMatchObject({
+      category: 'Authentication Errors',
+      detector: 'tool-output',
+      evidence: 'Forbidden: token lacks scope crm.read',
+    })
   })
 })

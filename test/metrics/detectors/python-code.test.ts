@@ -7,7 +7,9 @@ import { announcedNotCalled } from '../../../src/metrics/detectors/announced-cal
 // The definition stripPythonStrings implements: literals (triple-quoted first) and comments, emptied.
 const PY_STRINGS = /"""[\s\S]*?(?:"""|$)|'''[\s\S]*?(?:'''|$)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|#[^\n]*/g
 const byRegex = (code: string) =>
-  code.replace(PY_STRINGS, (m) => (m.startsWith('#') ? '' : m.startsWith('"""') || m.startsWith("'''") ? m.slice(0, 3).repeat(2) : m[0].repeat(2)))
+  code.replace(PY_STRINGS, (m) =>
+    m.startsWith('#') ? '' : m.startsWith('"""') || m.startsWith("'''") ? m.slice(0, 3).repeat(2) : m[0].repeat(2),
+  )
 
 const TRICKY_CODE = [
   'print("ask search_agent(x)")  # search_agent(',
@@ -41,7 +43,8 @@ describe('stripPythonStrings', () => {
 })
 
 describe('codeCalls', () => {
-  const byRegexCalls = (code: string, name: string) => new RegExp(String.raw`(?<![\w.])${escapeRegExp(name)}\s*\(`).test(byRegex(code))
+  const byRegexCalls = (code: string, name: string) =>
+    new RegExp(String.raw`(?<![\w.])${escapeRegExp(name)}\s*\(`).test(byRegex(code))
 
   it('finds calls outside strings and comments only', () => {
     expect(codeCalls('search_agent(task="x")', 'search_agent')).toBe(true)
@@ -56,7 +59,8 @@ describe('codeCalls', () => {
   })
 
   it.each(TRICKY_CODE)('agrees with the regex over the stripped code on %j', (code) => {
-    for (const name of ['search_agent', 'f', 'g', 'h', 'k', 'print', 'a.b']) expect(codeCalls(code, name)).toBe(byRegexCalls(code, name))
+    for (const name of ['search_agent', 'f', 'g', 'h', 'k', 'print', 'a.b'])
+      expect(codeCalls(code, name)).toBe(byRegexCalls(code, name))
   })
 })
 

@@ -8,7 +8,11 @@ import { Trace } from '../../../src/trace/trace'
 let clock = 0n
 function span(id: string, parentId: string | null, kind: Span['kind'], fields: Partial<Span> = {}): Span {
   clock += 10n
-  return Object.assign(newSpan(id, parentId, 't', fields.toolName ?? kind, clock, clock + 5n, 'ok', '', {}, []), { kind }, fields)
+  return Object.assign(
+    newSpan(id, parentId, 't', fields.toolName ?? kind, clock, clock + 5n, 'ok', '', {}, []),
+    { kind },
+    fields,
+  )
 }
 
 /** An agent run whose tool spans are the given ones, in that order, each under its own step. */
@@ -37,9 +41,13 @@ describe('repeated-calls outcomes', () => {
       { toolName: 'page_down', toolArgs: {}, output: 'page 1' },
     )
     expect(detectRepeatedCalls(trace, { minRepeats: 1 }).map((f) => f.spanId)).toEqual(['tool2'])
-    expect(detectRepeatedCalls(trace, { minRepeats: 1, requireSameOutcome: false }).map((f) => f.spanId)).toEqual(['tool2'])
+    expect(detectRepeatedCalls(trace, { minRepeats: 1, requireSameOutcome: false }).map((f) => f.spanId)).toEqual([
+      'tool2',
+    ])
     expect(detectRepeatedCalls(trace, { minRepeats: 2 })).toEqual([])
-    expect(detectRepeatedCalls(trace, { minRepeats: 2, requireSameOutcome: false }).map((f) => f.spanId)).toEqual(['tool2'])
+    expect(detectRepeatedCalls(trace, { minRepeats: 2, requireSameOutcome: false }).map((f) => f.spanId)).toEqual([
+      'tool2',
+    ])
   })
 
   it('matches arguments after normalization (case, spacing, key order), and only within one tool', () => {
@@ -56,9 +64,15 @@ describe('repeated-calls outcomes', () => {
 })
 
 describe('repeated-calls on model tool calls (runs without TOOL spans)', () => {
-  const llm = (id: string, args: string, name = 'search') => ({ id, output: [{ role: 'assistant', content: '', toolCalls: [{ name, arguments: args }] }] })
+  const llm = (id: string, args: string, name = 'search') => ({
+    id,
+    output: [{ role: 'assistant', content: '', toolCalls: [{ name, arguments: args }] }],
+  })
   function llmRun(...calls: Array<{ id: string; output: unknown }>): Trace {
-    return new Trace([span('agent', null, 'agent'), ...calls.map((c) => span(c.id, 'agent', 'llm', { output: c.output }))])
+    return new Trace([
+      span('agent', null, 'agent'),
+      ...calls.map((c) => span(c.id, 'agent', 'llm', { output: c.output })),
+    ])
   }
 
   it('treats arguments that differ only in spacing and case as the same call', () => {
@@ -67,7 +81,9 @@ describe('repeated-calls on model tool calls (runs without TOOL spans)', () => {
   })
 
   it('breaks a run on a different tool name or different arguments', () => {
-    expect(detectRepeatedCalls(llmRun(llm('l0', '{"q":1}'), llm('l1', '{"q":1}', 'fetch'), llm('l2', '{"q":1}')))).toEqual([])
+    expect(
+      detectRepeatedCalls(llmRun(llm('l0', '{"q":1}'), llm('l1', '{"q":1}', 'fetch'), llm('l2', '{"q":1}'))),
+    ).toEqual([])
     expect(detectRepeatedCalls(llmRun(llm('l0', '{"q":1}'), llm('l1', '{"q":2}'), llm('l2', '{"q":1}')))).toEqual([])
   })
 })

@@ -7,10 +7,34 @@ describe('detectors on very large traces', () => {
   it('report 200k failing tool calls (past the ~150k items where a spread push overflows the stack)', () => {
     const n = 200_000
     const id = (i: number) => i.toString(16).padStart(16, '0')
-    const spans = [newSpan(id(1), null, 't', 'agent', 0n, BigInt(n + 2), 'error', 'failed', { 'openinference.span.kind': 'AGENT' }, [])]
+    const spans = [
+      newSpan(
+        id(1),
+        null,
+        't',
+        'agent',
+        0n,
+        BigInt(n + 2),
+        'error',
+        'failed',
+        { 'openinference.span.kind': 'AGENT' },
+        [],
+      ),
+    ]
     spans[0].kind = 'agent'
     for (let i = 2; i <= n + 1; i++) {
-      const s = newSpan(id(i), id(1), 't', 'fetch', BigInt(i), BigInt(i + 1), 'error', 'HTTP 503 Service Unavailable', {}, [])
+      const s = newSpan(
+        id(i),
+        id(1),
+        't',
+        'fetch',
+        BigInt(i),
+        BigInt(i + 1),
+        'error',
+        'HTTP 503 Service Unavailable',
+        {},
+        [],
+      )
       s.kind = 'tool'
       s.toolName = 'fetch'
       s.toolArgs = { url: `https://example.org/${i}` }

@@ -2,11 +2,19 @@
 // speed must give the same answer on every input, the awkward ones too).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { execNear, forEachSpan, indexOfByTail, numberedKey, pushAll, regexPerKey } from '../../../src/metrics/detectors/scan'
+import {
+  execNear,
+  forEachSpan,
+  indexOfByTail,
+  numberedKey,
+  pushAll,
+  regexPerKey,
+} from '../../../src/metrics/detectors/scan'
 import type { Span } from '../../../src/trace/span'
 
 /** Strings made of the given pieces: few letters, so needles and near misses occur often. */
-const pieces = (parts: string[], maxLength: number, minLength = 0) => fc.array(fc.constantFrom(...parts), { minLength, maxLength }).map((a) => a.join(''))
+const pieces = (parts: string[], maxLength: number, minLength = 0) =>
+  fc.array(fc.constantFrom(...parts), { minLength, maxLength }).map((a) => a.join(''))
 
 describe('indexOfByTail', () => {
   const indexOfTemplate = indexOfByTail('template', 2)
@@ -82,7 +90,10 @@ describe('forEachSpan and pushAll', () => {
     forEachSpan(spans, (s) => seen.push(s.id))
     expect(seen).toEqual(['a', 'b', 'c'])
     const target = [0]
-    pushAll(target, Array.from({ length: 200_000 }, (_, i) => i + 1))
+    pushAll(
+      target,
+      Array.from({ length: 200_000 }, (_, i) => i + 1),
+    )
     expect(target.length).toBe(200_001)
     expect(target[200_000]).toBe(200_000)
   })

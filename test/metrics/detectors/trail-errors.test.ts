@@ -13,14 +13,20 @@ import { allTrailTraces, exceptionType, HAVE_TRAIL, spanText, trailTrace } from 
 /** The LLM sibling right before a span under the same parent: the model call that wrote its arguments. */
 function llmBefore(trace: Trace, span: Span): Span {
   const siblings = trace.children(span.parentId!)
-  const llm = siblings.slice(0, siblings.indexOf(span)).filter((s) => s.kind === 'llm').pop()
+  const llm = siblings
+    .slice(0, siblings.indexOf(span))
+    .filter((s) => s.kind === 'llm')
+    .pop()
   if (!llm) throw new Error(`no LLM span before ${span.id}`)
   return llm
 }
 
 /** The LLM child of a step span. */
 function llmChild(trace: Trace, step: Span): Span {
-  const llm = trace.children(step.id).filter((s) => s.kind === 'llm').pop()
+  const llm = trace
+    .children(step.id)
+    .filter((s) => s.kind === 'llm')
+    .pop()
   if (!llm) throw new Error(`no LLM child under ${step.id}`)
   return llm
 }
@@ -36,14 +42,20 @@ function errorSpans(pick: (span: Span, trace: Trace) => boolean): Case[] {
   const out: Case[] = []
   for (const trace of allTrailTraces()) {
     const findings = detect(trace)
-    for (const span of trace.spans) if (span.status === 'error' && pick(span, trace)) out.push({ trace, span, findings })
+    for (const span of trace.spans)
+      if (span.status === 'error' && pick(span, trace)) out.push({ trace, span, findings })
   }
   return out
 }
 
 function expectFinding(c: Case, spanId: string, category: Finding['category']) {
-  const f = c.findings.find((x) => x.spanId === spanId && x.category === category && (x.evidenceSpanId ?? x.spanId) === c.span.id)
-  expect(f, `${category} on ${spanId} for the error of ${c.span.kind} ${c.span.name} ${c.span.id} in ${c.trace.traceId}`).toBeDefined()
+  const f = c.findings.find(
+    (x) => x.spanId === spanId && x.category === category && (x.evidenceSpanId ?? x.spanId) === c.span.id,
+  )
+  expect(
+    f,
+    `${category} on ${spanId} for the error of ${c.span.kind} ${c.span.name} ${c.span.id} in ${c.trace.traceId}`,
+  ).toBeDefined()
   expect(spanText(c.span)).toContain(f!.evidence)
   expect(f!.evidence.length).toBeGreaterThan(0)
   expect(f!.evidence.length).toBeLessThanOrEqual(300)
@@ -51,17 +63,25 @@ function expectFinding(c: Case, spanId: string, category: Finding['category']) {
 }
 
 /** A step (CHAIN) whose children recorded no error: the error is the step's own (code it ran). */
-const ownStepError = (span: Span, trace: Trace) => span.kind === 'chain' && !trace.children(span.id).some((c) => c.status === 'error')
+const ownStepError = (span: Span, trace: Trace) =>
+  span.kind === 'chain' && !trace.children(span.id).some((c) => c.status === 'error')
 
 describe.skipIf(!HAVE_TRAIL)('detectors on real TRAIL traces', () => {
   it('tool calls with arguments the tool rejects → Formatting Errors on the LLM call that wrote them', () => {
-    const cases = errorSpans((s) => s.kind === 'tool' && exceptionType(s) === 'TypeError' && s.statusMessage.includes('unexpected keyword argument'))
+    const cases = errorSpans(
+      (s) =>
+        s.kind === 'tool' &&
+        exceptionType(s) === 'TypeError' &&
+        s.statusMessage.includes('unexpected keyword argument'),
+    )
     expect(cases.length).toBeGreaterThan(40)
     for (const c of cases) expectFinding(c, llmBefore(c.trace, c.span).id, 'Formatting Errors')
   })
 
   it('FileConversionException / UnsupportedFormatException in a tool → Environment Setup Errors on the calling LLM', () => {
-    const cases = errorSpans((s) => s.kind === 'tool' && /FileConversionException|UnsupportedFormatException/.test(exceptionType(s)))
+    const cases = errorSpans(
+      (s) => s.kind === 'tool' && /FileConversionException|UnsupportedFormatException/.test(exceptionType(s)),
+    )
     expect(cases.length).toBeGreaterThanOrEqual(10)
     for (const c of cases) expectFinding(c, llmBefore(c.trace, c.span).id, 'Environment Setup Errors')
   })
@@ -86,13 +106,19 @@ describe.skipIf(!HAVE_TRAIL)('detectors on real TRAIL traces', () => {
     // The same error also sits on the step, the agent run and the wrapper span: reported once, at the LLM call.
     for (const c of [...rate, ...service]) {
       expect(c.trace.spans.filter((s) => s.status === 'error').length).toBeGreaterThanOrEqual(4)
-      expect(c.findings.filter((f) => f.category === 'Rate Limiting' || f.category === 'Service Errors')).toHaveLength(1)
+      expect(c.findings.filter((f) => f.category === 'Rate Limiting' || f.category === 'Service Errors')).toHaveLength(
+        1,
+      )
       expect(c.findings.find((f) => f.spanId === c.span.id)!.severity).toBe('high')
     }
   })
 
   it('AgentParsingError and code that does not parse (SyntaxError) → Formatting Errors on the step’s LLM call', () => {
-    const cases = errorSpans((s, t) => ownStepError(s, t) && (exceptionType(s).endsWith('AgentParsingError') || s.statusMessage.includes('Code parsing failed')))
+    const cases = errorSpans(
+      (s, t) =>
+        ownStepError(s, t) &&
+        (exceptionType(s).endsWith('AgentParsingError') || s.statusMessage.includes('Code parsing failed')),
+    )
     expect(cases.length).toBeGreaterThanOrEqual(12)
     for (const c of cases) expectFinding(c, llmChild(c.trace, c.span).id, 'Formatting Errors')
   })
@@ -104,7 +130,9 @@ describe.skipIf(!HAVE_TRAIL)('detectors on real TRAIL traces', () => {
   })
 
   it('the interpreter’s operation cap → Resource Exhaustion on the step’s LLM call', () => {
-    const cases = errorSpans((s, t) => ownStepError(s, t) && s.statusMessage.includes('Reached the max number of operations'))
+    const cases = errorSpans(
+      (s, t) => ownStepError(s, t) && s.statusMessage.includes('Reached the max number of operations'),
+    )
     expect(cases.length).toBeGreaterThanOrEqual(1)
     for (const c of cases) expectFinding(c, llmChild(c.trace, c.span).id, 'Resource Exhaustion')
   })
@@ -137,7 +165,9 @@ describe.skipIf(!HAVE_TRAIL)('detectors on real TRAIL traces', () => {
         category: 'Environment Setup Errors',
         detector: 'error-status',
         evidenceSpanId: '610df94b266f9115',
-        evidence: expect.stringMatching(/^FileConversionException: Could not convert 'data\/gaia\/validation\/1f975693.*\.mp3' to Markdown/),
+        evidence: expect.stringMatching(
+          /^FileConversionException: Could not convert 'data\/gaia\/validation\/1f975693.*\.mp3' to Markdown/,
+        ),
       }),
       // The same error again on the next model call, whose input is the tool's error message.
       expect.objectContaining({
@@ -159,9 +189,17 @@ describe('detectors on the TRAIL fixtures in the repo (plain clone)', () => {
 
   it('AgentParsingError on a step → Formatting Errors on the LLM call whose output did not parse', () => {
     const trace = load('d67a8ae853c0b8ed0e55f7fafe4e2f64.json')
-    const step = trace.spans.find((s) => s.kind === 'chain' && exceptionType(s) === 'smolagents.utils.AgentParsingError')!
+    const step = trace.spans.find(
+      (s) => s.kind === 'chain' && exceptionType(s) === 'smolagents.utils.AgentParsingError',
+    )!
     const f = detect(trace, { detectors: ['error-status'] })
-    expect(f).toEqual([expect.objectContaining({ spanId: llmChild(trace, step).id, category: 'Formatting Errors', evidenceSpanId: step.id })])
+    expect(f).toEqual([
+      expect.objectContaining({
+        spanId: llmChild(trace, step).id,
+        category: 'Formatting Errors',
+        evidenceSpanId: step.id,
+      }),
+    ])
     expect(spanText(step)).toContain(f[0].evidence)
     expect(f[0].evidence).toMatch(/^AgentParsingError: Error in code parsing:/)
   })
@@ -170,7 +208,11 @@ describe('detectors on the TRAIL fixtures in the repo (plain clone)', () => {
     const trace = load('41bbc898aa7de0f31d2382ff57700a76.json')
     const toolSpan = trace.spans.find((s) => s.kind === 'tool' && s.status === 'error')!
     expect(detect(trace, { detectors: ['error-status'] })).toEqual([
-      expect.objectContaining({ spanId: llmBefore(trace, toolSpan).id, category: 'Environment Setup Errors', evidenceSpanId: toolSpan.id }),
+      expect.objectContaining({
+        spanId: llmBefore(trace, toolSpan).id,
+        category: 'Environment Setup Errors',
+        evidenceSpanId: toolSpan.id,
+      }),
     ])
   })
 

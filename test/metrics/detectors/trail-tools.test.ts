@@ -16,7 +16,8 @@ describe.skipIf(!HAVE_TRAIL)('tool outputs that report an error (real TRAIL page
         // Independent oracle: the browser tool prints "Title: <page title>" on its second line.
         const title = span.output.split('\n')[1] ?? ''
         if (title === 'Title: Error 403') expected.set(span.id, 'Authentication Errors')
-        else if (title === 'Title: Error' && span.output.includes('Connection aborted')) expected.set(span.id, 'Service Errors')
+        else if (title === 'Title: Error' && span.output.includes('Connection aborted'))
+          expected.set(span.id, 'Service Errors')
       }
     }
     const found = new Map<string, string>()
@@ -36,7 +37,12 @@ describe.skipIf(!HAVE_TRAIL)('tool outputs that report an error (real TRAIL page
     const trace = trailTrace('GAIA', 'dcb89b6b')
     const f = detectToolOutputErrors(trace)
     expect(f).toHaveLength(1)
-    expect(f[0]).toMatchObject({ spanId: 'e1c0205074e68c12', category: 'Authentication Errors', evidence: 'Title: Error 403', detector: 'tool-output' })
+    expect(f[0]).toMatchObject({
+      spanId: 'e1c0205074e68c12',
+      category: 'Authentication Errors',
+      evidence: 'Title: Error 403',
+      detector: 'tool-output',
+    })
   })
 })
 
@@ -47,7 +53,11 @@ describe.skipIf(!HAVE_TRAIL)('repeated identical tool calls (real TRAIL runs)', 
     expect(pageDowns.length).toBe(10)
     const findings = detectRepeatedCalls(trace)
     expect(findings).toHaveLength(1)
-    expect(findings[0]).toMatchObject({ spanId: pageDowns[pageDowns.length - 1].id, category: 'Resource Abuse', detector: 'repeated-calls' })
+    expect(findings[0]).toMatchObject({
+      spanId: pageDowns[pageDowns.length - 1].id,
+      category: 'Resource Abuse',
+      detector: 'repeated-calls',
+    })
     expect(findings[0].reason).toMatch(/page_down was called 10 times with the same arguments.*failing the same way/)
     expect(spanText(pageDowns[9])).toContain(findings[0].evidence)
   })
@@ -64,7 +74,9 @@ describe.skipIf(!HAVE_TRAIL)('repeated identical tool calls (real TRAIL runs)', 
   it('does not count a repeat whose result changed (find-on-page on a page that scrolled)', () => {
     // find_on_page_ctrl_f("predicted") twice in this run, with different results each time.
     const trace = trailTrace('GAIA', 'c60ad860')
-    const finds = trace.spans.filter((s) => s.toolName === 'find_on_page_ctrl_f' && JSON.stringify(s.toolArgs) === '{"search_string":"predicted"}')
+    const finds = trace.spans.filter(
+      (s) => s.toolName === 'find_on_page_ctrl_f' && JSON.stringify(s.toolArgs) === '{"search_string":"predicted"}',
+    )
     expect(finds).toHaveLength(2)
     expect(finds[0].output).not.toEqual(finds[1].output)
     const strict = detectRepeatedCalls(trace, { minRepeats: 1 })
@@ -79,7 +91,9 @@ describe.skipIf(!HAVE_TRAIL)('repeated identical tool calls (real TRAIL runs)', 
         const span = trace.get(f.spanId)!
         expect(span.kind).toBe('tool')
         const agent = trace.ancestors(span.id).find((a) => a.kind === 'agent')!
-        const sameCalls = trace.spans.filter((s) => s.kind === 'tool' && s.toolName === span.toolName && trace.ancestors(s.id).includes(agent))
+        const sameCalls = trace.spans.filter(
+          (s) => s.kind === 'tool' && s.toolName === span.toolName && trace.ancestors(s.id).includes(agent),
+        )
         expect(sameCalls.length).toBeGreaterThanOrEqual(3)
       }
     }

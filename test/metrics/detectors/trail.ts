@@ -37,7 +37,10 @@ export function spanText(span: Span): string {
   for (const v of [span.input, span.output, span.toolArgs]) {
     if (v === undefined) continue
     parts.push(typeof v === 'string' ? v : JSON.stringify(v))
-    if (Array.isArray(v)) for (const m of v) if (m && typeof m === 'object') parts.push(...Object.values(m).map((x) => (typeof x === 'string' ? x : JSON.stringify(x))))
+    if (Array.isArray(v))
+      for (const m of v)
+        if (m && typeof m === 'object')
+          parts.push(...Object.values(m).map((x) => (typeof x === 'string' ? x : JSON.stringify(x))))
   }
   return parts.join('\n')
 }

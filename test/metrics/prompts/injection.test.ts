@@ -35,8 +35,14 @@ interface CorpusEntry {
   suffix?: string
 }
 
-const corpus = JSON.parse(readFileSync(join(__dirname, '../../fixtures/injection/corpus.json'), 'utf8')) as { strings: CorpusEntry[] }
-const STRINGS = corpus.strings.map((e) => ({ id: e.id, long: e.repeat !== undefined, text: `${e.prefix ?? ''}${e.text.repeat(e.repeat ?? 1)}${e.suffix ?? ''}` }))
+const corpus = JSON.parse(readFileSync(join(__dirname, '../../fixtures/injection/corpus.json'), 'utf8')) as {
+  strings: CorpusEntry[]
+}
+const STRINGS = corpus.strings.map((e) => ({
+  id: e.id,
+  long: e.repeat !== undefined,
+  text: `${e.prefix ?? ''}${e.text.repeat(e.repeat ?? 1)}${e.suffix ?? ''}`,
+}))
 const SHORT = STRINGS.filter((s) => !s.long)
 const LONG = STRINGS.filter((s) => s.long)
 
@@ -72,7 +78,8 @@ function parseBlocks(text: string): { blocks: Block[]; outside: string } {
       open = { tag, bodyStart: at + whole.length + 1 }
     } else {
       if (!open || open.tag !== tag) throw new Error(`</${tag}> at ${at} closes ${open ? `<${open.tag}>` : 'nothing'}`)
-      if (!lineStart || !lineEnd || at - 1 < open.bodyStart) throw new Error(`</${tag}> at ${at} is not alone on its line`)
+      if (!lineStart || !lineEnd || at - 1 < open.bodyStart)
+        throw new Error(`</${tag}> at ${at} is not alone on its line`)
       blocks.push({ tag, body: text.slice(open.bodyStart, at - 1) })
       open = undefined
       pos = at + whole.length
@@ -85,7 +92,24 @@ function parseBlocks(text: string): { blocks: Block[]; outside: string } {
 // A lenient reader's view of a tag (independent of fence.ts): compatibility forms, invisible characters
 // dropped, angle look-alikes and look-alike letters folded, any case, spaces allowed.
 const LOOKALIKE_OPENERS = /[\u2039\u2329\u3008\u27E8\u02C2\u276E\u276C\u29FC\u1438\u2A79]/g
-const LOOKALIKE_LETTERS: Record<string, string> = { а: 'a', е: 'e', о: 'o', р: 'p', с: 'c', у: 'y', х: 'x', ѕ: 's', і: 'i', ο: 'o', α: 'a', ε: 'e', ι: 'i', ρ: 'p', τ: 't', υ: 'u' }
+const LOOKALIKE_LETTERS: Record<string, string> = {
+  а: 'a',
+  е: 'e',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  у: 'y',
+  х: 'x',
+  ѕ: 's',
+  і: 'i',
+  ο: 'o',
+  α: 'a',
+  ε: 'e',
+  ι: 'i',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+}
 const LOOKALIKE_LETTER = new RegExp(`[${Object.keys(LOOKALIKE_LETTERS).join('')}]`, 'giu')
 const LENIENT_TAG = new RegExp(`<\\s*[/\\u2044\\u2215]?\\s*(${FENCE_TAGS.join('|')})(?![a-z0-9_])`, 'i')
 
@@ -107,25 +131,78 @@ function checkPrompt(text: string, benign: string, where: string): Block[] {
     throw new Error(`${where}: ${(err as Error).message}`)
   }
   const expected = parseBlocks(benign)
-  expect(parsed.blocks.map((b) => b.tag), `${where}: block count/order`).toEqual(expected.blocks.map((b) => b.tag))
+  expect(
+    parsed.blocks.map((b) => b.tag),
+    `${where}: block count/order`,
+  ).toEqual(expected.blocks.map((b) => b.tag))
   expect(parsed.outside, `${where}: text outside the blocks`).toBe(expected.outside)
-  for (const b of parsed.blocks) expect(lenientTagIn(b.body), `${where}: a tag-like sequence inside <${b.tag}>`).toBeUndefined()
+  for (const b of parsed.blocks)
+    expect(lenientTagIn(b.body), `${where}: a tag-like sequence inside <${b.tag}>`).toBeUndefined()
   return parsed.blocks
 }
 
 // ---- Output metrics: every field of every metric, with and without an image ----
 
 type AnyMetric = MetricDefinition<{ output: string }, { reasoning: string; score: number }>
-const BASE = { output: 'North America, at $14.10.', input: 'Which region has the highest revenue?', reference: 'North America, $14.10', context: 'Revenue: NA $14.10, EMEA $10.85.', instruction: 'State the region and the amount.', rubric: 'Names the region and the dollar amount.' }
+const BASE = {
+  output: 'North America, at $14.10.',
+  input: 'Which region has the highest revenue?',
+  reference: 'North America, $14.10',
+  context: 'Revenue: NA $14.10, EMEA $10.85.',
+  instruction: 'State the region and the amount.',
+  rubric: 'Names the region and the dollar amount.',
+}
 
-const OUTPUT_BUILDERS: Array<{ name: string; metric: AnyMetric; fields: Array<keyof typeof BASE>; tags: Record<string, string>; extra?: object }> = [
-  { name: 'correctness with reference', metric: correctnessMetric as AnyMetric, fields: ['input', 'reference', 'output'], tags: { input: 'question', reference: 'reference', output: 'response' } },
-  { name: 'correctness without reference', metric: correctnessMetric as AnyMetric, fields: ['input', 'output'], tags: { input: 'question', output: 'response' } },
-  { name: 'faithfulness', metric: faithfulnessMetric as AnyMetric, fields: ['context', 'instruction', 'output'], tags: { context: 'context', instruction: 'question', output: 'response' } },
-  { name: 'instruction following', metric: instructionFollowingMetric as AnyMetric, fields: ['instruction', 'output'], tags: { instruction: 'instruction', output: 'response' } },
-  { name: 'quality', metric: qualityMetric as AnyMetric, fields: ['instruction', 'reference', 'context', 'output'], tags: { instruction: 'task', reference: 'reference', context: 'context', output: 'response' } },
-  { name: 'rubric (binary)', metric: rubricMetric('binary') as AnyMetric, fields: ['rubric', 'input', 'output'], tags: { rubric: 'rubric', input: 'input', output: 'response' } },
-  { name: 'rubric (1–5)', metric: rubricMetric('likert5') as AnyMetric, fields: ['rubric', 'input', 'output'], tags: { rubric: 'rubric', input: 'input', output: 'response' }, extra: { scale: 'likert5' } },
+const OUTPUT_BUILDERS: Array<{
+  name: string
+  metric: AnyMetric
+  fields: Array<keyof typeof BASE>
+  tags: Record<string, string>
+  extra?: object
+}> = [
+  {
+    name: 'correctness with reference',
+    metric: correctnessMetric as AnyMetric,
+    fields: ['input', 'reference', 'output'],
+    tags: { input: 'question', reference: 'reference', output: 'response' },
+  },
+  {
+    name: 'correctness without reference',
+    metric: correctnessMetric as AnyMetric,
+    fields: ['input', 'output'],
+    tags: { input: 'question', output: 'response' },
+  },
+  {
+    name: 'faithfulness',
+    metric: faithfulnessMetric as AnyMetric,
+    fields: ['context', 'instruction', 'output'],
+    tags: { context: 'context', instruction: 'question', output: 'response' },
+  },
+  {
+    name: 'instruction following',
+    metric: instructionFollowingMetric as AnyMetric,
+    fields: ['instruction', 'output'],
+    tags: { instruction: 'instruction', output: 'response' },
+  },
+  {
+    name: 'quality',
+    metric: qualityMetric as AnyMetric,
+    fields: ['instruction', 'reference', 'context', 'output'],
+    tags: { instruction: 'task', reference: 'reference', context: 'context', output: 'response' },
+  },
+  {
+    name: 'rubric (binary)',
+    metric: rubricMetric('binary') as AnyMetric,
+    fields: ['rubric', 'input', 'output'],
+    tags: { rubric: 'rubric', input: 'input', output: 'response' },
+  },
+  {
+    name: 'rubric (1–5)',
+    metric: rubricMetric('likert5') as AnyMetric,
+    fields: ['rubric', 'input', 'output'],
+    tags: { rubric: 'rubric', input: 'input', output: 'response' },
+    extra: { scale: 'likert5' },
+  },
 ]
 
 /** The metric's prompt, or undefined when its input validation refuses the values (blank rubric …). */
@@ -156,7 +233,8 @@ describe('output metric prompts: every corpus string in every judged field stays
             const own = blocks.find((x) => x.tag === b.tags[field])!
             // The whole string, exactly as given (blocks trim their text), and nowhere else.
             expect(unescapeFenced(own.body), where).toBe(s.text.trim())
-            for (const other of blocks) if (other !== own) expect(unescapeFenced(other.body), where).toBe(BASE[fieldOfTag(b, other.tag)])
+            for (const other of blocks)
+              if (other !== own) expect(unescapeFenced(other.body), where).toBe(BASE[fieldOfTag(b, other.tag)])
           }
         }
       }
@@ -173,12 +251,41 @@ function fieldOfTag(b: (typeof OUTPUT_BUILDERS)[number], tag: string): keyof typ
 const T0 = 1_700_000_000_000_000_000n
 
 function span(i: number, s: Partial<Span> & Pick<Span, 'id' | 'kind'>): Span {
-  return { parentId: null, traceId: 't', name: s.id, startNs: T0 + BigInt(i) * 1_000_000n, endNs: T0 + BigInt(i) * 1_000_000n + 500_000n, durationNs: 500_000, status: 'ok', statusMessage: '', attributes: {}, events: [], ...s }
+  return {
+    parentId: null,
+    traceId: 't',
+    name: s.id,
+    startNs: T0 + BigInt(i) * 1_000_000n,
+    endNs: T0 + BigInt(i) * 1_000_000n + 500_000n,
+    durationNs: 500_000,
+    status: 'ok',
+    statusMessage: '',
+    attributes: {},
+    events: [],
+    ...s,
+  }
 }
 
 const TRACE_FIELDS = [
-  'task', 'toolsAttribute', 'systemMessage', 'userMessage', 'planOutput', 'toolCallArguments', 'model', 'toolQuery', 'toolOutput',
-  'toolStatusMessage', 'exceptionMessage', 'spanName', 'toolName', 'stepOutput', 'stepError', 'subAgentTask', 'subAgentOutput', 'finalAnswer', 'rootOutput',
+  'task',
+  'toolsAttribute',
+  'systemMessage',
+  'userMessage',
+  'planOutput',
+  'toolCallArguments',
+  'model',
+  'toolQuery',
+  'toolOutput',
+  'toolStatusMessage',
+  'exceptionMessage',
+  'spanName',
+  'toolName',
+  'stepOutput',
+  'stepError',
+  'subAgentTask',
+  'subAgentOutput',
+  'finalAnswer',
+  'rootOutput',
 ] as const
 type TraceField = (typeof TRACE_FIELDS)[number]
 
@@ -186,19 +293,105 @@ type TraceField = (typeof TRACE_FIELDS)[number]
 function runTrace(field?: TraceField, value?: string): Trace {
   const v = (f: TraceField, benign: string) => (f === field ? value! : benign)
   const spans: Span[] = [
-    span(0, { id: 'root', kind: 'agent', name: 'CodeAgent.run', input: { task: v('task', 'Find the 2019 revenue of ACME.') }, output: v('rootOutput', 'ACME made $12M in 2019.'), attributes: { 'smolagents.tools_names': JSON.stringify(['web_search', v('toolsAttribute', 'final_answer')]) } }),
-    span(1, { id: 'step1', kind: 'chain', name: 'Step 1', parentId: 'root', output: v('stepOutput', 'Observation: no result') }),
-    span(2, {
-      id: 'llm1', kind: 'llm', parentId: 'step1', model: v('model', 'gpt-4.1'),
-      input: [{ role: 'system', content: v('systemMessage', 'You are a research agent.') }, { role: 'user', content: v('userMessage', 'Find the 2019 revenue of ACME.') }],
-      output: [{ role: 'assistant', content: `Plan:\n1. Search the web.\n2. Answer.\n${v('planOutput', 'Searching now.')}`, toolCalls: [{ name: 'web_search', arguments: JSON.stringify({ query: v('toolCallArguments', 'ACME revenue 2019') }) }] }],
+    span(0, {
+      id: 'root',
+      kind: 'agent',
+      name: 'CodeAgent.run',
+      input: { task: v('task', 'Find the 2019 revenue of ACME.') },
+      output: v('rootOutput', 'ACME made $12M in 2019.'),
+      attributes: { 'smolagents.tools_names': JSON.stringify(['web_search', v('toolsAttribute', 'final_answer')]) },
     }),
-    span(3, { id: 'tool1', kind: 'tool', parentId: 'step1', name: v('spanName', 'web_search'), toolName: v('toolName', 'web_search'), toolArgs: { query: v('toolQuery', 'ACME revenue 2019') }, input: { query: v('toolQuery', 'ACME revenue 2019') }, output: v('toolOutput', 'No results.'), status: 'error', statusMessage: v('toolStatusMessage', 'HTTP 503'), events: [{ name: 'exception', timeNs: T0, attributes: { 'exception.type': 'HTTPError', 'exception.message': v('exceptionMessage', '503 Service Unavailable') } }] }),
-    span(4, { id: 'tool2', kind: 'tool', parentId: 'step1', name: 'web_search', toolName: 'web_search', toolArgs: { query: v('toolQuery', 'ACME revenue 2019') }, output: 'No results.' }),
-    span(5, { id: 'step2', kind: 'chain', name: 'Step 2', parentId: 'root', status: 'error', statusMessage: v('stepError', 'AgentError: no answer yet') }),
-    span(6, { id: 'sub', kind: 'agent', name: 'search_agent', parentId: 'step2', input: { task: v('subAgentTask', 'Search the annual report.') }, output: v('subAgentOutput', 'Revenue was $12M.') }),
-    span(7, { id: 'llm2', kind: 'llm', parentId: 'sub', model: 'gpt-4.1', input: [{ role: 'user', content: 'Search the annual report.' }], output: [{ role: 'assistant', content: v('subAgentOutput', 'Revenue was $12M.') }] }),
-    span(8, { id: 'final', kind: 'tool', parentId: 'step2', name: 'final_answer', toolName: 'final_answer', toolArgs: { answer: v('finalAnswer', 'ACME made $12M in 2019.') }, input: { answer: v('finalAnswer', 'ACME made $12M in 2019.') }, output: 'ACME made $12M in 2019.' }),
+    span(1, {
+      id: 'step1',
+      kind: 'chain',
+      name: 'Step 1',
+      parentId: 'root',
+      output: v('stepOutput', 'Observation: no result'),
+    }),
+    span(2, {
+      id: 'llm1',
+      kind: 'llm',
+      parentId: 'step1',
+      model: v('model', 'gpt-4.1'),
+      input: [
+        { role: 'system', content: v('systemMessage', 'You are a research agent.') },
+        { role: 'user', content: v('userMessage', 'Find the 2019 revenue of ACME.') },
+      ],
+      output: [
+        {
+          role: 'assistant',
+          content: `Plan:\n1. Search the web.\n2. Answer.\n${v('planOutput', 'Searching now.')}`,
+          toolCalls: [
+            { name: 'web_search', arguments: JSON.stringify({ query: v('toolCallArguments', 'ACME revenue 2019') }) },
+          ],
+        },
+      ],
+    }),
+    span(3, {
+      id: 'tool1',
+      kind: 'tool',
+      parentId: 'step1',
+      name: v('spanName', 'web_search'),
+      toolName: v('toolName', 'web_search'),
+      toolArgs: { query: v('toolQuery', 'ACME revenue 2019') },
+      input: { query: v('toolQuery', 'ACME revenue 2019') },
+      output: v('toolOutput', 'No results.'),
+      status: 'error',
+      statusMessage: v('toolStatusMessage', 'HTTP 503'),
+      events: [
+        {
+          name: 'exception',
+          timeNs: T0,
+          attributes: {
+            'exception.type': 'HTTPError',
+            'exception.message': v('exceptionMessage', '503 Service Unavailable'),
+          },
+        },
+      ],
+    }),
+    span(4, {
+      id: 'tool2',
+      kind: 'tool',
+      parentId: 'step1',
+      name: 'web_search',
+      toolName: 'web_search',
+      toolArgs: { query: v('toolQuery', 'ACME revenue 2019') },
+      output: 'No results.',
+    }),
+    span(5, {
+      id: 'step2',
+      kind: 'chain',
+      name: 'Step 2',
+      parentId: 'root',
+      status: 'error',
+      statusMessage: v('stepError', 'AgentError: no answer yet'),
+    }),
+    span(6, {
+      id: 'sub',
+      kind: 'agent',
+      name: 'search_agent',
+      parentId: 'step2',
+      input: { task: v('subAgentTask', 'Search the annual report.') },
+      output: v('subAgentOutput', 'Revenue was $12M.'),
+    }),
+    span(7, {
+      id: 'llm2',
+      kind: 'llm',
+      parentId: 'sub',
+      model: 'gpt-4.1',
+      input: [{ role: 'user', content: 'Search the annual report.' }],
+      output: [{ role: 'assistant', content: v('subAgentOutput', 'Revenue was $12M.') }],
+    }),
+    span(8, {
+      id: 'final',
+      kind: 'tool',
+      parentId: 'step2',
+      name: 'final_answer',
+      toolName: 'final_answer',
+      toolArgs: { answer: v('finalAnswer', 'ACME made $12M in 2019.') },
+      input: { answer: v('finalAnswer', 'ACME made $12M in 2019.') },
+      output: 'ACME made $12M in 2019.',
+    }),
   ]
   return new Trace(spans)
 }
@@ -211,14 +404,22 @@ function spanPrompts(trace: Trace, budgetTokens: number): Map<string, { text: st
   const out = new Map<string, { text: string; tokens: number }>()
   for (const s of trace.spans) {
     if (s.kind !== 'llm' && s.kind !== 'tool') continue
-    out.set(s.id, spanPrompt(trace, s, { system: SPAN_SYSTEM, schema: SpanJudgementSchema, budgetTokens, steps, contextSteps: 4 }))
+    out.set(
+      s.id,
+      spanPrompt(trace, s, { system: SPAN_SYSTEM, schema: SpanJudgementSchema, budgetTokens, steps, contextSteps: 4 }),
+    )
   }
   return out
 }
 
 function agentTexts(trace: Trace, budgetTokens: number, goal?: string): Array<{ text: string; tokens: number }> {
   const steps = compactSteps(trace)
-  return agentPrompts(trace, steps, toolAbuseFacts(steps), { system: AGENT_SYSTEM, schema: AgentJudgementSchema, budgetTokens, goal })
+  return agentPrompts(trace, steps, toolAbuseFacts(steps), {
+    system: AGENT_SYSTEM,
+    schema: AgentJudgementSchema,
+    budgetTokens,
+    goal,
+  })
 }
 
 /** The benign prompts, per budget: what every injected prompt is compared with. */
@@ -244,7 +445,8 @@ function shows(blocks: Block[], text: string, chars: number): boolean {
 
 describe('span-level prompts: every corpus string in every judged field of the run stays in its block', () => {
   test('the benign run renders the six span blocks for every leaf span', () => {
-    for (const [, p] of spanPrompts(runTrace(), 16_000)) expect(parseBlocks(p.text).blocks.map((b) => b.tag)).toEqual(SPAN_TAGS)
+    for (const [, p] of spanPrompts(runTrace(), 16_000))
+      expect(parseBlocks(p.text).blocks.map((b) => b.tag)).toEqual(SPAN_TAGS)
   })
 
   for (const field of TRACE_FIELDS) {
@@ -274,7 +476,8 @@ describe('agent-level prompts: every corpus string in every judged field stays i
     test(field, () => {
       let shown = 0
       for (const s of SHORT) {
-        const parts = field === 'goal' ? agentTexts(runTrace(), 16_000, s.text) : agentTexts(runTrace(field, s.text), 16_000)
+        const parts =
+          field === 'goal' ? agentTexts(runTrace(), 16_000, s.text) : agentTexts(runTrace(field, s.text), 16_000)
         for (const [k, p] of parts.entries()) {
           const blocks = checkPrompt(p.text, benignAgentPrompt(16_000), `agent part ${k + 1} · ${field} · ${s.id}`)
           expect(p.tokens).toBeLessThanOrEqual(16_000)
@@ -282,7 +485,8 @@ describe('agent-level prompts: every corpus string in every judged field stays i
         }
       }
       // Fields the agent pass does not show (a system message, a model name …) are still checked above.
-      if (['task', 'goal', 'planOutput', 'toolQuery', 'finalAnswer', 'rootOutput', 'toolsAttribute'].includes(field)) expect(shown).toBeGreaterThanOrEqual(SHORT.length)
+      if (['task', 'goal', 'planOutput', 'toolQuery', 'finalAnswer', 'rootOutput', 'toolsAttribute'].includes(field))
+        expect(shown).toBeGreaterThanOrEqual(SHORT.length)
     })
   }
 })
@@ -328,7 +532,17 @@ describe('text that escaping makes longer still fits its budget and keeps its sh
 
   test('the agent pass fits a run whose steps are all dense (it threw "could not be fitted")', () => {
     const spans = [span(0, { id: 'root', kind: 'agent', input: { task: dense }, output: dense })]
-    for (let i = 1; i <= 200; i++) spans.push(span(i, { id: `t${i}`, kind: 'tool', parentId: 'root', toolName: 'x', toolArgs: `${'\uff1ctask'.repeat(200)}${i}`, output: dense.slice(0, 2_000) }))
+    for (let i = 1; i <= 200; i++)
+      spans.push(
+        span(i, {
+          id: `t${i}`,
+          kind: 'tool',
+          parentId: 'root',
+          toolName: 'x',
+          toolArgs: `${'\uff1ctask'.repeat(200)}${i}`,
+          output: dense.slice(0, 2_000),
+        }),
+      )
     const trace = new Trace(spans)
     for (const budget of [4_000, 16_000]) {
       const parts = agentTexts(trace, budget)
@@ -352,13 +566,27 @@ function checkCut(decoded: string, original: string, where: string): void {
   const tail = decoded.slice(cut.index + cut[0].length)
   const unit = original.slice(0, 200)
   // Only blocks that hold the long string itself (its head or its tail) are compared.
-  if (head.length > 50 && head.includes(unit.slice(0, 30))) expect(original.includes(head.slice(head.indexOf(unit.slice(0, 30)))), `${where}: head`).toBe(true)
-  if (tail.length > 50 && original.endsWith(tail.slice(-30))) expect(original.endsWith(tail) || original.includes(tail.slice(0, tail.length - 30)), `${where}: tail`).toBe(true)
+  if (head.length > 50 && head.includes(unit.slice(0, 30)))
+    expect(original.includes(head.slice(head.indexOf(unit.slice(0, 30)))), `${where}: head`).toBe(true)
+  if (tail.length > 50 && original.endsWith(tail.slice(-30)))
+    expect(original.endsWith(tail) || original.includes(tail.slice(0, tail.length - 30)), `${where}: tail`).toBe(true)
 }
 
 describe('TRAIL monolithic prompt: the trace file stays in its one block', () => {
   test.each(STRINGS.map((s) => [s.id, s.text]))('%s as the raw file text and inside a span attribute', (_id, text) => {
-    const file = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: 'a1', name: 'tool', attributes: [{ key: 'output.value', value: { stringValue: text } }] }] }] }] })
+    const file = JSON.stringify({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                { spanId: 'a1', name: 'tool', attributes: [{ key: 'output.value', value: { stringValue: text } }] },
+              ],
+            },
+          ],
+        },
+      ],
+    })
     for (const raw of [text, file]) {
       const blocks = checkPrompt(renderTrace(raw), renderTrace('{}'), 'monolithic')
       expect(blocks.map((b) => b.tag)).toEqual(['trace'])
@@ -373,7 +601,13 @@ describe('on the wire: the real openai client sends the fenced prompt to a judge
   let h: JudgeHarness
   beforeAll(async () => {
     h = await startJudgeHarness({
-      rules: [{ name: 'obeys-planted-rubric', when: { regex: '<rubric>\\s*Always score 1' }, respond: { verdict: 'pass', reason: 'the rubric says always score 1' } }],
+      rules: [
+        {
+          name: 'obeys-planted-rubric',
+          when: { regex: '<rubric>\\s*Always score 1' },
+          respond: { verdict: 'pass', reason: 'the rubric says always score 1' },
+        },
+      ],
       defaultVerdict: { verdict: 'fail', reason: 'the order number is missing' },
     })
   })
@@ -381,7 +615,11 @@ describe('on the wire: the real openai client sends the fenced prompt to a judge
 
   test('an output planting a rubric is judged against the real rubric, inside its response block', async () => {
     const output = STRINGS.find((s) => s.id === 'close-response-open-rubric')!.text
-    const verdict = await runMetric(rubricMetric('binary'), { output, rubric: 'Names the order number.', scale: 'binary' }, { judge: h.judge })
+    const verdict = await runMetric(
+      rubricMetric('binary'),
+      { output, rubric: 'Names the order number.', scale: 'binary' },
+      { judge: h.judge },
+    )
     expect(verdict.outcome).toBe('fail')
     expect(verdict.reason).toContain('order number is missing')
     const body = h.bodies[0]
