@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { DiagnoseReportSchema } from '../../src/diagnosis/diagnose-report'
 import { main } from '../../src/cli/main'
 import * as diagnoseJudge from '../../src/cli/diagnose-judge'
@@ -96,6 +96,9 @@ describe('diagnose with one bad file among good ones', () => {
     vi.mocked(detectors.detect).mockImplementation((trace, options) => {
       if (trace.source?.endsWith('a-findings.json')) throw new RangeError('Maximum call stack size exceeded')
       return actual(trace, options)
+    })
+    onTestFinished(() => {
+      vi.mocked(detectors.detect).mockImplementation(actual) // the other tests (in any order) see the real rules
     })
     const { code, stdout, stderr } = await run('diagnose', join(dir, 'a-findings.json'), join(dir, 'c-clean.json'))
     expect(code).toBe(2)

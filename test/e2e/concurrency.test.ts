@@ -104,6 +104,9 @@ describe('Vitest with agentVerdict() and no other option', () => {
 
   it('without the plugin (setupFiles + reporters) the same tests stay one at a time, as before', async () => {
     const { writeFileSync } = await import('node:fs')
+    // A project of its own: the other tests of this block (in any order) keep the plugin's config.
+    const project = makeProject('concurrent-vitest', packageDir, ['vitest'])
+    cleanup.push(project)
     writeFileSync(
       join(project, 'vitest.config.ts'),
       `export default { test: { include: ['*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'] } }\n`,

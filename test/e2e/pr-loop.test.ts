@@ -111,125 +111,128 @@ function expectConsistentTotals(report: Report) {
   expect(report.run.totals.unjudgeable).toBe(all.filter((v) => v.outcome === 'unjudgeable').length)
 }
 
-describe.each(runners)('the PR loop under $runner', ({ runner, deps, args, shard }) => {
-  let project: string
-  let recorded: Record<string, string>
-  const judgeEnv = (baseURL = fake.baseURL) => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${baseURL}#fake-judge` })
-  const cli = () => join(project, 'node_modules/agent-verdict/bin/agent-verdict.js')
+// Steps of one PR loop (record, re-record, replay, a changed answer), in this order even when CI shuffles the suite.
+describe('the PR loop', { shuffle: false }, () => {
+  describe.each(runners)('the PR loop under $runner', ({ runner, deps, args, shard }) => {
+    let project: string
+    let recorded: Record<string, string>
+    const judgeEnv = (baseURL = fake.baseURL) => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${baseURL}#fake-judge` })
+    const cli = () => join(project, 'node_modules/agent-verdict/bin/agent-verdict.js')
 
-  /** Both CI shards, one after the other (each writes its own report), then the package's merge. */
-  async function shards(env: Record<string, string>): Promise<{ results: RunResult[]; merged: Report }> {
-    const results: RunResult[] = []
-    for (const n of [1, 2])
-      results.push(await run(project, [...args, ...shard(n)], { ...env, AV_REPORT: `reports/shard-${n}.json` }))
-    const merge = await run(
-      project,
-      [cli(), 'report', 'merge', 'reports/shard-1.json', 'reports/shard-2.json', '--out', 'reports/merged.json'],
-      {},
-    )
-    expect(merge.code, merge.output).toBe(0)
-    const merged = await readReport(join(project, 'reports/merged.json'))
-    return { results, merged }
-  }
+    /** Both CI shards, one after the other (each writes its own report), then the package's merge. */
+    async function shards(env: Record<string, string>): Promise<{ results: RunResult[]; merged: Report }> {
+      const results: RunResult[] = []
+      for (const n of [1, 2])
+        results.push(await run(project, [...args, ...shard(n)], { ...env, AV_REPORT: `reports/shard-${n}.json` }))
+      const merge = await run(
+        project,
+        [cli(), 'report', 'merge', 'reports/shard-1.json', 'reports/shard-2.json', '--out', 'reports/merged.json'],
+        {},
+      )
+      expect(merge.code, merge.output).toBe(0)
+      const merged = await readReport(join(project, 'reports/merged.json'))
+      return { results, merged }
+    }
 
-  beforeAll(() => {
-    project = makeProject('pr-loop', packageDir, [...deps, '@opentelemetry/api', '@opentelemetry/sdk-trace-base'])
-    cpSync(join(repo, 'test/e2e/fixtures', `pr-loop-${runner}`), project, { recursive: true })
-    cpSync(join(repo, 'test/fixtures/images/revenue-by-region.png'), join(project, 'revenue-by-region.png'))
-    cleanup.push(project)
+    beforeAll(() => {
+      project = makeProject('pr-loop', packageDir, [...deps, '@opentelemetry/api', '@opentelemetry/sdk-trace-base'])
+      cpSync(join(repo, 'test/e2e/fixtures', `pr-loop-${runner}`), project, { recursive: true })
+      cpSync(join(repo, 'test/fixtures/images/revenue-by-region.png'), join(project, 'revenue-by-region.png'))
+      cleanup.push(project)
+    })
+
+    it('records in two shards: every assertion passes and the merged report counts them all', async () => {
+      fake.reset()
+      const { results, merged } = await shards(judgeEnv())
+      for (const r of results) expect(r.code, r.output).toBe(0)
+      expect(fake.stats.requests).toBe(CALLS)
+      expect(Object.keys(snapshot(project))).toEqual(['agent-trace.test.ts.json', 'answers.test.ts.json'])
+
+      expect(merged.tests.map((t) => `${t.file} › ${t.state}`).sort()).toEqual([
+        'agent-trace.test.ts › pass',
+        'answers.test.ts › pass',
+        'answers.test.ts › pass',
+        'answers.test.ts › pass',
+      ])
+      expectConsistentTotals(merged)
+      expect(merged.run.totals).toMatchObject({ judgeCalls: CALLS, cachedCalls: 0, unjudgeable: 0 })
+      const all = verdictsOf(merged)
+      expect(
+        all
+          .filter((v) => v.level === 'output')
+          .map((v) => v.metric)
+          .sort(),
+      ).toEqual(OUTPUT_METRICS)
+      expect(all.filter((v) => v.level === 'span' && v.judge).length).toBe(CALLS - OUTPUT_METRICS.length)
+      recorded = snapshot(project)
+      // Named for review, and free of anything random: live span ids never reach the file.
+      const trace = recorded['agent-trace.test.ts.json']
+      expect(trace).toContain(
+        '"test": "support agent run has no failing spans", "matcher": "toHaveNoFailingSpans", "span": "1.',
+      )
+      for (const span of merged.tests.flatMap((t) => t.traces ?? []).flatMap((t) => t.spans))
+        expect(trace).not.toContain(span.id)
+      expect(recorded['answers.test.ts.json']).toContain('"matcher": "not.toBeFaithfulToImage"')
+    }, 300_000)
+
+    it('re-records with unchanged verdicts: the judge is asked again and __verdicts__ stays byte for byte the same', async () => {
+      fake.reset()
+      const result = await run(project, [...args], { ...judgeEnv(), AGENT_VERDICT_MODE: 'record' })
+      expect(result.code, result.output).toBe(0)
+      expect(fake.stats.requests).toBe(CALLS)
+      expect(snapshot(project)).toEqual(recorded)
+    }, 300_000)
+
+    it('replays in CI with the judge stopped: both shards pass with 0 calls and the merged report counts replays', async () => {
+      const stopped = await startFakeJudge()
+      const deadURL = stopped.baseURL
+      await stopped.close() // nothing listens there any more: a single judge call would fail the run
+      const { results, merged } = await shards({ ...judgeEnv(deadURL), CI: 'true' })
+      for (const r of results) expect(r.code, r.output).toBe(0)
+      expect(merged.run.mode).toBe('replay')
+      expectConsistentTotals(merged)
+      expect(merged.run.totals).toMatchObject({ judgeCalls: 0, cachedCalls: CALLS, tokens: 0, costUsd: 0 })
+      expect(
+        verdictsOf(merged)
+          .filter((v) => v.judge)
+          .every((v) => v.judge!.cached),
+      ).toBe(true)
+      expect(snapshot(project)).toEqual(recorded)
+    }, 300_000)
+
+    it('a changed answer misses in CI, naming the tests; re-recording shows the flip in a few named lines', async () => {
+      fake.reset()
+      const ci = await run(project, [...args], { ...judgeEnv(), CI: 'true', AGENT_REFUND: '$45' })
+      expect(ci.code, ci.output).toBe(1)
+      expect(fake.stats.requests).toBe(0)
+      expect(ci.output).toMatch(
+        /no recorded verdict for correctness \(test "refund answer is correct" › toBeCorrect\) in /,
+      )
+      expect(ci.output).toMatch(
+        /no recorded verdict for span-diagnosis \(test "support agent run has no failing spans" › toHaveNoFailingSpans › span 1\.\d+ (llm:chat gpt-4o-mini|tool:execute_tool lookup_refund)\) in /,
+      )
+
+      const local = await run(project, [...args], { ...judgeEnv(), AGENT_REFUND: '$45' })
+      expect(local.code, local.output).toBe(1) // the regression is caught
+      expect(local.output).toContain(WRONG_REFUND)
+      // Only what the new answer reaches is judged again: the correctness call, the refund lookup and the closing chat.
+      expect(fake.stats.requests).toBe(3)
+      const after = snapshot(project)
+      const { removed, added } = lineDiff(recorded['answers.test.ts.json'], after['answers.test.ts.json'])
+      expect(removed).toEqual([])
+      expect(added.length).toBeLessThanOrEqual(16)
+      const text = added.join('\n')
+      expect(text).toContain('"test": "refund answer is correct", "matcher": "toBeCorrect"')
+      expect(text).toMatch(
+        /\{"metric":"correctness","outcome":"fail","score":"0\/1","threshold":"min 1","reason":"The answer says \$45 was refunded; the refund issued was \$40\."\}/,
+      )
+
+      const report = await readReport(join(project, 'agent-verdict-report.json'))
+      expectConsistentTotals(report)
+      expect(report.run.totals).toMatchObject({ judgeCalls: 3, cachedCalls: CALLS - 3 })
+      expect(report.tests.filter((t) => t.state === 'fail').map((t) => t.name)).toEqual([
+        expect.stringContaining('refund answer is correct'),
+      ])
+    }, 300_000)
   })
-
-  it('records in two shards: every assertion passes and the merged report counts them all', async () => {
-    fake.reset()
-    const { results, merged } = await shards(judgeEnv())
-    for (const r of results) expect(r.code, r.output).toBe(0)
-    expect(fake.stats.requests).toBe(CALLS)
-    expect(Object.keys(snapshot(project))).toEqual(['agent-trace.test.ts.json', 'answers.test.ts.json'])
-
-    expect(merged.tests.map((t) => `${t.file} › ${t.state}`).sort()).toEqual([
-      'agent-trace.test.ts › pass',
-      'answers.test.ts › pass',
-      'answers.test.ts › pass',
-      'answers.test.ts › pass',
-    ])
-    expectConsistentTotals(merged)
-    expect(merged.run.totals).toMatchObject({ judgeCalls: CALLS, cachedCalls: 0, unjudgeable: 0 })
-    const all = verdictsOf(merged)
-    expect(
-      all
-        .filter((v) => v.level === 'output')
-        .map((v) => v.metric)
-        .sort(),
-    ).toEqual(OUTPUT_METRICS)
-    expect(all.filter((v) => v.level === 'span' && v.judge).length).toBe(CALLS - OUTPUT_METRICS.length)
-    recorded = snapshot(project)
-    // Named for review, and free of anything random: live span ids never reach the file.
-    const trace = recorded['agent-trace.test.ts.json']
-    expect(trace).toContain(
-      '"test": "support agent run has no failing spans", "matcher": "toHaveNoFailingSpans", "span": "1.',
-    )
-    for (const span of merged.tests.flatMap((t) => t.traces ?? []).flatMap((t) => t.spans))
-      expect(trace).not.toContain(span.id)
-    expect(recorded['answers.test.ts.json']).toContain('"matcher": "not.toBeFaithfulToImage"')
-  }, 300_000)
-
-  it('re-records with unchanged verdicts: the judge is asked again and __verdicts__ stays byte for byte the same', async () => {
-    fake.reset()
-    const result = await run(project, [...args], { ...judgeEnv(), AGENT_VERDICT_MODE: 'record' })
-    expect(result.code, result.output).toBe(0)
-    expect(fake.stats.requests).toBe(CALLS)
-    expect(snapshot(project)).toEqual(recorded)
-  }, 300_000)
-
-  it('replays in CI with the judge stopped: both shards pass with 0 calls and the merged report counts replays', async () => {
-    const stopped = await startFakeJudge()
-    const deadURL = stopped.baseURL
-    await stopped.close() // nothing listens there any more: a single judge call would fail the run
-    const { results, merged } = await shards({ ...judgeEnv(deadURL), CI: 'true' })
-    for (const r of results) expect(r.code, r.output).toBe(0)
-    expect(merged.run.mode).toBe('replay')
-    expectConsistentTotals(merged)
-    expect(merged.run.totals).toMatchObject({ judgeCalls: 0, cachedCalls: CALLS, tokens: 0, costUsd: 0 })
-    expect(
-      verdictsOf(merged)
-        .filter((v) => v.judge)
-        .every((v) => v.judge!.cached),
-    ).toBe(true)
-    expect(snapshot(project)).toEqual(recorded)
-  }, 300_000)
-
-  it('a changed answer misses in CI, naming the tests; re-recording shows the flip in a few named lines', async () => {
-    fake.reset()
-    const ci = await run(project, [...args], { ...judgeEnv(), CI: 'true', AGENT_REFUND: '$45' })
-    expect(ci.code, ci.output).toBe(1)
-    expect(fake.stats.requests).toBe(0)
-    expect(ci.output).toMatch(
-      /no recorded verdict for correctness \(test "refund answer is correct" › toBeCorrect\) in /,
-    )
-    expect(ci.output).toMatch(
-      /no recorded verdict for span-diagnosis \(test "support agent run has no failing spans" › toHaveNoFailingSpans › span 1\.\d+ (llm:chat gpt-4o-mini|tool:execute_tool lookup_refund)\) in /,
-    )
-
-    const local = await run(project, [...args], { ...judgeEnv(), AGENT_REFUND: '$45' })
-    expect(local.code, local.output).toBe(1) // the regression is caught
-    expect(local.output).toContain(WRONG_REFUND)
-    // Only what the new answer reaches is judged again: the correctness call, the refund lookup and the closing chat.
-    expect(fake.stats.requests).toBe(3)
-    const after = snapshot(project)
-    const { removed, added } = lineDiff(recorded['answers.test.ts.json'], after['answers.test.ts.json'])
-    expect(removed).toEqual([])
-    expect(added.length).toBeLessThanOrEqual(16)
-    const text = added.join('\n')
-    expect(text).toContain('"test": "refund answer is correct", "matcher": "toBeCorrect"')
-    expect(text).toMatch(
-      /\{"metric":"correctness","outcome":"fail","score":"0\/1","threshold":"min 1","reason":"The answer says \$45 was refunded; the refund issued was \$40\."\}/,
-    )
-
-    const report = await readReport(join(project, 'agent-verdict-report.json'))
-    expectConsistentTotals(report)
-    expect(report.run.totals).toMatchObject({ judgeCalls: 3, cachedCalls: CALLS - 3 })
-    expect(report.tests.filter((t) => t.state === 'fail').map((t) => t.name)).toEqual([
-      expect.stringContaining('refund answer is correct'),
-    ])
-  }, 300_000)
 })

@@ -58,82 +58,91 @@ function cassetteFiles(project: string): string[] {
   return existsSync(dir) ? readdirSync(dir).map((f) => join(dir, f)) : []
 }
 
-describe.each(runners)(
-  '$runner project using agent-verdict',
-  ({ runner, fixture, deps, args, verdicts, testsWithVerdicts }) => {
-    let project: string
-    const judgeEnv = () => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge` })
+// Steps of one user's loop (record, replay, CI miss), in this order even when CI shuffles the suite.
+describe('a user project', { shuffle: false }, () => {
+  describe.each(runners)(
+    '$runner project using agent-verdict',
+    ({ runner, fixture, deps, args, verdicts, testsWithVerdicts }) => {
+      let project: string
+      const judgeEnv = () => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge` })
 
-    beforeAll(() => {
-      project = makeProject(fixture, packageDir, deps)
-      cleanup.push(project)
-    })
+      beforeAll(() => {
+        project = makeProject(fixture, packageDir, deps)
+        cleanup.push(project)
+      })
 
-    it('records: the failing test shows the judge’s reason, the artifact validates and holds every verdict', async () => {
-      fake.reset()
-      const result = await run(project, [...args], judgeEnv())
-      expect(result.code, result.output).toBe(1)
-      expect(result.output).toContain(`Reason: ${WRONG_TOTAL}`)
-      expect(result.output).toContain(
-        `agent-verdict · ${testsWithVerdicts} tests with verdicts · judge openai-compatible:fake-judge · mode auto`,
-      )
+      it('records: the failing test shows the judge’s reason, the artifact validates and holds every verdict', async () => {
+        fake.reset()
+        const result = await run(project, [...args], judgeEnv())
+        expect(result.code, result.output).toBe(1)
+        expect(result.output).toContain(`Reason: ${WRONG_TOTAL}`)
+        expect(result.output).toContain(
+          `agent-verdict · ${testsWithVerdicts} tests with verdicts · judge openai-compatible:fake-judge · mode auto`,
+        )
 
-      const report = await readReport(join(project, 'agent-verdict-report.json')) // validates with ReportSchema
-      expect(report.run).toMatchObject({ runner, judge: 'openai-compatible:fake-judge', mode: 'auto' })
-      const all = verdictsOf(report)
-      expect(all).toHaveLength(verdicts)
-      expect(fake.stats.requests).toBe(verdicts) // one judge call per verdict, none lost
-      expect(all.every((v) => v.judge?.cached === false && v.judge.model === 'fake-judge')).toBe(true)
-      const failing = report.tests.find((t) => t.name.includes('invoice total is correct'))!
-      expect(failing).toMatchObject({ state: 'fail', file: 'answers.test.ts' })
-      expect(failing.verdicts).toMatchObject([{ metric: 'correctness', outcome: 'fail', reason: WRONG_TOTAL }])
-      expect(failing.error).toContain(WRONG_TOTAL)
-      expect(report.run.totals).toMatchObject({ verdicts, failed: 1, judgeCalls: verdicts, cachedCalls: 0 })
-      expect(cassetteFiles(project).length).toBeGreaterThan(0)
-    }, 180_000)
+        const report = await readReport(join(project, 'agent-verdict-report.json')) // validates with ReportSchema
+        expect(report.run).toMatchObject({ runner, judge: 'openai-compatible:fake-judge', mode: 'auto' })
+        const all = verdictsOf(report)
+        expect(all).toHaveLength(verdicts)
+        expect(fake.stats.requests).toBe(verdicts) // one judge call per verdict, none lost
+        expect(all.every((v) => v.judge?.cached === false && v.judge.model === 'fake-judge')).toBe(true)
+        const failing = report.tests.find((t) => t.name.includes('invoice total is correct'))!
+        expect(failing).toMatchObject({ state: 'fail', file: 'answers.test.ts' })
+        expect(failing.verdicts).toMatchObject([{ metric: 'correctness', outcome: 'fail', reason: WRONG_TOTAL }])
+        expect(failing.error).toContain(WRONG_TOTAL)
+        expect(report.run.totals).toMatchObject({ verdicts, failed: 1, judgeCalls: verdicts, cachedCalls: 0 })
+        expect(cassetteFiles(project).length).toBeGreaterThan(0)
+      }, 180_000)
 
-    it('replays: a second run answers every matcher from the cassette with 0 judge calls', async () => {
-      fake.reset()
-      const result = await run(project, [...args], judgeEnv())
-      expect(result.code, result.output).toBe(1)
-      expect(fake.stats.requests).toBe(0)
-      expect(result.output).toContain(`Reason: ${WRONG_TOTAL}`)
-      const report = await readReport(join(project, 'agent-verdict-report.json'))
-      expect(verdictsOf(report)).toHaveLength(verdicts)
-      expect(verdictsOf(report).every((v) => v.judge?.cached === true)).toBe(true)
-      expect(report.run.totals).toMatchObject({ verdicts, judgeCalls: 0, cachedCalls: verdicts, tokens: 0, costUsd: 0 })
-    }, 180_000)
+      it('replays: a second run answers every matcher from the cassette with 0 judge calls', async () => {
+        fake.reset()
+        const result = await run(project, [...args], judgeEnv())
+        expect(result.code, result.output).toBe(1)
+        expect(fake.stats.requests).toBe(0)
+        expect(result.output).toContain(`Reason: ${WRONG_TOTAL}`)
+        const report = await readReport(join(project, 'agent-verdict-report.json'))
+        expect(verdictsOf(report)).toHaveLength(verdicts)
+        expect(verdictsOf(report).every((v) => v.judge?.cached === true)).toBe(true)
+        expect(report.run.totals).toMatchObject({
+          verdicts,
+          judgeCalls: 0,
+          cachedCalls: verdicts,
+          tokens: 0,
+          costUsd: 0,
+        })
+      }, 180_000)
 
-    it('CI=true with a missing cassette entry fails clearly, saying how to record it', async () => {
-      // Drop the recorded correctness verdicts; the others stay and replay.
-      for (const file of cassetteFiles(project)) {
-        const cassette = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<{ metric: string }> }
-        cassette.entries = cassette.entries.filter((entry) => entry.metric !== 'correctness')
-        writeFileSync(file, JSON.stringify(cassette, null, 2) + '\n')
-      }
-      fake.reset()
-      const result = await run(project, [...args], { ...judgeEnv(), CI: 'true' })
-      expect(result.code, result.output).toBe(1)
-      expect(fake.stats.requests).toBe(0)
-      expect(result.output).toMatch(
-        /no recorded verdict for correctness \(test "invoice total is correct" › toBeCorrect\) in .*answers\.test\.ts\.json — CI is set, so verdicts are replayed only and the judge \(\S+\) is not called: run the tests locally without CI to record it and commit .*answers\.test\.ts\.json, or set AGENT_VERDICT_MODE=record to judge it in this run/,
-      )
-      // The judge is configured: the miss must not tell the user to configure one.
-      expect(result.output).not.toContain('Set AGENT_VERDICT_JUDGE to one of')
-      // The error is thrown after the cassette read, yet its stack ends in the assertion's line (answers.test.ts
-      // line 12 in the Vitest fixture, 10 in the Jest one), and no frame points at sources the package does not ship.
-      expect(result.output).toMatch(
-        runner === 'vitest' ? /answers\.test\.ts:12:\d+/ : /at Object\.toBeCorrect \(answers\.test\.ts:10:\d+\)/,
-      )
-      expect(result.output).not.toMatch(/agent-verdict\/(src|matchers)\/|\.\.\/(src|matchers)\/[\w/-]+\.ts/)
-      const report = await readReport(join(project, 'agent-verdict-report.json'))
-      expect(report.run.mode).toBe('replay')
-      // Only the faithfulness and instruction-following verdicts were replayed; the misses never became verdicts.
-      expect(
-        verdictsOf(report)
-          .map((v) => v.metric)
-          .sort(),
-      ).toEqual(['faithfulness', 'instruction-following'])
-    }, 180_000)
-  },
-)
+      it('CI=true with a missing cassette entry fails clearly, saying how to record it', async () => {
+        // Drop the recorded correctness verdicts; the others stay and replay.
+        for (const file of cassetteFiles(project)) {
+          const cassette = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<{ metric: string }> }
+          cassette.entries = cassette.entries.filter((entry) => entry.metric !== 'correctness')
+          writeFileSync(file, JSON.stringify(cassette, null, 2) + '\n')
+        }
+        fake.reset()
+        const result = await run(project, [...args], { ...judgeEnv(), CI: 'true' })
+        expect(result.code, result.output).toBe(1)
+        expect(fake.stats.requests).toBe(0)
+        expect(result.output).toMatch(
+          /no recorded verdict for correctness \(test "invoice total is correct" › toBeCorrect\) in .*answers\.test\.ts\.json — CI is set, so verdicts are replayed only and the judge \(\S+\) is not called: run the tests locally without CI to record it and commit .*answers\.test\.ts\.json, or set AGENT_VERDICT_MODE=record to judge it in this run/,
+        )
+        // The judge is configured: the miss must not tell the user to configure one.
+        expect(result.output).not.toContain('Set AGENT_VERDICT_JUDGE to one of')
+        // The error is thrown after the cassette read, yet its stack ends in the assertion's line (answers.test.ts
+        // line 12 in the Vitest fixture, 10 in the Jest one), and no frame points at sources the package does not ship.
+        expect(result.output).toMatch(
+          runner === 'vitest' ? /answers\.test\.ts:12:\d+/ : /at Object\.toBeCorrect \(answers\.test\.ts:10:\d+\)/,
+        )
+        expect(result.output).not.toMatch(/agent-verdict\/(src|matchers)\/|\.\.\/(src|matchers)\/[\w/-]+\.ts/)
+        const report = await readReport(join(project, 'agent-verdict-report.json'))
+        expect(report.run.mode).toBe('replay')
+        // Only the faithfulness and instruction-following verdicts were replayed; the misses never became verdicts.
+        expect(
+          verdictsOf(report)
+            .map((v) => v.metric)
+            .sort(),
+        ).toEqual(['faithfulness', 'instruction-following'])
+      }, 180_000)
+    },
+  )
+})

@@ -181,6 +181,8 @@ describe('bedrockJudge countTokens (prompt budgets in Claude tokens)', () => {
   })
 
   it('asks CountTokens with the Converse shape of the prompt and returns its count', async () => {
+    counted.length = 0
+    countReply = () => HttpResponse.json({ inputTokens: 4321 })
     const judge = bedrockJudge({ client })
     const n = await judge.countTokens('You judge spans.', 'span text <|endoftext|> and more')
     expect(n).toBe(4321)

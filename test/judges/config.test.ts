@@ -83,6 +83,7 @@ describe('judgeFromEnv / resolveJudge', () => {
   })
 
   it('an env-configured openai-compatible judge answers through the fake judge', async () => {
+    fake.reset()
     const judge = resolveJudge(undefined, { AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge` })
     const res = await judge.evaluate(likertRequest())
     expect(res.output).toMatchObject({ reasoning: 'middling', score: 3 })

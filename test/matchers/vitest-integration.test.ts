@@ -75,7 +75,8 @@ test('concurrent tests with the context expect each get exactly their own verdic
   }
 })
 
-describe('cassette per test file', () => {
+// Steps of one scenario (record, replay, CI miss, -u), in this order even when CI shuffles the suite.
+describe('cassette per test file', { shuffle: false }, () => {
   let dir: string
   let testFile: string
   const cassette = () => join(dir, '__verdicts__', 'cassette.test.ts.json')
