@@ -129,9 +129,9 @@ describe('a user project', { shuffle: false }, () => {
         // The judge is configured: the miss must not tell the user to configure one.
         expect(result.output).not.toContain('Set AGENT_VERDICT_JUDGE to one of')
         // The error is thrown after the cassette read, yet its stack ends in the assertion's line (answers.test.ts
-        // line 12 in the Vitest fixture, 10 in the Jest one), and no frame points at sources the package does not ship.
+        // line 13 in the Vitest fixture, 11 in the Jest one), and no frame points at sources the package does not ship.
         expect(result.output).toMatch(
-          runner === 'vitest' ? /answers\.test\.ts:12:\d+/ : /at Object\.toBeCorrect \(answers\.test\.ts:10:\d+\)/,
+          runner === 'vitest' ? /answers\.test\.ts:13:\d+/ : /at Object\.toBeCorrect \(answers\.test\.ts:11:\d+\)/,
         )
         expect(result.output).not.toMatch(/agent-verdict\/(src|matchers)\/|\.\.\/(src|matchers)\/[\w/-]+\.ts/)
         const report = await readReport(join(project, 'agent-verdict-report.json'))
