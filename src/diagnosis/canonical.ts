@@ -65,6 +65,8 @@ function build(trace: Trace): CanonicalView {
   // in the same millisecond, or overlap an earlier sibling of their group by more than that millisecond,
   // form a group ordered by content. A span started after the previous ones ended never joins (its
   // start is at most 1 ms early on that clock), so a changed answer does not reorder its neighbours.
+  // What no trace can tell apart: a span that ran and ended within the millisecond its next sibling
+  // started in, from two parallel calls; both are ordered by content.
   const order = (list: readonly Span[]): Span[] => {
     if (list.length < 2) return [...list]
     const byStart = [...list].sort((a, b) =>
