@@ -18,6 +18,8 @@ interface LockOwner {
 }
 
 const HOST = hostname()
+/** A lock file still without its owner after this long was left by a writer killed while taking it. */
+const UNWRITTEN_MS = 2_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** True if a process with this pid runs on this machine (one owned by another user counts). */
@@ -48,7 +50,11 @@ async function breakIfStale(lockPath: string, staleMs: number): Promise<boolean>
   if (!before) return true
   const owner = await readOwner(lockPath)
   const dead = owner !== null && owner.host === HOST && owner.pid !== process.pid && !pidAlive(owner.pid)
-  if (!dead && Date.now() - before.mtimeMs <= staleMs) return false
+  const age = Date.now() - before.mtimeMs
+  // A writer fills in its owner right after creating the file; one killed in between leaves a lock no
+  // pid can vouch for, abandoned once it is older than that step could ever take.
+  const unwritten = owner === null && age > UNWRITTEN_MS
+  if (!dead && !unwritten && age <= staleMs) return false
   const tomb = `${lockPath}.stale-${process.pid}-${randomUUID()}`
   try {
     await rename(lockPath, tomb)

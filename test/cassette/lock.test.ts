@@ -50,6 +50,24 @@ describe('withFileLock', () => {
     expect(await withFileLock(lock, async () => 'ran', { staleMs: 10_000, timeoutMs: 20_000 })).toBe('ran')
   })
 
+  it('recovers a lock whose writer was killed before it wrote its owner (empty file), long before staleMs', async () => {
+    const lock = join(tempDir(), 'unwritten.lock')
+    writeFileSync(lock, '')
+    const earlier = new Date(Date.now() - 3_000)
+    utimesSync(lock, earlier, earlier)
+    expect(await withFileLock(lock, async () => 'ran', { staleMs: 60_000, timeoutMs: 20_000 })).toBe('ran')
+  })
+
+  it('leaves a just-created lock without its owner alone (its writer is about to fill it in)', async () => {
+    const lock = join(tempDir(), 'fresh.lock')
+    writeFileSync(lock, '')
+    const err = await withFileLock(lock, async () => 'ran', { staleMs: 60_000, timeoutMs: 300 }).catch(
+      (e: unknown) => e,
+    )
+    expect(err).toBeInstanceOf(CassetteLockError)
+    expect(readFileSync(lock, 'utf8')).toBe('')
+  })
+
   it('waits for a live holder and then says who holds it and what to do', async () => {
     const lock = join(tempDir(), 'held.lock')
     writeFileSync(lock, lockBody(process.pid))
