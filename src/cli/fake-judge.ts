@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { FakeJudgeConfigError, loadFakeJudgeRules } from '../testing/config'
 import { startFakeJudge } from '../testing/fake-judge'
 import type { FakeJudgeLatency, FakeJudgeOptions } from '../testing/schemas'
+import { untilStopped } from './until-stopped'
 
 /** Where the command writes; `signal` stops it in-process (tests, embedding) like SIGTERM would. */
 export interface FakeJudgeCommandOptions {
@@ -67,24 +68,6 @@ async function optionsFrom(argv: string[]): Promise<FakeJudgeOptions | 'help'> {
   return options
 }
 
-function stopped(signal: AbortSignal | undefined): Promise<string> {
-  return new Promise((resolve) => {
-    const finish = (why: string) => {
-      process.off('SIGINT', onInt)
-      process.off('SIGTERM', onTerm)
-      signal?.removeEventListener('abort', onAbort)
-      resolve(why)
-    }
-    const onInt = () => finish('SIGINT')
-    const onTerm = () => finish('SIGTERM')
-    const onAbort = () => finish('abort')
-    process.once('SIGINT', onInt)
-    process.once('SIGTERM', onTerm)
-    if (signal?.aborted) return finish('abort')
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
 /**
  * `agent-verdict fake-judge [--port N] [--rules rules.json] [--latency ms] [--host 127.0.0.1]`: prints the
  * base URL (one stdout line) and a hint on stderr, serves until SIGINT/SIGTERM (or `signal`), returns 0.
@@ -124,7 +107,7 @@ export async function fakeJudgeCommand(argv: string[], io: FakeJudgeCommandOptio
     )
     return 1
   }
-  const done = stopped(io.signal)
+  const done = untilStopped(io.signal)
   stdout.write(`${judge.baseURL}\n`)
   stderr.write(
     `fake judge listening; point agent-verdict at it with:\n  AGENT_VERDICT_JUDGE=openai-compatible:${judge.baseURL}#${options.model ?? 'fake-judge'}\nCtrl-C stops it.\n`,

@@ -1,6 +1,7 @@
 // `agent-verdict receive`: an OTLP/HTTP trace endpoint on loopback that writes each received trace to a file.
 import { parseArgs } from 'node:util'
 import { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions } from '../trace/receiver/receiver'
+import { untilStopped } from './until-stopped'
 
 /** Where the command writes; `signal` stops it in-process (tests, embedding) like SIGTERM would. */
 export interface ReceiveCommandOptions {
@@ -61,24 +62,6 @@ function optionsFrom(argv: string[]): TraceReceiverOptions | 'help' {
   return options
 }
 
-function stopped(signal: AbortSignal | undefined): Promise<string> {
-  return new Promise((resolve) => {
-    const finish = (why: string) => {
-      process.off('SIGINT', onInt)
-      process.off('SIGTERM', onTerm)
-      signal?.removeEventListener('abort', onAbort)
-      resolve(why)
-    }
-    const onInt = () => finish('SIGINT')
-    const onTerm = () => finish('SIGTERM')
-    const onAbort = () => finish('abort')
-    process.once('SIGINT', onInt)
-    process.once('SIGTERM', onTerm)
-    if (signal?.aborted) return finish('abort')
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
-}
-
 /**
  * `agent-verdict receive [--port 4318] [--out dir]`: prints the receiver URL (the first stdout line), then a
  * line per trace once it goes quiet (`<traceId> <n> spans [→ file]`), and serves until SIGINT/SIGTERM (or `signal`);
@@ -125,7 +108,7 @@ export async function receiveCommand(argv: string[], io: ReceiveCommandOptions =
     )
     return 1
   }
-  const done = stopped(io.signal)
+  const done = untilStopped(io.signal)
   stdout.write(`${receiver.url}\n`)
   stderr.write(
     `OTLP/HTTP trace receiver listening; point the agent at it with:\n  OTEL_EXPORTER_OTLP_ENDPOINT=${receiver.url} OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf\n${options.out ? `Complete traces are written to ${options.out}/<traceId>.json. ` : ''}Ctrl-C stops it.\n`,

@@ -1,7 +1,7 @@
 // The worker side of the run-wide judge limit: a judge asks the run's coordinator for a permit before
 // each attempt, and falls back to its own per-process limiter (with a one-line note) when there is no
 // coordinator or it went away. See docs/decisions/0023-run-wide-judge-limit.md.
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -50,21 +50,49 @@ function noteOnce(key: string, message: string, oncePerRun = false): void {
 }
 
 /**
- * The marker that makes a note once per run rather than once per worker: workers of one run share
- * their parent (the runner's main process), so the first to create the file says it. A leftover file
- * from an old run whose parent had the same pid only costs that run its note.
+ * The process that stands for this test run: the runner's main process for a forked worker (Vitest
+ * forks, Jest workers: children with an IPC channel), else this process itself (Vitest threads share it;
+ * Jest --runInBand runs in it). Keying by the parent there would be the user's shell, shared by runs.
  */
-export function runNoteMarker(key: string, parentPid = process.ppid): string {
-  return join(tmpdir(), `agent-verdict-note-${parentPid}-${key.replace(/[^a-z0-9]/gi, '_')}`)
+function runPid(): number {
+  return typeof process.send === 'function' ? process.ppid : process.pid
+}
+
+const MARKER_PREFIX = 'agent-verdict-note-'
+/** Markers of runs older than this are swept when a new one is written, so tmp does not fill up. */
+const MARKER_MAX_AGE_MS = 24 * 60 * 60 * 1000
+
+/**
+ * The marker that makes a note once per run rather than once per worker: the workers of one run share
+ * {@link runPid}, so the first to create the file says it. A leftover marker of an old run whose
+ * process had the same pid only costs that run its note.
+ */
+export function runNoteMarker(key: string, pid = runPid()): string {
+  return join(tmpdir(), `${MARKER_PREFIX}${pid}-${key.replace(/[^a-z0-9]/gi, '_')}`)
 }
 
 function firstInRun(key: string): boolean {
   try {
     closeSync(openSync(runNoteMarker(key), 'wx'))
-    return true
   } catch (err) {
     // Exists: another worker of this run said it. Any other failure (read-only tmp): say it here.
     return (err as NodeJS.ErrnoException).code !== 'EEXIST'
+  }
+  sweepOldMarkers()
+  return true
+}
+
+function sweepOldMarkers(): void {
+  try {
+    const dir = tmpdir()
+    const cutoff = Date.now() - MARKER_MAX_AGE_MS
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(MARKER_PREFIX)) continue
+      const path = join(dir, name)
+      if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true })
+    }
+  } catch {
+    // Best effort: a marker left behind costs a few bytes, never a note.
   }
 }
 

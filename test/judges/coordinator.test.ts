@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { callJudge } from '../../src/judges/judge-call'
 import { formatCoordinatorStats, startCoordinator, type RunCoordinator } from '../../src/judges/coordinator'
 import { AdaptiveLimiter } from '../../src/judges/limiter'
@@ -206,6 +206,14 @@ describe('judges under the run coordinator', () => {
     // A parent pid of its own: the note is once per run (per parent process), and other files of this run may have said it.
     vi.spyOn(process, 'ppid', 'get').mockReturnValue(4_000_000 + (process.pid % 100_000))
     rmSync(runNoteMarker('none'), { force: true })
+    // A marker of a run two days ago is swept when this run writes its own; today's are kept.
+    const old = runNoteMarker('none', 3_999_999)
+    const recent = runNoteMarker('none', 3_999_998)
+    writeFileSync(old, '')
+    writeFileSync(recent, '')
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000)
+    utimesSync(old, twoDaysAgo, twoDaysAgo)
+    onTestFinished(() => rmSync(recent, { force: true }))
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
     const local = new AdaptiveLimiter({ concurrency: 1 })
     const permits = runWidePermits('p', local)
@@ -226,6 +234,8 @@ describe('judges under the run coordinator', () => {
     stderr.mockClear()
     ;(await runWidePermits('p', local).acquire())('ok')
     expect(stderr.mock.calls.map((c) => String(c[0])).filter((s) => s.includes('no run coordinator'))).toHaveLength(0)
+    expect(existsSync(old)).toBe(false)
+    expect(existsSync(recent)).toBe(true)
     rmSync(runNoteMarker('none'), { force: true })
   })
 
