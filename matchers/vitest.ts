@@ -4,6 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } from 'vitest'
 import { isEvalFile, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import { COORDINATOR_PROVIDE_KEY } from '../src/judges/coordinator'
+import { prewarmJudge } from '../src/judges/prewarm'
 import { useCoordinator } from '../src/judges/run-limit'
 import { matchers } from './index'
 import { notAwaitedMessage } from './messages'
@@ -53,6 +54,8 @@ if (plugin && testFile && isEvalFile(testFile, plugin)) {
     sequence: { ...worker?.config?.sequence, concurrent: true },
     ...(plugin.testTimeout !== undefined ? { testTimeout: plugin.testTimeout } : {}),
   } as Parameters<typeof vi.setConfig>[0])
+  // This file will call the judge: load its client while Vitest is still loading the file, not in the first test.
+  void prewarmJudge()
 }
 
 // Vitest 4 does not await custom async matchers a test forgot to await: fail the test here instead.

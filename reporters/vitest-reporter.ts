@@ -1,24 +1,24 @@
 // Vitest reporter entry (`agent-verdict/reporter`): collects verdicts from `task.meta` at the end of the run.
-import { relative, sep } from 'node:path'
-import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
-import { TestVerdictMetaSchema, VERDICT_META_KEY } from '../src/verdict/meta'
-import type { ReportTest } from '../src/verdict/report'
-import { runLimitSummary, stripAnsi } from '../src/report/format'
-import { parseReporterOptions, type ReporterOptions } from './options'
-import { publishReport, withVerdicts } from './publish'
+// Kept light: Vitest imports reporters before it starts any worker, so the report code (zod schemas, renderers)
+// loads in the background once the tests run and is awaited at the end (decision 0031).
+import type { Reporter, SerializedError, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
+import type { ReporterOptions } from './options'
 
 export type { ReporterOptions } from './options'
 
-const STATE: Record<string, ReportTest['state']> = {
-  passed: 'pass',
-  failed: 'fail',
-  skipped: 'skip',
-  pending: 'pending',
-}
+type RunModule = typeof import('./vitest-reporter-run')
+let runModule: Promise<RunModule> | undefined
+const loadRun = (): Promise<RunModule> => (runModule ??= import('./vitest-reporter-run'))
+
+const isEmpty = (options: unknown): boolean =>
+  options === undefined ||
+  options === null ||
+  (typeof options === 'object' && !Array.isArray(options) && Object.keys(options).length === 0)
 
 /**
  * Prints verdicts after the run and writes `agent-verdict-report.json` (plus, optionally, an HTML
- * report and a GitHub step summary). Only tests with verdicts or traces are reported.
+ * report and a GitHub step summary). Only tests with verdicts or traces are reported. Invalid options
+ * fail the run when it starts (`onInit`), naming the option.
  *
  * @example
  * // vitest.config.ts
@@ -28,77 +28,40 @@ const STATE: Record<string, ReportTest['state']> = {
  * }})
  */
 export default class AgentVerdictReporter implements Reporter {
-  private readonly options: ReporterOptions
+  private options: ReporterOptions
+  private readonly rawOptions: unknown
   private vitest?: Vitest
   private startedAt = new Date()
 
   constructor(options: ReporterOptions = {}) {
-    this.options = parseReporterOptions(options)
+    // The defaults need no validation; anything else is checked in onInit, where the checker can be loaded.
+    this.rawOptions = options
+    this.options = {}
   }
 
-  onInit(vitest: Vitest): void {
+  async onInit(vitest: Vitest): Promise<void> {
     this.vitest = vitest
     this.startedAt = new Date()
+    if (!isEmpty(this.rawOptions)) this.options = (await loadRun()).parseReporterOptions(this.rawOptions)
   }
 
   onTestRunStart(): void {
     this.startedAt = new Date()
   }
 
+  // A worker has started on a file: it now loads its setup and the test file on its own, so Vitest's process
+  // is mostly idle and the report code loads here at no cost to the run. Loading it earlier would delay the
+  // first worker; later, during the tests, it would hold up the run-wide judge limit's grants on this thread.
+  onTestModuleQueued(): void {
+    void loadRun().catch(() => {})
+  }
+
   async onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
-    _errors: ReadonlyArray<SerializedError>,
+    errors: ReadonlyArray<SerializedError>,
     _reason: TestRunEndReason,
   ): Promise<void> {
-    const root = this.vitest?.config.root ?? process.cwd()
-    const warnings: string[] = []
-    const tests: ReportTest[] = []
-    for (const module of testModules) {
-      for (const testCase of module.children.allTests()) {
-        const test = toReportTest(testCase, root, warnings)
-        if (test) tests.push(test)
-      }
-    }
-    const out = this.vitest?.logger.outputStream ?? process.stdout
-    if (!this.options.silent)
-      for (const w of warnings) (this.vitest?.logger.errorStream ?? process.stderr).write(`agent-verdict: ${w}\n`)
-    const published = await publishReport({
-      tests: withVerdicts(tests),
-      startedAt: this.startedAt,
-      runner: 'vitest',
-      root,
-      options: this.options,
-      out,
-    })
-    const limitLine = runLimitSummary()
-    if (limitLine && !this.options.silent) out.write(`agent-verdict: ${limitLine}\n`)
-    // Vitest only ever raises the exit code, so this survives its own end-of-run bookkeeping.
-    if (published.gates.some((g) => !g.ok)) process.exitCode = 1
-  }
-}
-
-function toReportTest(testCase: TestCase, root: string, warnings: string[]): ReportTest | undefined {
-  const raw = (testCase.meta() as Record<string, unknown>)[VERDICT_META_KEY]
-  if (raw === undefined) return undefined
-  const meta = TestVerdictMetaSchema.safeParse(raw)
-  if (!meta.success) {
-    const issue = meta.error.issues[0]
-    warnings.push(
-      `ignored invalid task.meta.${VERDICT_META_KEY} of "${testCase.fullName}" at ${issue.path.join('.')}: ${issue.message}`,
-    )
-    return undefined
-  }
-  const result = testCase.result()
-  const error = result.errors?.[0]
-  const duration = testCase.diagnostic()?.duration
-  return {
-    file: relative(root, testCase.module.moduleId).split(sep).join('/'),
-    name: testCase.fullName,
-    state: STATE[result.state] ?? 'pending',
-    ...(duration !== undefined ? { durationMs: duration } : {}),
-    ...(result.state === 'failed' && error ? { error: stripAnsi(error.message ?? String(error)).slice(0, 4000) } : {}),
-    verdicts: meta.data.verdicts,
-    ...(meta.data.traces ? { traces: meta.data.traces } : {}),
-    ...(meta.data.assertions ? { assertions: meta.data.assertions } : {}),
+    const { endRun } = await loadRun()
+    await endRun({ testModules, errors, vitest: this.vitest, options: this.options, startedAt: this.startedAt })
   }
 }

@@ -16,7 +16,8 @@ import type { ContentPart } from './types'
 
 // The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
 let bedrockModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined
-const loadBedrock = () => (bedrockModule ??= import('@aws-sdk/client-bedrock-runtime'))
+/** The SDK, loaded once on first use (and by prewarmJudge). */
+export const loadBedrock = () => (bedrockModule ??= import('@aws-sdk/client-bedrock-runtime'))
 
 // Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals); it lives in
 // src/config because `AGENT_VERDICT_JUDGE=bedrock` resolves to it there, and is exported here with the judge.

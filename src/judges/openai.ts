@@ -29,7 +29,8 @@ export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
 // The SDK loads on the first judge call, not when the setup file imports the matchers: a replayed run,
 // a Bedrock judge or a file without judge assertions never pays for it (docs/decisions/0021).
 let openaiModule: Promise<typeof import('openai')> | undefined
-const loadOpenAI = () => (openaiModule ??= import('openai'))
+/** The SDK, loaded once on first use (and by prewarmJudge). */
+export const loadOpenAI = () => (openaiModule ??= import('openai'))
 
 /** Reasoning models reject `temperature`; they are asked without it. */
 export function isReasoningModel(model: string): boolean {

@@ -1,0 +1,84 @@
+// The Vitest reporter's work at the end of a run: read verdicts from task.meta, validate them, publish.
+// Loaded by `agent-verdict/reporter` while the tests run (decision 0031), so Vitest's start does not wait for zod.
+import { relative, sep } from 'node:path'
+import type { SerializedError, TestCase, TestModule, Vitest } from 'vitest/node'
+import { TestVerdictMetaSchema, VERDICT_META_KEY } from '../src/verdict/meta'
+import type { ReportTest } from '../src/verdict/report'
+import { runLimitSummary, stripAnsi } from '../src/report/format'
+import { parseReporterOptions, type ReporterOptions } from './options'
+import { publishReport, withVerdicts } from './publish'
+
+export { parseReporterOptions }
+
+const STATE: Record<string, ReportTest['state']> = {
+  passed: 'pass',
+  failed: 'fail',
+  skipped: 'skip',
+  pending: 'pending',
+}
+
+/**
+ * Prints the verdicts of the run's tests, writes the report files and fails the run on a broken gate.
+ *
+ * @example
+ * await endRun({ testModules, vitest, options: {}, startedAt })
+ */
+export async function endRun(input: {
+  testModules: ReadonlyArray<TestModule>
+  errors?: ReadonlyArray<SerializedError>
+  vitest: Vitest | undefined
+  options: ReporterOptions
+  startedAt: Date
+}): Promise<void> {
+  const { vitest, options } = input
+  const root = vitest?.config.root ?? process.cwd()
+  const warnings: string[] = []
+  const tests: ReportTest[] = []
+  for (const module of input.testModules) {
+    for (const testCase of module.children.allTests()) {
+      const test = toReportTest(testCase, root, warnings)
+      if (test) tests.push(test)
+    }
+  }
+  const out = vitest?.logger.outputStream ?? process.stdout
+  if (!options.silent)
+    for (const w of warnings) (vitest?.logger.errorStream ?? process.stderr).write(`agent-verdict: ${w}\n`)
+  const published = await publishReport({
+    tests: withVerdicts(tests),
+    startedAt: input.startedAt,
+    runner: 'vitest',
+    root,
+    options,
+    out,
+  })
+  const limitLine = runLimitSummary()
+  if (limitLine && !options.silent) out.write(`agent-verdict: ${limitLine}\n`)
+  // Vitest only ever raises the exit code, so this survives its own end-of-run bookkeeping.
+  if (published.gates.some((g) => !g.ok)) process.exitCode = 1
+}
+
+function toReportTest(testCase: TestCase, root: string, warnings: string[]): ReportTest | undefined {
+  const raw = (testCase.meta() as Record<string, unknown>)[VERDICT_META_KEY]
+  if (raw === undefined) return undefined
+  const meta = TestVerdictMetaSchema.safeParse(raw)
+  if (!meta.success) {
+    const issue = meta.error.issues[0]
+    warnings.push(
+      `ignored invalid task.meta.${VERDICT_META_KEY} of "${testCase.fullName}" at ${issue.path.join('.')}: ${issue.message}`,
+    )
+    return undefined
+  }
+  const result = testCase.result()
+  const error = result.errors?.[0]
+  const duration = testCase.diagnostic()?.duration
+  return {
+    file: relative(root, testCase.module.moduleId).split(sep).join('/'),
+    name: testCase.fullName,
+    state: STATE[result.state] ?? 'pending',
+    ...(duration !== undefined ? { durationMs: duration } : {}),
+    ...(result.state === 'failed' && error ? { error: stripAnsi(error.message ?? String(error)).slice(0, 4000) } : {}),
+    verdicts: meta.data.verdicts,
+    ...(meta.data.traces ? { traces: meta.data.traces } : {}),
+    ...(meta.data.assertions ? { assertions: meta.data.assertions } : {}),
+  }
+}

@@ -1,0 +1,37 @@
+// Warming the judge client of a file that will call it: an eval file's first judge call would otherwise
+// pay for loading the provider SDK and Node's fetch (undici) before its request leaves. Started by the
+// runner entry in the background while the runner is still loading the test file (decision 0031).
+import { readCassetteSettings } from '../config/cassette-mode'
+import { JUDGE_ENV, readJudgeSpec } from '../config/judge-spec'
+import { loadBedrock } from './bedrock'
+import { loadOpenAI } from './openai'
+
+/**
+ * Loads what the judge named by `AGENT_VERDICT_JUDGE` needs for its first call: the OpenAI SDK and Node's
+ * fetch for `openai`/`openai-compatible`, the Bedrock runtime client for `bedrock`. Does nothing when the
+ * run replays (no judge is called), when no judge is set or the setting is invalid (the first call then
+ * says what is wrong), and never rejects: a failed warm-up leaves the first call to load it as before.
+ * Returns what it loaded.
+ *
+ * @example
+ * void prewarmJudge() // in an eval file's setup, not awaited
+ */
+export async function prewarmJudge(env: NodeJS.ProcessEnv = process.env): Promise<'openai' | 'bedrock' | 'none'> {
+  try {
+    const raw = env[JUDGE_ENV]
+    if (!raw?.trim()) return 'none'
+    const cassettes = readCassetteSettings(env)
+    if (cassettes.mode === 'replay' && !cassettes.update) return 'none'
+    const spec = readJudgeSpec(raw)
+    if (spec.provider === 'bedrock') {
+      await loadBedrock()
+      return 'bedrock'
+    }
+    await loadOpenAI()
+    // Node 20 loads its fetch implementation on first use of the global.
+    void globalThis.fetch
+    return 'openai'
+  } catch {
+    return 'none'
+  }
+}
