@@ -6,6 +6,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     vitest: 'matchers/vitest.ts',
+    'vitest-setup': 'matchers/vitest-setup.ts',
     'vitest-plugin': 'matchers/vitest-plugin.ts',
     jest: 'matchers/jest.ts',
     reporter: 'reporters/vitest-reporter.ts',

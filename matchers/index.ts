@@ -66,6 +66,28 @@ export type MatcherModules = typeof import('./to-follow-instructions') &
   typeof import('./to-stay-within-budget')
 
 /**
+ * The async matchers as written, before {@link atCallSite}: `agent-verdict/vitest-setup` wraps its own
+ * lazy stand-ins with it instead (matchers/lazy-matchers.ts).
+ */
+export const asyncMatchers = {
+  toFollowInstructions,
+  toBeCorrect,
+  toBeFaithfulTo,
+  toBeFaithfulToImage,
+  toBeCorrectForImage,
+  toHaveQuality,
+  toSatisfyRubric,
+  // Trace matchers also accept runTrials results with a `trials` rule.
+  toHaveNoFailingSpans: withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0),
+  toUseToolsEfficiently: withTraceTrials('toUseToolsEfficiently', toUseToolsEfficiently, 0),
+  toCompleteTask: withTraceTrials('toCompleteTask', toCompleteTask, 1),
+  toFollowPlan: withTraceTrials('toFollowPlan', toFollowPlan, 0),
+}
+
+/** The deterministic matchers that answer synchronously (no judge): `expect(trace).toCallTool('search')`. */
+export const syncMatchers = { toCallTool, toStayWithinBudget }
+
+/**
  * Every matcher (output, multimodal and trace), keyed by name, for `expect.extend`.
  *
  * @example
@@ -76,18 +98,16 @@ export type MatcherModules = typeof import('./to-follow-instructions') &
 // The one table of matchers: the runner entries register it and their types are computed from it
 // (matchers/types.ts). Each async matcher's errors end in the test line that called it (matchers/call-site.ts).
 export const matchers = {
-  toFollowInstructions: atCallSite(toFollowInstructions),
-  toBeCorrect: atCallSite(toBeCorrect),
-  toBeFaithfulTo: atCallSite(toBeFaithfulTo),
-  toBeFaithfulToImage: atCallSite(toBeFaithfulToImage),
-  toBeCorrectForImage: atCallSite(toBeCorrectForImage),
-  toHaveQuality: atCallSite(toHaveQuality),
-  toSatisfyRubric: atCallSite(toSatisfyRubric),
-  // Trace matchers also accept runTrials results with a `trials` rule.
-  toHaveNoFailingSpans: atCallSite(withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0)),
-  toUseToolsEfficiently: atCallSite(withTraceTrials('toUseToolsEfficiently', toUseToolsEfficiently, 0)),
-  toCompleteTask: atCallSite(withTraceTrials('toCompleteTask', toCompleteTask, 1)),
-  toFollowPlan: atCallSite(withTraceTrials('toFollowPlan', toFollowPlan, 0)),
-  toCallTool,
-  toStayWithinBudget,
+  toFollowInstructions: atCallSite(asyncMatchers.toFollowInstructions),
+  toBeCorrect: atCallSite(asyncMatchers.toBeCorrect),
+  toBeFaithfulTo: atCallSite(asyncMatchers.toBeFaithfulTo),
+  toBeFaithfulToImage: atCallSite(asyncMatchers.toBeFaithfulToImage),
+  toBeCorrectForImage: atCallSite(asyncMatchers.toBeCorrectForImage),
+  toHaveQuality: atCallSite(asyncMatchers.toHaveQuality),
+  toSatisfyRubric: atCallSite(asyncMatchers.toSatisfyRubric),
+  toHaveNoFailingSpans: atCallSite(asyncMatchers.toHaveNoFailingSpans),
+  toUseToolsEfficiently: atCallSite(asyncMatchers.toUseToolsEfficiently),
+  toCompleteTask: atCallSite(asyncMatchers.toCompleteTask),
+  toFollowPlan: atCallSite(asyncMatchers.toFollowPlan),
+  ...syncMatchers,
 }

@@ -30,7 +30,9 @@ const VITEST_DEFAULT_TIMEOUT = 5_000
 export const EVAL_TEST_TIMEOUT = 180_000
 /** The judges' own default limit (src/config), so tests at once and judge calls at once match out of the box. */
 export const DEFAULT_CONCURRENCY = DEFAULT_JUDGE_CONCURRENCY
-const SETUP = 'agent-verdict/vitest'
+/** The light setup entry (matchers load while the test file loads); `agent-verdict/vitest` in a config does the same job. */
+const SETUP = 'agent-verdict/vitest-setup'
+const SETUP_ENTRIES = [SETUP, 'agent-verdict/vitest']
 /** Starts the run-wide judge limit (one coordinator for all workers, decision 0023). */
 const GLOBAL_SETUP = 'agent-verdict/global-setup'
 const REPORTER = 'agent-verdict/reporter'
@@ -46,7 +48,7 @@ const toArray = <T>(value: T | readonly T[] | undefined | null): T[] =>
   value == null ? [] : Array.isArray(value) ? [...value] : [value as T]
 
 /**
- * The Vitest plugin: adds `agent-verdict/vitest` to `setupFiles` and `agent-verdict/reporter` to the
+ * The Vitest plugin: adds `agent-verdict/vitest-setup` to `setupFiles` and `agent-verdict/reporter` to the
  * reporters (once, whatever the config or `--reporter` says), sets `maxConcurrency` to the judge's limit
  * unless configured, and makes the tests of eval files (`**\/*.eval.{ts,mts,js,mjs}`) run concurrently
  * with a judge-friendly timeout. Verdicts land on the test that made the call whichever `expect` it uses.
@@ -74,8 +76,9 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
     config(config) {
       const test = ((config as { test?: Record<string, unknown> }).test ??= {})
       const setupFiles = toArray(test.setupFiles as string | string[] | undefined)
-      // Ours first, so the user's setup files can already use the matchers; never twice (old configs list it).
-      if (!setupFiles.includes(SETUP)) test.setupFiles = [SETUP, ...setupFiles]
+      // Ours first, so the user's setup files can already use the matchers; never twice (old configs list
+      // `agent-verdict/vitest`, which does the same job).
+      if (!setupFiles.some((f) => SETUP_ENTRIES.includes(f))) test.setupFiles = [SETUP, ...setupFiles]
       // One judge limit for the whole run, not one per worker.
       const globalSetup = toArray(test.globalSetup as string | string[] | undefined)
       if (!globalSetup.includes(GLOBAL_SETUP)) test.globalSetup = [GLOBAL_SETUP, ...globalSetup]

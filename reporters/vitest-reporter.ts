@@ -10,6 +10,9 @@ type RunModule = typeof import('./vitest-reporter-run')
 let runModule: Promise<RunModule> | undefined
 const loadRun = (): Promise<RunModule> => (runModule ??= import('./vitest-reporter-run'))
 
+/** After the first test starts: past its judge calls' grants, well before their answers. */
+const PRELOAD_DELAY_MS = 50
+
 const isEmpty = (options: unknown): boolean =>
   options === undefined ||
   options === null ||
@@ -32,6 +35,7 @@ export default class AgentVerdictReporter implements Reporter {
   private readonly rawOptions: unknown
   private vitest?: Vitest
   private startedAt = new Date()
+  private loadScheduled = false
 
   constructor(options: ReporterOptions = {}) {
     // The defaults need no validation; anything else is checked in onInit, where the checker can be loaded.
@@ -49,11 +53,14 @@ export default class AgentVerdictReporter implements Reporter {
     this.startedAt = new Date()
   }
 
-  // A worker has started on a file: it now loads its setup and the test file on its own, so Vitest's process
-  // is mostly idle and the report code loads here at no cost to the run. Loading it earlier would delay the
-  // first worker; later, during the tests, it would hold up the run-wide judge limit's grants on this thread.
-  onTestModuleQueued(): void {
-    void loadRun().catch(() => {})
+  // The report code loads while the tests run, when Vitest's process mostly waits for the workers: at its
+  // start it would hold up the workers' first files (this process transforms them), and right at the first
+  // test it would hold up the run-wide judge limit's first grants, which this process answers. A judge call
+  // takes longer than the delay, so the load falls between the first grants and the next (decision 0031).
+  onTestCaseReady(): void {
+    if (this.loadScheduled) return
+    this.loadScheduled = true
+    setTimeout(() => void loadRun().catch(() => {}), PRELOAD_DELAY_MS).unref()
   }
 
   async onTestRunEnd(

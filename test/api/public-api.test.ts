@@ -12,6 +12,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 const ENTRIES: Record<string, string> = {
   'agent-verdict': 'src/index.ts',
   'agent-verdict/vitest': 'matchers/vitest.ts',
+  'agent-verdict/vitest-setup': 'matchers/vitest-setup.ts',
   'agent-verdict/jest': 'matchers/jest.ts',
   'agent-verdict/reporter': 'reporters/vitest-reporter.ts',
   'agent-verdict/jest-reporter': 'reporters/jest-reporter.ts',
@@ -47,6 +48,16 @@ const program = ts.createProgram(
   },
 )
 const checker = program.getTypeChecker()
+
+test('every package.json export is reviewed here', async () => {
+  const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as {
+    exports: Record<string, unknown>
+  }
+  const exported = Object.keys(pkg.exports)
+    .filter((k) => k !== './package.json')
+    .map((k) => (k === '.' ? 'agent-verdict' : `agent-verdict/${k.slice(2)}`))
+  expect(Object.keys(ENTRIES).sort()).toEqual(exported.sort())
+})
 
 test.each(Object.entries(ENTRIES))('%s exports exactly its reviewed API', async (entry, file) => {
   const source = program.getSourceFile(resolve(root, file))!

@@ -1,10 +1,12 @@
-// Issue 18: the setup entry costs what it uses. Importing `agent-verdict/vitest` must not load a provider
-// SDK (openai, the Bedrock client): they load on the first judge call. Checked on the built package two
-// ways: the static import graph of dist/vitest.js, and the modules a fresh Node process resolves.
+// Issue 18: a setup entry costs what it uses. Importing `agent-verdict/vitest` or `agent-verdict/vitest-setup`
+// must not load a provider SDK (the OpenAI SDK, bundled into dist/ since decision 0031, or the Bedrock
+// client): they load on an eval file's warm-up or its first judge call. `agent-verdict/vitest-setup`, the
+// plugin's entry, must not load zod or the judge code either: they load behind it, in the background.
+// Checked on the built package two ways: the static import graph, and the files a fresh Node process loads.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packageUnderTest, repo } from './user-project'
 
@@ -23,73 +25,111 @@ afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
 })
 
-/** Bare specifiers reached through static `import … from` / `export … from` / `import '…'` of an ESM build file. */
-function staticBareImports(entry: string): Set<string> {
-  const seen = new Set<string>()
+/** Build files whose text contains `marker`: where a bundled dependency ended up. */
+function filesWith(marker: string): string[] {
+  const dist = join(packageDir, 'dist')
+  return readdirSync(dist).filter((f) => f.endsWith('.js') && readFileSync(join(dist, f), 'utf8').includes(marker))
+}
+/** The bundled OpenAI SDK (its retry header) and zod (its base schema class). */
+const openaiFiles = () => filesWith('X-Stainless-Retry-Count')
+const zodFiles = () => filesWith('$ZodType')
+
+/** Files and bare specifiers reached through static `import … from` / `export … from` / `import '…'` of an ESM build file. */
+function staticGraph(entry: string): { files: Set<string>; bare: Set<string> } {
+  const files = new Set<string>()
   const bare = new Set<string>()
   const walk = (file: string) => {
-    if (seen.has(file)) return
-    seen.add(file)
+    if (files.has(file)) return
+    files.add(file)
     const text = readFileSync(file, 'utf8')
     for (const m of text.matchAll(/^\s*(?:import|export)\s*(?:[^'"()]*?\sfrom\s*)?["']([^"']+)["']/gm)) {
       if (m[1].startsWith('.')) walk(join(dirname(file), m[1]))
       else bare.add(m[1])
     }
   }
-  walk(entry)
-  return bare
+  walk(join(packageDir, 'dist', entry))
+  return { files: new Set([...files].map((f) => basename(f))), bare }
 }
 
-describe('agent-verdict/vitest (the setup entry) as built', () => {
-  it('imports no provider SDK statically; the judge modules load them with a dynamic import()', () => {
-    const bare = [...staticBareImports(join(packageDir, 'dist/vitest.js'))]
-    expect(bare).toContain('vitest') // the walk does reach the entry's imports
-    expect(bare.filter((s) => SDK.test(s))).toEqual([])
-    // The SDKs are still in the build, behind import() (so the check above is not vacuous).
-    const chunks = [...staticBareImports(join(packageDir, 'dist/index.js'))]
-    expect(chunks.filter((s) => SDK.test(s))).toEqual([])
-    const index = readFileSync(join(packageDir, 'dist/index.js'), 'utf8')
-    const all =
-      index +
-      [...index.matchAll(/from\s*["'](\.\/chunk-[^"']+)["']/g)]
-        .map((m) => readFileSync(join(packageDir, 'dist', m[1]), 'utf8'))
-        .join('\n')
-    expect(all).toMatch(/import\(["']openai["']\)/)
-    expect(all).toMatch(/import\(["']@aws-sdk\/client-bedrock-runtime["']\)/)
-  })
-
-  it('a fresh process importing it resolves no provider SDK (a resolve hook records every specifier)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'av-setup-imports-'))
-    cleanup.push(dir)
-    mkdirSync(join(dir, 'node_modules'))
-    symlinkSync(packageDir, join(dir, 'node_modules', 'agent-verdict'), 'dir')
-    symlinkSync(join(repo, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
-    writeFileSync(join(dir, 'package.json'), '{"type":"module"}')
-    const hooks = `let port; export function initialize(data) { port = data.port }
-export async function resolve(specifier, context, next) { port.postMessage(specifier); return next(specifier, context) }`
-    writeFileSync(
-      join(dir, 'probe.mjs'),
-      `import { register } from 'node:module'
+/** What a fresh process loads when it imports `specifier` (after vitest), until the import settles. */
+function loadedBy(specifier: string): { loaded: string[]; resolved: string[]; error: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'av-setup-imports-'))
+  cleanup.push(dir)
+  mkdirSync(join(dir, 'node_modules'))
+  symlinkSync(packageDir, join(dir, 'node_modules', 'agent-verdict'), 'dir')
+  symlinkSync(join(repo, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}')
+  const hooks = `let port; export function initialize(data) { port = data.port }
+export async function resolve(specifier, context, next) { port.postMessage(['resolve', specifier]); return next(specifier, context) }
+export async function load(url, context, next) { port.postMessage(['load', url]); return next(url, context) }`
+  writeFileSync(
+    join(dir, 'probe.mjs'),
+    `import { register } from 'node:module'
 import { MessageChannel } from 'node:worker_threads'
 const { port1, port2 } = new MessageChannel()
-const seen = []
-port1.on('message', (s) => seen.push(s))
+const loaded = [], resolved = []
+let counting = false
+port1.on('message', ([kind, what]) => { if (counting) (kind === 'load' ? loaded : resolved).push(what) })
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}), { data: { port: port2 }, transferList: [port2] })
 await import('vitest')
+await new Promise((r) => setTimeout(r, 50))
+counting = true
 let error
-// Outside a Vitest worker the entry's first hook registration throws, after its whole import graph loaded.
-try { await import('agent-verdict/vitest') } catch (e) { error = e }
-await new Promise((r) => setTimeout(r, 100))
+// Outside a Vitest worker the entry's first runner call throws, after its static import graph loaded.
+try { await import(${JSON.stringify(specifier)}) } catch (e) { error = e }
+await new Promise((r) => setTimeout(r, 50))
 port1.close()
-console.log(JSON.stringify({ seen, error: String(error?.message ?? '') }))
+console.log(JSON.stringify({ loaded, resolved, error: String(error?.message ?? '') }))
 `,
-    )
-    const out = JSON.parse(
-      execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop()!,
-    ) as { seen: string[]; error: string }
-    expect(out.error).toMatch(/Vitest failed to (find|access its internal)/) // it got as far as the first runner call, so every import ran
-    expect(out.seen).toContain('agent-verdict/vitest')
-    expect(out.seen).toContain('zod') // the hook saw the entry's own imports
-    expect(out.seen.filter((s) => SDK.test(s))).toEqual([])
+  )
+  const out = execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').pop()!
+  return JSON.parse(out) as { loaded: string[]; resolved: string[]; error: string }
+}
+
+describe('the Vitest setup entries as built', () => {
+  it('the SDKs are in the build, behind import() (so the checks below are not vacuous)', () => {
+    expect(openaiFiles()).toHaveLength(1)
+    expect(zodFiles().length).toBeGreaterThan(0)
+    const everything = readdirSync(join(packageDir, 'dist'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(packageDir, 'dist', f), 'utf8'))
+      .join('\n')
+    expect(everything).toMatch(new RegExp(`import\\(["']\\./${openaiFiles()[0].replace('.', '\\.')}["']\\)`))
+    expect(everything).toMatch(/import\(["']@aws-sdk\/client-bedrock-runtime["']\)/)
+  })
+
+  for (const entry of ['vitest.js', 'vitest-setup.js']) {
+    it(`${entry} imports no provider SDK statically`, () => {
+      const graph = staticGraph(entry)
+      expect(graph.bare).toContain('vitest') // the walk does reach the entry's imports
+      expect([...graph.bare].filter((s) => SDK.test(s))).toEqual([])
+      expect(openaiFiles().filter((f) => graph.files.has(f))).toEqual([])
+    })
+  }
+
+  it('vitest-setup.js (the plugin’s entry) does not import zod or the judge code statically: they load behind it', () => {
+    const graph = staticGraph('vitest-setup.js')
+    expect(zodFiles().filter((f) => graph.files.has(f))).toEqual([])
+    // While agent-verdict/vitest, the API entry, does (so the check is not vacuous).
+    const api = staticGraph('vitest.js')
+    expect(zodFiles().filter((f) => api.files.has(f)).length).toBeGreaterThan(0)
+  })
+
+  it('a fresh process importing agent-verdict/vitest loads no provider SDK', () => {
+    const out = loadedBy('agent-verdict/vitest')
+    expect(out.error).toMatch(/Vitest failed to (find|access its internal)/) // every import ran
+    expect(out.resolved).toContain('agent-verdict/vitest')
+    expect(out.resolved.filter((s) => SDK.test(s))).toEqual([])
+    expect(out.loaded.filter((u) => openaiFiles().some((f) => u.endsWith(`/${f}`)))).toEqual([])
+    expect(out.loaded.filter((u) => zodFiles().some((f) => u.endsWith(`/${f}`))).length).toBeGreaterThan(0)
+  })
+
+  it('a fresh process importing agent-verdict/vitest-setup loads no provider SDK, even once its judge code has loaded', () => {
+    const out = loadedBy('agent-verdict/vitest-setup')
+    expect(out.error).toMatch(/Vitest failed to (find|access its internal)/)
+    expect(out.resolved.filter((s) => SDK.test(s))).toEqual([])
+    expect(out.loaded.filter((u) => openaiFiles().some((f) => u.endsWith(`/${f}`)))).toEqual([])
+    // The judge code (zod with it) was started in the background and did load, without the SDK.
+    expect(out.loaded.some((u) => /\/vitest-load-[^/]+\.js$/.test(u))).toBe(true)
   })
 })

@@ -33,7 +33,7 @@ function apply(
 describe('agentVerdict()', () => {
   it('with no option: setup file, eval files included, the judge’s limit as maxConcurrency, the timeout for eval files, the reporter', () => {
     const { test, provided, reporters } = apply(undefined)
-    expect(test.setupFiles).toEqual(['agent-verdict/vitest'])
+    expect(test.setupFiles).toEqual(['agent-verdict/vitest-setup'])
     expect(test.include).toEqual([...defaultInclude, '**/*.eval.{ts,mts,js,mjs}'])
     expect(test.maxConcurrency).toBe(8)
     expect(test.testTimeout).toBeUndefined() // ordinary files keep Vitest's default
@@ -57,8 +57,13 @@ describe('agentVerdict()', () => {
     expect(test.include).toEqual(['src/**/*.test.ts', '**/*.eval.{ts,mts,js,mjs}'])
     expect(test.maxConcurrency).toBe(3)
     expect(apply({ concurrency: 4 }, { setupFiles: './my-setup.ts' }).test.setupFiles).toEqual([
-      'agent-verdict/vitest',
+      'agent-verdict/vitest-setup',
       './my-setup.ts',
+    ])
+    // Either entry is the setup: a config listing the light one keeps its place too.
+    expect(apply(undefined, { setupFiles: ['./a.ts', 'agent-verdict/vitest-setup'] }).test.setupFiles).toEqual([
+      './a.ts',
+      'agent-verdict/vitest-setup',
     ])
     expect(apply({ concurrency: 4 }).test.maxConcurrency).toBe(4)
   })

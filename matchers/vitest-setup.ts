@@ -1,0 +1,34 @@
+// `agent-verdict/vitest-setup` — the setup file `agent-verdict/vitest-plugin` adds: the same matchers and
+// runtime as `agent-verdict/vitest`, but the code behind the matchers (judges, cassettes, zod schemas)
+// loads in the background while Vitest loads the test file, and is awaited before the file's first test.
+// No provider SDK is loaded here; an eval file warms its judge's client the same way (decision 0031).
+import { afterAll, afterEach, aroundEach, beforeAll, expect, inject, TestRunner, vi } from 'vitest'
+import { lazyMatchers, loadedMatcherCode, loadMatcherCode } from './lazy-matchers'
+import type { AgentVerdictMatchers } from './types'
+import { installVitestRuntime } from './vitest-install'
+
+const loading = loadMatcherCode()
+// A failed load surfaces in beforeAll, as the file's error; never as an unhandled rejection here.
+loading.catch(() => {})
+
+expect.extend(lazyMatchers())
+
+installVitestRuntime(
+  { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi },
+  {
+    finishFile: () => loadedMatcherCode()?.finishFile,
+    onEvalFile: () => {
+      loading.then((code) => code.prewarmJudge()).catch(() => {})
+    },
+  },
+)
+
+// The synchronous matchers (`toCallTool`, `toStayWithinBudget`) need the code loaded before a test calls them.
+beforeAll(async () => {
+  await loading
+})
+
+declare module 'vitest' {
+  // biome-ignore lint/suspicious/noExplicitAny: the augmentation must repeat Vitest's own `T = any`
+  interface Matchers<T = any> extends AgentVerdictMatchers<Promise<void>> {}
+}
