@@ -1,6 +1,6 @@
 // One "test worker" of bench/workers.ts: a separate process with its own judge (and its own
 // per-process limiter), joined to the run's coordinator through AGENT_VERDICT_COORDINATOR.
-import { z } from 'zod'
+import * as z from 'zod'
 import { callJudge } from '../src/judges/judge-call'
 import { openaiJudge } from '../src/judges/openai'
 

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { failingLeaves, traceVerdict } from '../src/diagnosis/localize'
 import { propagate } from '../src/diagnosis/propagate'
 import { SPAN_CATEGORY_METRIC, SPAN_METRICS, type Diagnosis } from '../src/diagnosis/types'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { compactJson, describeSpan, matcherHint, plural, usageMessage } from './messages'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { diagnose } from '../src/diagnosis/diagnose'
 import { DiagnoseOptionsSchema, type Diagnosis, type PropagationPolicy } from '../src/diagnosis/types'
 import type { Trace } from '../src/trace/trace'

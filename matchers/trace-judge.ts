@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { JudgeConfigError } from '../src/judges/errors'
 import type { Judge } from '../src/judges/types'
 import type { MatcherContext } from './context'

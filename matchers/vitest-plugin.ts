@@ -2,7 +2,7 @@
 // that run their judge assertions concurrently. Runs in Vitest's main process; kept tiny (no SDK, no zod).
 import { defaultInclude } from 'vitest/config'
 import type { Vite, VitestPluginContext } from 'vitest/node'
-import { DEFAULT_JUDGE_CONCURRENCY } from '../src/config/limits'
+import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY } from '../src/config/limits'
 import { DEFAULT_EVAL_FILES, globToRegExp, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import type { ReporterOptions } from '../reporters/options'
 
@@ -14,8 +14,10 @@ export interface AgentVerdictPluginOptions {
    */
   evalFiles?: string | string[]
   /**
-   * How many tests run at once (Vitest's `maxConcurrency`), unless the config sets `maxConcurrency`.
-   * Match it to your judge's `concurrency` (8 by default). Default 8.
+   * How many tests run at once (Vitest's `maxConcurrency`), unless the config sets `maxConcurrency`. The judge's
+   * own limit still caps the calls in flight; running twice as many tests keeps one call ready behind each call
+   * in flight, so a freed permit is taken at once. Default: twice the judge limit, `AGENT_VERDICT_CONCURRENCY`
+   * or 8, so 16.
    */
   concurrency?: number
   /** Timeout of each test in an eval file, in ms, unless the config (or `--testTimeout`) sets one. Default 180 000. */
@@ -28,8 +30,12 @@ export interface AgentVerdictPluginOptions {
 const VITEST_DEFAULT_TIMEOUT = 5_000
 /** Above one judge call's worst case: a 60 s attempt timeout plus the 60 s retry wait budget, with room for a second assertion. */
 export const EVAL_TEST_TIMEOUT = 180_000
-/** The judges' own default limit (src/config), so tests at once and judge calls at once match out of the box. */
-export const DEFAULT_CONCURRENCY = DEFAULT_JUDGE_CONCURRENCY
+/**
+ * Tests at once in an eval file by default: twice the judges' default limit (src/config). At exactly the limit, each
+ * call waited for its test to end and the next to start and build its prompt before the judge got more work; a
+ * second test queued behind each call takes the permit the moment it is freed (decision 0031).
+ */
+export const DEFAULT_CONCURRENCY = 2 * DEFAULT_JUDGE_CONCURRENCY
 /** The light setup entry (matchers load while the test file loads); `agent-verdict/vitest` in a config does the same job. */
 const SETUP = 'agent-verdict/vitest-setup'
 const SETUP_ENTRIES = [SETUP, 'agent-verdict/vitest']
@@ -49,7 +55,7 @@ const toArray = <T>(value: T | readonly T[] | undefined | null): T[] =>
 
 /**
  * The Vitest plugin: adds `agent-verdict/vitest-setup` to `setupFiles` and `agent-verdict/reporter` to the
- * reporters (once, whatever the config or `--reporter` says), sets `maxConcurrency` to the judge's limit
+ * reporters (once, whatever the config or `--reporter` says), sets `maxConcurrency` to twice the judge's limit
  * unless configured, and makes the tests of eval files (`**\/*.eval.{ts,mts,js,mjs}`) run concurrently
  * with a judge-friendly timeout. Verdicts land on the test that made the call whichever `expect` it uses.
  *
@@ -67,7 +73,10 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
     )
   }
   for (const glob of evalFiles) globToRegExp(glob) // a malformed glob fails here, once, not in every worker
-  const concurrency = positiveInt(options.concurrency ?? DEFAULT_CONCURRENCY, 'concurrency')
+  const concurrency = positiveInt(
+    options.concurrency ?? 2 * (concurrencyFromEnv() ?? DEFAULT_JUDGE_CONCURRENCY),
+    'concurrency',
+  )
   const testTimeout = positiveInt(options.testTimeout ?? EVAL_TEST_TIMEOUT, 'testTimeout')
   let userTimeout = false
 

@@ -1,5 +1,5 @@
 // Options shared by the Vitest and Jest reporters, and what the run records from the environment.
-import { z } from 'zod'
+import * as z from 'zod'
 import { cassetteModeForReport } from '../src/config/cassette-mode'
 import { judgeIdForReport } from '../src/config/judge-spec'
 import { GatesSchema } from '../src/report/gates'

@@ -29,6 +29,8 @@ export async function endRun(input: {
   vitest: Vitest | undefined
   options: ReporterOptions
   startedAt: Date
+  /** Tests already converted as they finished (see {@link convertTest}); the rest are converted here. */
+  converted?: ReadonlyMap<TestCase, Converted>
 }): Promise<void> {
   const { vitest, options } = input
   const root = vitest?.config.root ?? process.cwd()
@@ -36,7 +38,8 @@ export async function endRun(input: {
   const tests: ReportTest[] = []
   for (const module of input.testModules) {
     for (const testCase of module.children.allTests()) {
-      const test = toReportTest(testCase, root, warnings)
+      const { test, warning } = input.converted?.get(testCase) ?? convertTest(testCase, root)
+      if (warning) warnings.push(warning)
       if (test) tests.push(test)
     }
   }
@@ -55,6 +58,25 @@ export async function endRun(input: {
   if (limitLine && !options.silent) out.write(`agent-verdict: ${limitLine}\n`)
   // Vitest only ever raises the exit code, so this survives its own end-of-run bookkeeping.
   if (published.gates.some((g) => !g.ok)) process.exitCode = 1
+}
+
+/** One finished test as the report holds it (none without verdicts or traces), and why its meta was ignored. */
+export interface Converted {
+  test?: ReportTest
+  warning?: string
+}
+
+/**
+ * Converts one finished test for the report: its verdicts from task.meta, validated. The reporter calls it
+ * as each test finishes, while Vitest's process waits for the workers, so the end of the run does not.
+ *
+ * @example
+ * converted.set(testCase, convertTest(testCase, vitest.config.root))
+ */
+export function convertTest(testCase: TestCase, root: string): Converted {
+  const warnings: string[] = []
+  const test = toReportTest(testCase, root, warnings)
+  return { ...(test ? { test } : {}), ...(warnings[0] ? { warning: warnings[0] } : {}) }
 }
 
 function toReportTest(testCase: TestCase, root: string, warnings: string[]): ReportTest | undefined {

@@ -1,14 +1,17 @@
 // Vitest reporter entry (`agent-verdict/reporter`): collects verdicts from `task.meta` at the end of the run.
 // Kept light: Vitest imports reporters before it starts any worker, so the report code (zod schemas, renderers)
 // loads in the background once the tests run and is awaited at the end (decision 0031).
-import type { Reporter, SerializedError, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
+import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import type { ReporterOptions } from './options'
+import type { Converted } from './vitest-reporter-run'
 
 export type { ReporterOptions } from './options'
 
 type RunModule = typeof import('./vitest-reporter-run')
 let runModule: Promise<RunModule> | undefined
-const loadRun = (): Promise<RunModule> => (runModule ??= import('./vitest-reporter-run'))
+let runLoaded: RunModule | undefined
+const loadRun = (): Promise<RunModule> =>
+  (runModule ??= import('./vitest-reporter-run').then((loaded) => (runLoaded = loaded)))
 
 /** After the first test starts: past its judge calls' grants, well before their answers. */
 const PRELOAD_DELAY_MS = 50
@@ -36,6 +39,8 @@ export default class AgentVerdictReporter implements Reporter {
   private vitest?: Vitest
   private startedAt = new Date()
   private loadScheduled = false
+  /** Tests converted for the report as they finished (once the report code has loaded). */
+  private converted = new Map<TestCase, Converted>()
 
   constructor(options: ReporterOptions = {}) {
     // The defaults need no validation; anything else is checked in onInit, where the checker can be loaded.
@@ -51,6 +56,7 @@ export default class AgentVerdictReporter implements Reporter {
 
   onTestRunStart(): void {
     this.startedAt = new Date()
+    this.converted = new Map()
   }
 
   // The report code loads while the tests run, when Vitest's process mostly waits for the workers: at its
@@ -63,12 +69,24 @@ export default class AgentVerdictReporter implements Reporter {
     setTimeout(() => void loadRun().catch(() => {}), PRELOAD_DELAY_MS).unref()
   }
 
+  onTestCaseResult(testCase: TestCase): void {
+    if (runLoaded)
+      this.converted.set(testCase, runLoaded.convertTest(testCase, this.vitest?.config.root ?? process.cwd()))
+  }
+
   async onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     errors: ReadonlyArray<SerializedError>,
     _reason: TestRunEndReason,
   ): Promise<void> {
     const { endRun } = await loadRun()
-    await endRun({ testModules, errors, vitest: this.vitest, options: this.options, startedAt: this.startedAt })
+    await endRun({
+      testModules,
+      errors,
+      vitest: this.vitest,
+      options: this.options,
+      startedAt: this.startedAt,
+      converted: this.converted,
+    })
   }
 }

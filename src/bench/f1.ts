@@ -1,5 +1,5 @@
 // sklearn's multilabel precision/recall/F1 (average=None and "weighted", zero_division=0).
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** Per-label scores, as `precision_recall_fscore_support(average=None, zero_division=0)` gives them. */
 export const LabelScoresSchema = z.object({

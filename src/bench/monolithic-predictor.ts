@@ -1,6 +1,6 @@
 // TRAIL monolithic mode: the papers' baseline — the whole trace file in one judge prompt.
 import { readFile } from 'node:fs/promises'
-import { z } from 'zod'
+import * as z from 'zod'
 import { requestTokens } from '../diagnosis/tokens'
 import { callJudge } from '../judges/judge-call'
 import type { Judge } from '../judges/types'

@@ -2,7 +2,7 @@
 // what span selection, truncation, detector skips and the one-category-per-evidence rule lose before any judge answers.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { z } from 'zod'
+import * as z from 'zod'
 import { diagnose } from '../diagnosis/diagnose'
 import { spanPrompt } from '../diagnosis/span-context'
 import { additionalErrors } from '../diagnosis/span-judge'

@@ -1,5 +1,5 @@
 // Pearson correlation with scipy.stats.pearsonr's semantics, as the TRAIL scorer uses it.
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** r, two-sided p-value and the number of pairs; r and p are NaN for a constant input. */
 export const CorrelationSchema = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { PropagationPolicy } from '../diagnosis/types'
 import type { Judge } from '../judges/types'
 import { detect, type DetectorProfile } from '../metrics/detectors'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** The TRAIL splits, named as the official folders and the `--json` keys name them. */
 export const TrailSplitSchema = z.enum(['GAIA', 'SWE_Bench'])

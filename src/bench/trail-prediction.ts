@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Finding } from '../metrics/detectors/finding'
 import type { Trace } from '../trace/trace'
 import type { TrailSplit } from './splits'

@@ -1,7 +1,7 @@
 // The labelled-cases file `agent-verdict calibrate` reads: human labels per metric over image-to-text cases.
 import { readFile } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /**
  * One human-labelled case. `response` is what is judged; `image` is a path relative to the labelled

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { z } from 'zod'
+import * as z from 'zod'
 import { JudgeUsageSchema } from '../judges/usage'
 import { CassetteError, CassetteFormatError, displayPath } from './errors'
 import { pidAlive, withFileLock, type FileLockOptions } from './lock'

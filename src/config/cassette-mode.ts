@@ -1,6 +1,6 @@
 // The cassette mode and update flag: the one parser of AGENT_VERDICT_MODE, CI and AGENT_VERDICT_UPDATE,
 // used by cassettes (which throw CassetteModeError from it), judges (for messages) and reporters.
-import { z } from 'zod'
+import * as z from 'zod'
 import { type Env, isTruthyEnv, SettingError } from './env'
 
 /** Env var naming the cassette mode. */

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { AgentMetric } from './types'
 
 const AspectSchema = z.object({

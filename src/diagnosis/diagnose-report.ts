@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { TRAIL_CATEGORIES } from '../taxonomy'
 import { DiagnosisSchema } from './types'
 import { FindingSchema, type Finding } from '../metrics/detectors/finding'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { JUDGE_CATEGORIES } from '../taxonomy'
 
 const AspectSchema = z.object({

@@ -1,5 +1,5 @@
 // The public contract of trace diagnosis: options, propagation policies and the Diagnosis result.
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Judge } from '../judges/types'
 import { FindingSchema } from '../metrics/detectors/finding'
 import { DetectorOptionsSchema } from '../metrics/detectors/index'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { replayCauseFromEnv } from '../config/cassette-mode'
 import { SettingError } from '../config/env'
 import { DEFAULT_BEDROCK_MODEL, JUDGE_ENV, readJudgeSpec, urlCredentialsProblem } from '../config/judge-spec'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { JudgeUsage } from './types'
 
 /** A model's list price in USD per 1M tokens. */

@@ -8,7 +8,7 @@ import { loadOpenAI } from './openai'
 
 /**
  * Loads what the judge named by `AGENT_VERDICT_JUDGE` needs for its first call: the OpenAI SDK and Node's
- * fetch for `openai`/`openai-compatible`, the Bedrock runtime client for `bedrock`. Does nothing when the
+ * fetch classes for `openai`/`openai-compatible`, the Bedrock runtime client for `bedrock`. Does nothing when the
  * run replays (no judge is called), when no judge is set or the setting is invalid (the first call then
  * says what is wrong), and never rejects: a failed warm-up leaves the first call to load it as before.
  * Returns what it loaded.
@@ -28,8 +28,9 @@ export async function prewarmJudge(env: NodeJS.ProcessEnv = process.env): Promis
       return 'bedrock'
     }
     await loadOpenAI()
-    // Node 20 loads its fetch implementation on first use of the global.
-    void globalThis.fetch
+    // Node loads its fetch implementation (undici) when a fetch class is first used, as the SDK's first
+    // request does (about 20 ms); the connection itself is left to that request.
+    new Headers()
     return 'openai'
   } catch {
     return 'none'

@@ -2,7 +2,7 @@
 // its own counts into it at its boundary (OpenAI prompt_tokens/completion_tokens, Bedrock inputTokens,
 // batch input_tokens); the verdict contract's TokenUsage ({ input, output }, src/verdict) is built from it
 // in one place, metrics/token-usage.ts, because judges may not import src/verdict (DESIGN's arrows).
-import { z } from 'zod'
+import * as z from 'zod'
 
 /**
  * Input and output tokens of one judge call (or the sum of several).

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { ImageInputError } from './errors'
 import type { LoadedImage } from './loaded-image'
 import { ImageFormatSchema } from './sniff'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 /**
  * Image formats judge models accept (OpenAI and Bedrock Converse alike).

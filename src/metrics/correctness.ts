@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { MetricImageSchema, type MetricDefinition } from './metric'
 import { BinaryOutputSchema, type BinaryOutput } from './output-schemas'
 import { PROMPT_VERSION, SYSTEM_WITH_REFERENCE, SYSTEM_WITHOUT_REFERENCE, renderUser } from './prompts/correctness'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { MetricDefinition } from './metric'
 import { BinaryOutputSchema, type BinaryOutput } from './output-schemas'
 import { PROMPT_VERSION, SYSTEM, renderUser } from './prompts/instruction-following'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { ContentPart } from '../judges/types'
 import type { ImageInput } from '../media/load'
 import type { LoadedImage } from '../media/loaded-image'

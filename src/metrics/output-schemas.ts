@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 // Property order matters: the judge writes `reasoning` before it commits to a score.
 const reasoning = z

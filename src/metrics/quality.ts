@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { MetricImageSchema, type MetricDefinition } from './metric'
 import { QualityOutputSchema, type QualityOutput } from './output-schemas'
 import { PROMPT_VERSION, SYSTEM, renderUser } from './prompts/quality'

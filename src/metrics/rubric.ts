@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { MetricImageSchema, MetricScaleSchema, type MetricDefinition } from './metric'
 import { BinaryOutputSchema, LikertOutputSchema, type BinaryOutput, type LikertOutput } from './output-schemas'
 import { PROMPT_VERSION, SYSTEM_BINARY, SYSTEM_LIKERT, renderUser } from './prompts/rubric'

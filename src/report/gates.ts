@@ -1,5 +1,5 @@
 // Suite gates: limits on a whole run's verdicts that break it even when every test passed.
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Report } from '../verdict/report'
 import { assertionStatus } from '../verdict/assertion'
 

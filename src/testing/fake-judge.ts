@@ -2,7 +2,7 @@
 // latency and fault injection. node:http only, so it runs anywhere the package does.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { z } from 'zod'
+import * as z from 'zod'
 import { answer } from './answer'
 import { loadTokenCounter } from './tokens'
 import { toConfigError } from './config'

@@ -1,5 +1,5 @@
 // Reads an OpenAI chat-completions request body into what rules match on and what the reply must fit.
-import { z } from 'zod'
+import * as z from 'zod'
 import type { PromptMatch } from './schemas'
 
 // Loose on purpose: real clients send many fields the fake judge ignores (temperature, seed, tools …).

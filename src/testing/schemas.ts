@@ -1,5 +1,5 @@
 // Zod schemas for the fake judge's rules, faults and options: validated in code and when loaded from JSON.
-import { z } from 'zod'
+import * as z from 'zod'
 
 const isRegExp = (source: string): boolean => {
   try {

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** What a span did, normalized across OpenInference, GenAI semantic conventions and plain OTel. */
 export const SpanKindSchema = z.enum(['agent', 'llm', 'tool', 'chain', 'retriever', 'other'])

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { z } from 'zod'
+import * as z from 'zod'
 import { VerdictAssertionSchema, VerdictSchema } from './verdict'
 import { ReportTraceSchema } from './report'
 

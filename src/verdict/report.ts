@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { VerdictAssertionSchema, VerdictSchema } from './verdict'
 
 /** 2: totals count assertions (`.not` passes are not failures), judge requests counted apart; verdicts carry `assertion`. */

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** How a repeated-trials assertion decides: all pass, any passes, or a pass rate (point or Wilson lower bound) of at least `min`. */
 export const TrialRuleSchema = z.discriminatedUnion('kind', [

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { TrialsSummarySchema } from './trials'
 
 export const VerdictLevelSchema = z.enum(['output', 'span', 'agent'])

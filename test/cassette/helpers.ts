@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { ContentPart, Judge, JudgeRequest, JudgeResponse } from '../../src/judges/types'
 
 export const VerdictOutputSchema = z.object({

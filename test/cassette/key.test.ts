@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { z } from 'zod'
+import * as z from 'zod'
 import { describe, expect, it } from 'vitest'
 import { canonicalJson, cassetteKey } from '../../src/cassette/key'
 import { loadImage } from '../../src/media/load'

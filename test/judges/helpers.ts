@@ -1,7 +1,7 @@
 // Shared fixtures for the judge tests: a realistic reply schema and a request with a real image.
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { JudgeRequest } from '../../src/judges/types'
 
 export const LikertSchema = z.object({

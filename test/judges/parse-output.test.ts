@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { describe, expect, it } from 'vitest'
 import { JudgeOutputError } from '../../src/judges/errors'
 import { strictJsonSchema } from '../../src/judges/json-schema'

@@ -22,3 +22,35 @@ describe('agent-verdict/reporter options', () => {
     ).resolves.toBeUndefined()
   })
 })
+
+describe('convertTest (a finished test for the report)', async () => {
+  const { convertTest } = await import('../../reporters/vitest-reporter-run')
+  const { VERDICT_META_KEY } = await import('../../src/verdict/meta')
+  const testCase = (meta: unknown, state = 'passed') =>
+    ({
+      meta: () => (meta === undefined ? {} : { [VERDICT_META_KEY]: meta }),
+      fullName: 'answers > total',
+      result: () => ({ state, errors: state === 'failed' ? [{ message: '\u001b[31mboom\u001b[39m' }] : undefined }),
+      diagnostic: () => ({ duration: 12 }),
+      module: { moduleId: '/repo/evals/answers.eval.ts' },
+    }) as never
+
+  test('a test without verdicts is left out; one with verdicts keeps its state, file, duration and error', () => {
+    expect(convertTest(testCase(undefined), '/repo')).toEqual({})
+    const converted = convertTest(testCase({ verdicts: [] }, 'failed'), '/repo')
+    expect(converted.test).toMatchObject({
+      file: 'evals/answers.eval.ts',
+      name: 'answers > total',
+      state: 'fail',
+      durationMs: 12,
+      error: 'boom',
+      verdicts: [],
+    })
+  })
+
+  test('an invalid meta (user code wrote task.meta) is ignored with a warning naming the test and the field', () => {
+    const converted = convertTest(testCase({ verdicts: 'not a list' }), '/repo')
+    expect(converted.test).toBeUndefined()
+    expect(converted.warning).toMatch(/ignored invalid task\.meta\.\S+ of "answers > total" at verdicts: /)
+  })
+})

@@ -1,6 +1,6 @@
 import OpenAI from 'openai'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { startFakeJudge, type FakeJudge } from '../../src/testing'
 import { clientFor, judgeOnce, judgeParams } from './client'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { startFakeJudge, type FakeJudge } from '../../src/testing'
 import { synthesizeReply } from '../../src/testing/synthesize'
 import { TRAIL_CATEGORIES } from '../../src/taxonomy'

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { appendFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { z } from 'zod'
+import * as z from 'zod'
 import { scrubDeep } from '../../config/secrets'
 import { JudgeUsageSchema } from '../usage'
 

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { MAX_NESTING_DEPTH, parseBoundedJson } from '../../trace/depth'
 import type { Message, Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'

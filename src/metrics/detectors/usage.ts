@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
 
