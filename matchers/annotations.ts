@@ -77,21 +77,42 @@ export function verdictAnnotations(verdicts: readonly Verdict[], traces?: readon
   return out
 }
 
+/** Which verdicts become Vitest annotations: failing and unjudgeable ones (default), every one, or none. */
+export type AnnotationMode = 'failures' | 'all' | 'off'
+
 /**
- * Annotations are on unless `AGENT_VERDICT_ANNOTATIONS` is `0`, `false` or `off`: each costs Vitest a
- * stack capture and a worker→main message (about 1.5–2.5 ms measured, nothing beside a judge call,
- * but felt by hundreds of deterministic assertions in one test).
+ * `AGENT_VERDICT_ANNOTATIONS`: `failures` (the default) annotates failing and unjudgeable verdicts, `all` passing
+ * ones too (`on`, `1`, `true` say the same), `off` none (`0`, `false`). Each annotation makes its test wait, before
+ * it can end, for a round trip to Vitest's main process (a stack capture with source maps and an RPC): measured at
+ * 4–20 ms a test under a concurrent eval file, which kept the judge idle between calls (decision 0031). A passing
+ * verdict is worth that in a PR view only when asked for. An unknown value throws, naming the valid ones.
+ *
+ * @example
+ * annotationMode({ AGENT_VERDICT_ANNOTATIONS: 'all' }) // 'all'
+ */
+export function annotationMode(env: NodeJS.ProcessEnv = process.env): AnnotationMode {
+  const value = env.AGENT_VERDICT_ANNOTATIONS?.trim().toLowerCase()
+  if (value === undefined || value === '' || value === 'failures') return 'failures'
+  if (value === 'all' || value === 'on' || value === '1' || value === 'true') return 'all'
+  if (value === 'off' || value === '0' || value === 'false') return 'off'
+  throw new Error(
+    `AGENT_VERDICT_ANNOTATIONS="${env.AGENT_VERDICT_ANNOTATIONS}" is invalid: use failures (the default: failing and unjudgeable verdicts), all (passing ones too) or off`,
+  )
+}
+
+/**
+ * True unless `AGENT_VERDICT_ANNOTATIONS` switches annotations off (see {@link annotationMode}).
  *
  * @example
  * annotationsEnabled({ AGENT_VERDICT_ANNOTATIONS: 'off' }) // false
  */
 export function annotationsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env.AGENT_VERDICT_ANNOTATIONS?.trim().toLowerCase()
-  return !(value === '0' || value === 'false' || value === 'off')
+  return annotationMode(env) !== 'off'
 }
 
 /**
- * Records the verdicts on the running Vitest test through `context.annotate`. Vitest takes the
+ * Records the verdicts on the running Vitest test through `context.annotate`: the failing and unjudgeable ones,
+ * or every one with `AGENT_VERDICT_ANNOTATIONS=all` (see {@link annotationMode}). Vitest takes the
  * location from the call stack (the awaited `expect(…)` line of the test file) and waits for the
  * annotations before it ends the test. Does nothing outside Vitest or when the test already ended
  * (an un-awaited matcher settling after its test): the verdicts are on `task.meta` either way.
@@ -105,10 +126,13 @@ export function annotateVerdicts(
   traces?: readonly ReportTrace[],
   env: NodeJS.ProcessEnv = process.env,
 ): void {
-  if (!annotationsEnabled(env)) return
+  const mode = annotationMode(env)
+  if (mode === 'off') return
   const annotate = task?.context?.annotate
   if (typeof annotate !== 'function') return
-  for (const { message, type } of verdictAnnotations(verdicts, traces)) {
+  const annotated = mode === 'all' ? verdicts : verdicts.filter((v) => v.outcome !== 'pass')
+  if (annotated.length === 0) return
+  for (const { message, type } of verdictAnnotations(annotated, traces)) {
     try {
       // Vitest records the promise on the test and awaits it; nothing is left dangling.
       void annotate(message, type).catch(() => {})

@@ -14,10 +14,8 @@ export interface AgentVerdictPluginOptions {
    */
   evalFiles?: string | string[]
   /**
-   * How many tests run at once (Vitest's `maxConcurrency`), unless the config sets `maxConcurrency`. The judge's
-   * own limit still caps the calls in flight; running twice as many tests keeps one call ready behind each call
-   * in flight, so a freed permit is taken at once. Default: twice the judge limit, `AGENT_VERDICT_CONCURRENCY`
-   * or 8, so 16.
+   * How many tests run at once (Vitest's `maxConcurrency`), unless the config sets `maxConcurrency`: the run's
+   * judge limit, `AGENT_VERDICT_CONCURRENCY` or 8, so tests at once and judge calls at once match.
    */
   concurrency?: number
   /** Timeout of each test in an eval file, in ms, unless the config (or `--testTimeout`) sets one. Default 180 000. */
@@ -31,11 +29,12 @@ const VITEST_DEFAULT_TIMEOUT = 5_000
 /** Above one judge call's worst case: a 60 s attempt timeout plus the 60 s retry wait budget, with room for a second assertion. */
 export const EVAL_TEST_TIMEOUT = 180_000
 /**
- * Tests at once in an eval file by default: twice the judges' default limit (src/config). At exactly the limit, each
- * call waited for its test to end and the next to start and build its prompt before the judge got more work; a
- * second test queued behind each call takes the permit the moment it is freed (decision 0031).
+ * Tests at once in an eval file by default: the judges' own default limit (src/config), so tests at once and judge
+ * calls at once match. Twice as many was tried (decision 0031): a call then waited ready behind each one in flight,
+ * but suite.default.ratio moved within its noise (about −0.02) while a 2 s outage caught twice the calls (60 answers
+ * of 503 instead of 30) in retry back-off.
  */
-export const DEFAULT_CONCURRENCY = 2 * DEFAULT_JUDGE_CONCURRENCY
+export const DEFAULT_CONCURRENCY = DEFAULT_JUDGE_CONCURRENCY
 /** The light setup entry (matchers load while the test file loads); `agent-verdict/vitest` in a config does the same job. */
 const SETUP = 'agent-verdict/vitest-setup'
 const SETUP_ENTRIES = [SETUP, 'agent-verdict/vitest']
@@ -55,7 +54,7 @@ const toArray = <T>(value: T | readonly T[] | undefined | null): T[] =>
 
 /**
  * The Vitest plugin: adds `agent-verdict/vitest-setup` to `setupFiles` and `agent-verdict/reporter` to the
- * reporters (once, whatever the config or `--reporter` says), sets `maxConcurrency` to twice the judge's limit
+ * reporters (once, whatever the config or `--reporter` says), sets `maxConcurrency` to the judge's limit
  * unless configured, and makes the tests of eval files (`**\/*.eval.{ts,mts,js,mjs}`) run concurrently
  * with a judge-friendly timeout. Verdicts land on the test that made the call whichever `expect` it uses.
  *
@@ -73,10 +72,7 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
     )
   }
   for (const glob of evalFiles) globToRegExp(glob) // a malformed glob fails here, once, not in every worker
-  const concurrency = positiveInt(
-    options.concurrency ?? 2 * (concurrencyFromEnv() ?? DEFAULT_JUDGE_CONCURRENCY),
-    'concurrency',
-  )
+  const concurrency = positiveInt(options.concurrency ?? concurrencyFromEnv() ?? DEFAULT_CONCURRENCY, 'concurrency')
   const testTimeout = positiveInt(options.testTimeout ?? EVAL_TEST_TIMEOUT, 'testTimeout')
   let userTimeout = false
 

@@ -118,6 +118,9 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
 
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req)
+    // The request has arrived: the latency runs from here, so the fake's own work (parsing, counting tokens) and
+    // a burst of requests queued on its one thread do not make it a slower judge than it was asked to be.
+    const arrivedAt = Date.now()
     if ('error' in body && body.error === 'aborted') return
     if ('error' in body)
       return reply(
@@ -162,7 +165,7 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
     const n = ++arrivals
     const call: FakeJudgeCall = {
       n,
-      at: Date.now() - startedAt,
+      at: arrivedAt - startedAt,
       model: view.model ?? model,
       prompt: view.prompt,
       system: view.system,
@@ -205,7 +208,7 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
 
     // Rejections (429/5xx) come from the gateway before any model work, so they skip the model latency.
     const rejected = fault?.type === 'rate-limit' || fault?.type === 'server-error'
-    const delay = rejected ? (fault.delayMs ?? 0) : sampleLatency(latency)
+    const delay = Math.max(0, (rejected ? (fault.delayMs ?? 0) : sampleLatency(latency)) - (Date.now() - arrivedAt))
     if (delay > 0) {
       const aborted = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => {

@@ -114,7 +114,8 @@ export const FakeJudgeFaultSchema = z
 export type FakeJudgeFault = z.infer<typeof FakeJudgeFaultSchema>
 
 /**
- * Delay before each answer: fixed milliseconds or a uniform range.
+ * Delay before each answer, counted from the request's arrival (the fake's own work is inside it): fixed
+ * milliseconds or a uniform range.
  * @example
  * const latency: FakeJudgeLatency = { min: 50, max: 150 }
  */
@@ -178,7 +179,7 @@ export type FakeJudgeRulesFile = z.infer<typeof FakeJudgeRulesFileSchema>
 export const FakeJudgeCallSchema = z.object({
   /** 1-based arrival order. */
   n: z.number().int(),
-  /** ms since the server started. */
+  /** When the request arrived (its body read), in ms since the server started; the latency counts from here. */
   at: z.number(),
   model: z.string(),
   /** System + user text, as rules see it. */

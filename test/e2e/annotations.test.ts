@@ -46,7 +46,7 @@ afterAll(async () => {
 })
 
 describe('verdicts in Vitest’s own reporters, no agent-verdict reporter configured', () => {
-  test('JUnit properties and github-actions annotations for a passing and a failing verdict', async () => {
+  test('JUnit properties and github-actions annotations: every verdict with all, failing ones by default, none with off', async () => {
     const dir = makeScratchProject('annotations')
     dirs.push(dir)
     const file = join(dir, 'annotations.test.ts')
@@ -60,6 +60,7 @@ describe('verdicts in Vitest’s own reporters, no agent-verdict reporter config
     const run = await vitestCli(dir, {
       AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
       AGENT_VERDICT_MODE: 'live',
+      AGENT_VERDICT_ANNOTATIONS: 'all',
     })
     expect(run.code, run.stderr).toBe(1) // the failing verdict fails its test
 
@@ -86,6 +87,20 @@ describe('verdicts in Vitest’s own reporters, no agent-verdict reporter config
       '<property name="error" value="agent-verdict faithfulness: fail — The context says North America leads, &amp; EMEA is second.">',
     )
     expect(caseOf('failing verdict')).toContain('<failure')
+
+    // The default: the failing verdict only (a passing one would make its test wait for a round trip to the
+    // main process, decision 0031).
+    const byDefault = await vitestCli(dir, {
+      AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+      AGENT_VERDICT_MODE: 'live',
+    })
+    expect(byDefault.code).toBe(1)
+    expect(byDefault.stdout.split('\n').filter((l) => l.startsWith('::') && l.includes('agent-verdict'))).toEqual([
+      `::error file=${file},line=${failLine},column=3::agent-verdict faithfulness: fail — ${FAIL_REASON}`,
+    ])
+    const defaultXml = readFileSync(junit, 'utf8')
+    expect(defaultXml).toContain('<property name="error" value="agent-verdict faithfulness: fail')
+    expect(defaultXml).not.toContain('<property name="notice"')
 
     // Switched off: the same run gives no annotation, the test still fails on its verdict.
     const off = await vitestCli(dir, {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { annotateVerdicts, annotationsEnabled, verdictAnnotation, verdictAnnotations } from '../../matchers/annotations'
+import {
+  annotateVerdicts,
+  annotationMode,
+  annotationsEnabled,
+  verdictAnnotation,
+  verdictAnnotations,
+} from '../../matchers/annotations'
 import type { ReportTrace } from '../../src/verdict/report'
 import type { Verdict } from '../../src/verdict/verdict'
 
@@ -109,22 +115,33 @@ describe('verdictAnnotations', () => {
 })
 
 describe('annotateVerdicts', () => {
-  it('calls context.annotate with message and type', async () => {
+  it('calls context.annotate with message and type: failing and unjudgeable verdicts by default, every one with all', async () => {
     const calls: Array<[string, string | undefined]> = []
     const task = { context: { annotate: async (message: string, type?: string) => void calls.push([message, type]) } }
-    annotateVerdicts(task, [base, failing])
+    annotateVerdicts(task, [base, failing], undefined, {})
+    expect(calls.map(([, t]) => t)).toEqual(['error'])
+    calls.length = 0
+    annotateVerdicts(task, [base, failing], undefined, { AGENT_VERDICT_ANNOTATIONS: 'all' })
     expect(calls.map(([, t]) => t)).toEqual(['notice', 'error'])
+    calls.length = 0
+    annotateVerdicts(task, [base], undefined, {}) // only a passing verdict: no annotation, no wait for one
+    expect(calls).toEqual([])
   })
 
-  it('is switched off by AGENT_VERDICT_ANNOTATIONS=0|false|off, on otherwise', () => {
+  it('AGENT_VERDICT_ANNOTATIONS: failures (default), all (on, 1, true), off (0, false); anything else says what to use', () => {
     let called = 0
     const task = { context: { annotate: async () => void called++ } }
     for (const off of ['0', 'false', 'OFF '])
-      annotateVerdicts(task, [base], undefined, { AGENT_VERDICT_ANNOTATIONS: off })
+      annotateVerdicts(task, [failing], undefined, { AGENT_VERDICT_ANNOTATIONS: off })
     expect(called).toBe(0)
-    annotateVerdicts(task, [base], undefined, { AGENT_VERDICT_ANNOTATIONS: '1' })
-    expect(called).toBe(1)
+    for (const all of ['1', 'true', 'on', 'All']) expect(annotationMode({ AGENT_VERDICT_ANNOTATIONS: all })).toBe('all')
+    expect(annotationMode({})).toBe('failures')
+    expect(annotationMode({ AGENT_VERDICT_ANNOTATIONS: ' failures ' })).toBe('failures')
     expect(annotationsEnabled({})).toBe(true)
+    expect(annotationsEnabled({ AGENT_VERDICT_ANNOTATIONS: 'off' })).toBe(false)
+    expect(() => annotationMode({ AGENT_VERDICT_ANNOTATIONS: 'passes' })).toThrow(
+      'AGENT_VERDICT_ANNOTATIONS="passes" is invalid: use failures (the default: failing and unjudgeable verdicts), all (passing ones too) or off',
+    )
   })
 
   it('does nothing without an annotate API (Jest, a matcher outside a test) and stops quietly once the test is over', () => {
@@ -139,13 +156,15 @@ describe('annotateVerdicts', () => {
         },
       },
     }
-    expect(() => annotateVerdicts(ended, [base, failing])).not.toThrow()
+    expect(() =>
+      annotateVerdicts(ended, [base, failing], undefined, { AGENT_VERDICT_ANNOTATIONS: 'all' }),
+    ).not.toThrow()
     expect(called).toBe(1)
   })
 
   it('swallows a rejected annotation so it never becomes an unhandled rejection', async () => {
     const task = { context: { annotate: () => Promise.reject(new Error('runner does not support annotations')) } }
-    annotateVerdicts(task, [base])
+    annotateVerdicts(task, [failing])
     await new Promise((r) => setTimeout(r, 10)) // an unhandled rejection would fail this run
   })
 })

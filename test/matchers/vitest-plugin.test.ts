@@ -31,11 +31,11 @@ function apply(
 }
 
 describe('agentVerdict()', () => {
-  it('with no option: setup file, eval files included, twice the judge’s limit as maxConcurrency, the timeout for eval files, the reporter', () => {
+  it('with no option: setup file, eval files included, the judge’s limit as maxConcurrency, the timeout for eval files, the reporter', () => {
     const { test, provided, reporters } = apply(undefined)
     expect(test.setupFiles).toEqual(['agent-verdict/vitest-setup'])
     expect(test.include).toEqual([...defaultInclude, '**/*.eval.{ts,mts,js,mjs}'])
-    expect(test.maxConcurrency).toBe(16)
+    expect(test.maxConcurrency).toBe(8)
     expect(test.testTimeout).toBeUndefined() // ordinary files keep Vitest's default
     expect(provided).toEqual({
       evalFiles: ['**/*.eval.{ts,mts,js,mjs}'],
@@ -68,10 +68,10 @@ describe('agentVerdict()', () => {
     expect(apply({ concurrency: 4 }).test.maxConcurrency).toBe(4)
   })
 
-  it('derives its default from AGENT_VERDICT_CONCURRENCY, the run’s judge limit: a call ready behind each in flight', () => {
+  it('takes its default from AGENT_VERDICT_CONCURRENCY, the run’s judge limit', () => {
     vi.stubEnv('AGENT_VERDICT_CONCURRENCY', '3')
     try {
-      expect(apply(undefined).test.maxConcurrency).toBe(6)
+      expect(apply(undefined).test.maxConcurrency).toBe(3)
       expect(apply({ concurrency: 4 }).test.maxConcurrency).toBe(4)
     } finally {
       vi.unstubAllEnvs()
