@@ -102,6 +102,21 @@ describe('verdicts in Vitest’s own reporters, no agent-verdict reporter config
     expect(defaultXml).toContain('<property name="error" value="agent-verdict faithfulness: fail')
     expect(defaultXml).not.toContain('<property name="notice"')
 
+    // Through agent-verdict/vitest-setup (the plugin's setup file), whose matchers are stand-ins that load the
+    // real ones: the annotations still point at the awaited expect(…) lines.
+    writeFileSync(
+      join(dir, 'vitest.config.mjs'),
+      `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest-setup.ts'))}], testTimeout: 20000, ` +
+        `reporters: ['junit', 'github-actions'], outputFile: { junit: ${JSON.stringify(junit)} } } }\n`,
+    )
+    const light = await vitestCli(dir, {
+      AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+      AGENT_VERDICT_MODE: 'live',
+      AGENT_VERDICT_ANNOTATIONS: 'all',
+    })
+    expect(light.code, light.stderr).toBe(1)
+    expect(light.stdout.split('\n').filter((l) => l.startsWith('::') && l.includes('agent-verdict'))).toEqual(commands)
+
     // Switched off: the same run gives no annotation, the test still fails on its verdict.
     const off = await vitestCli(dir, {
       AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
