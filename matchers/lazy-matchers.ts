@@ -47,6 +47,19 @@ void everyMatcherListed
 
 type AnyMatcher = (this: unknown, ...args: unknown[]) => unknown
 
+const NAMES_OR_IMPORT = new RegExp(`\\b(${[...ASYNC_NAMES, ...SYNC_NAMES].join('|')})\\b|agent-verdict`)
+
+/**
+ * True when a test file's source names one of the matchers or mentions `agent-verdict` (an import of it): only
+ * then does the setup load the matchers' code before the file's tests.
+ *
+ * @example
+ * namesMatchers("await expect(answer).toBeCorrect({ reference })") // true
+ */
+export function namesMatchers(source: string): boolean {
+  return NAMES_OR_IMPORT.test(source)
+}
+
 function asyncStandIn(name: (typeof ASYNC_NAMES)[number]): AnyMatcher {
   const standIn = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
     const loaded = code ?? (await loadMatcherCode())
@@ -62,7 +75,7 @@ function syncStandIn(name: (typeof SYNC_NAMES)[number]): AnyMatcher {
   const standIn = function (this: unknown, ...args: unknown[]): unknown {
     if (!code)
       throw new Error(
-        `${name} was called before agent-verdict finished loading its matchers: call it inside a test or hook (the setup loads them before the file's first test)`,
+        `${name} was called before agent-verdict loaded its matchers. The setup loads them before the first test of a file that names a matcher or imports agent-verdict: call it inside a test or hook, and if the call comes from a helper module, add \`import 'agent-verdict/vitest'\` to the test file`,
       )
     return (code.syncMatchers[name] as unknown as AnyMatcher).apply(this, args)
   }

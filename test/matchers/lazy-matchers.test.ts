@@ -15,7 +15,7 @@ describe('lazyMatchers (agent-verdict/vitest-setup)', () => {
     const lazy = fresh.lazyMatchers()
     expect(fresh.loadedMatcherCode()).toBeUndefined()
     expect(() => (lazy.toCallTool as (...a: unknown[]) => unknown).call({}, {}, 'search')).toThrow(
-      /toCallTool was called before agent-verdict finished loading its matchers: call it inside a test or hook/,
+      /toCallTool was called before agent-verdict loaded its matchers\. .*call it inside a test or hook, and if the call comes from a helper module, add `import 'agent-verdict\/vitest'` to the test file/,
     )
     const code = await fresh.loadMatcherCode()
     expect(fresh.loadedMatcherCode()).toBe(code)
@@ -25,7 +25,19 @@ describe('lazyMatchers (agent-verdict/vitest-setup)', () => {
       /toCallTool/,
     )
     expect(() => (lazy.toCallTool as (...a: unknown[]) => unknown).call({ isNot: false }, 42, 'search')).not.toThrow(
-      /before agent-verdict finished loading/,
+      /before agent-verdict loaded its matchers/,
     )
+  })
+
+  test('a test file needs the matchers when it names one or mentions agent-verdict (an import)', async () => {
+    const { namesMatchers } = await import('../../matchers/lazy-matchers')
+    expect(namesMatchers("await expect(answer).toBeCorrect({ reference: 'Paris' })")).toBe(true)
+    expect(namesMatchers('expect(trace).toCallTool("search")')).toBe(true)
+    expect(namesMatchers("import { runTrials } from 'agent-verdict'")).toBe(true)
+    expect(namesMatchers("import { expect, test } from 'vitest'\ntest('adds', () => expect(1 + 1).toBe(2))")).toBe(
+      false,
+    )
+    // A name inside a longer identifier is not a use.
+    expect(namesMatchers('const toBeCorrectlyRounded = 1')).toBe(false)
   })
 })

@@ -1,0 +1,44 @@
+// Issue 18, "setup that costs what it uses": with the plugin, an ordinary unit test file that names no matcher
+// and does not import agent-verdict loads none of the matchers' code. Its cost: a synchronous matcher reached
+// only through a helper module must say what to do instead of answering. A file naming the matcher is unchanged.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { makeProject, packageUnderTest, repo, run } from './user-project'
+
+let project: string
+const cleanup: string[] = []
+
+beforeAll(async () => {
+  const pkg = await packageUnderTest()
+  if (pkg.built === 'private build') cleanup.push(pkg.dir)
+  project = makeProject('plugin-unit', pkg.dir, ['vitest'])
+  cleanup.push(project)
+}, 120_000)
+
+afterAll(() => {
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
+})
+
+// The second step edits the project the first ran, so the steps keep their order when CI shuffles.
+describe('agent-verdict/vitest-plugin with ordinary unit test files', { shuffle: false }, () => {
+  it('loads the matchers for the file that names one; a file that names none gets a message saying what to add', async () => {
+    const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'], {})
+    expect(result.code, result.output).toBe(1)
+    // named.test.ts: toCallTool answers synchronously, directly and through the helper.
+    expect(result.output).toMatch(/✓ named\.test\.ts \(1 test\)/)
+    // unit.test.ts: the plain test passes; the helper's toCallTool explains itself.
+    expect(result.output).toMatch(/unit\.test\.ts \(2 tests \| 1 failed\)/)
+    expect(result.output).toContain(
+      "toCallTool was called before agent-verdict loaded its matchers. The setup loads them before the first test of a file that names a matcher or imports agent-verdict: call it inside a test or hook, and if the call comes from a helper module, add `import 'agent-verdict/vitest'` to the test file",
+    )
+  }, 120_000)
+
+  it('the fix the message names works: importing agent-verdict/vitest in the test file', async () => {
+    const file = join(project, 'unit.test.ts')
+    writeFileSync(file, `import 'agent-verdict/vitest'\n${readFileSync(file, 'utf8')}`)
+    const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'], {})
+    expect(result.code, result.output).toBe(0)
+    expect(result.output).toMatch(/Tests\s+3 passed \(3\)/)
+  }, 120_000)
+})
