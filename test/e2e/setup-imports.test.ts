@@ -52,7 +52,7 @@ function staticGraph(entry: string): { files: Set<string>; bare: Set<string> } {
 }
 
 /** What a fresh process loads when it imports `specifier` (after vitest), until the import settles. */
-function loadedBy(specifier: string): { loaded: string[]; resolved: string[]; error: string } {
+function loadedBy(specifier: string, then?: string): { loaded: string[]; resolved: string[]; error: string } {
   const dir = mkdtempSync(join(tmpdir(), 'av-setup-imports-'))
   cleanup.push(dir)
   mkdirSync(join(dir, 'node_modules'))
@@ -77,6 +77,7 @@ counting = true
 let error
 // Outside a Vitest worker the entry's first runner call throws, after its static import graph loaded.
 try { await import(${JSON.stringify(specifier)}) } catch (e) { error = e }
+${then ? `await import(${JSON.stringify(then)})` : ''}
 await new Promise((r) => setTimeout(r, 50))
 port1.close()
 console.log(JSON.stringify({ loaded, resolved, error: String(error?.message ?? '') }))
@@ -124,12 +125,17 @@ describe('the Vitest setup entries as built', () => {
     expect(out.loaded.filter((u) => zodFiles().some((f) => u.endsWith(`/${f}`))).length).toBeGreaterThan(0)
   })
 
-  it('a fresh process importing agent-verdict/vitest-setup loads no provider SDK, even once its judge code has loaded', () => {
-    const out = loadedBy('agent-verdict/vitest-setup')
+  it('a fresh process importing agent-verdict/vitest-setup loads no provider SDK, nor does the judge code it loads for a test file', () => {
+    // Outside a worker the entry stops at its first runner call, before it decides to load the matchers' code;
+    // the probe then loads that code itself, as the entry does for a test file that uses the matchers.
+    const load = readdirSync(join(packageDir, 'dist')).find((f) => /^vitest-load-[^/]+\.js$/.test(f))
+    expect(load).toBeDefined()
+    const out = loadedBy('agent-verdict/vitest-setup', join(packageDir, 'dist', load!))
     expect(out.error).toMatch(/Vitest failed to (find|access its internal)/)
     expect(out.resolved.filter((s) => SDK.test(s))).toEqual([])
     expect(out.loaded.filter((u) => openaiFiles().some((f) => u.endsWith(`/${f}`)))).toEqual([])
-    // The judge code (zod with it) was started in the background and did load, without the SDK.
-    expect(out.loaded.some((u) => /\/vitest-load-[^/]+\.js$/.test(u))).toBe(true)
+    // The judge code, zod with it, did load: the check above saw it, without the SDK.
+    expect(out.loaded.some((u) => u.endsWith(`/${load}`))).toBe(true)
+    expect(out.loaded.filter((u) => zodFiles().some((f) => u.endsWith(`/${f}`))).length).toBeGreaterThan(0)
   })
 })
