@@ -2,4 +2,3 @@
 // Vitest loads the first test file (decision 0031): matchers, judges, cassettes and their zod schemas.
 export { asyncMatchers, syncMatchers } from './index'
 export { finishFile } from './test-judge'
-export { prewarmJudge } from '../src/judges/prewarm'

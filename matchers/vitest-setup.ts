@@ -5,6 +5,7 @@
 // No provider SDK is loaded here; an eval file warms its judge's client the same way (decision 0031).
 import { readFileSync } from 'node:fs'
 import { afterAll, afterEach, aroundEach, beforeAll, expect, inject, TestRunner, vi } from 'vitest'
+import { prewarmJudge } from '../src/judges/prewarm'
 import { lazyMatchers, loadedMatcherCode, loadMatcherCode, namesMatchers } from './lazy-matchers'
 import type { AgentVerdictMatchers } from './types'
 import { installVitestRuntime } from './vitest-install'
@@ -23,8 +24,9 @@ installVitestRuntime(
   { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi },
   {
     finishFile: () => loadedMatcherCode()?.finishFile,
+    // Side by side with the matchers' code, not after it: the client is what the first request waits for.
     onEvalFile: () => {
-      loading?.then((code) => code.prewarmJudge()).catch(() => {})
+      if (loading) void prewarmJudge()
     },
   },
 )

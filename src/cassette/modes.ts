@@ -9,13 +9,8 @@ import {
 import { SettingError } from '../config/env'
 import { CassetteModeError } from './errors'
 
-export {
-  CassetteModeSchema,
-  CassetteSettingsSchema,
-  replayCauseFromEnv,
-  type CassetteMode,
-  type CassetteSettings,
-} from '../config/cassette-mode'
+export { replayCauseFromEnv, type CassetteMode, type CassetteSettings } from '../config/cassette-mode'
+export { CassetteModeSchema, CassetteSettingsSchema } from '../config/cassette-mode-schema'
 export { isTruthyEnv } from '../config/env'
 
 /**

@@ -1,6 +1,7 @@
 // The cassette mode and update flag: the one parser of AGENT_VERDICT_MODE, CI and AGENT_VERDICT_UPDATE,
-// used by cassettes (which throw CassetteModeError from it), judges (for messages) and reporters.
-import * as z from 'zod'
+// used by cassettes (which throw CassetteModeError from it), judges (for messages) and reporters. Free of
+// zod, so a setup entry can decide with it before loading anything heavy; the schemas derived from these
+// modes are in cassette-mode-schema.ts.
 import { type Env, isTruthyEnv, SettingError } from './env'
 
 /** Env var naming the cassette mode. */
@@ -16,10 +17,10 @@ export const UPDATE_ENV = 'AGENT_VERDICT_UPDATE'
  * - `live`: call the judge, no cassette files at all.
  *
  * @example
- * CassetteModeSchema.parse('replay') // 'replay'
+ * CASSETTE_MODES.includes('replay') // true
  */
-export const CassetteModeSchema = z.enum(['auto', 'replay', 'record', 'live'])
-export type CassetteMode = z.infer<typeof CassetteModeSchema>
+export const CASSETTE_MODES = ['auto', 'replay', 'record', 'live'] as const
+export type CassetteMode = (typeof CASSETTE_MODES)[number]
 
 /**
  * The mode in force, and whether this is an update run (`vitest -u`, `AGENT_VERDICT_UPDATE=1`).
@@ -27,12 +28,11 @@ export type CassetteMode = z.infer<typeof CassetteModeSchema>
  * @example
  * const settings: CassetteSettings = { mode: 'replay', update: true }
  */
-export const CassetteSettingsSchema = z.object({
-  mode: CassetteModeSchema,
+export interface CassetteSettings {
+  mode: CassetteMode
   /** Record misses even in replay mode (CI) and let the runner prune obsolete entries. */
-  update: z.boolean(),
-})
-export type CassetteSettings = z.infer<typeof CassetteSettingsSchema>
+  update: boolean
+}
 
 const MODE_HELP = [
   'auto (replay recorded verdicts, record misses; the local default)',
@@ -49,8 +49,8 @@ const MODE_HELP = [
  * readCassetteMode('Replay') // 'replay'
  */
 export function readCassetteMode(value: string, from: string = MODE_ENV): CassetteMode {
-  const parsed = CassetteModeSchema.safeParse(value.trim().toLowerCase())
-  if (parsed.success) return parsed.data
+  const mode = value.trim().toLowerCase()
+  if ((CASSETTE_MODES as readonly string[]).includes(mode)) return mode as CassetteMode
   throw new SettingError(
     `${from}=${JSON.stringify(value)} is not a cassette mode — use one of:\n  ${MODE_HELP.join('\n  ')}`,
     from,

@@ -11,13 +11,11 @@ import { replyJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { registerSecret } from '../config/secrets'
+import { loadBedrock } from './sdk'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
 
 // The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
-let bedrockModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined
-/** The SDK, loaded once on first use (and by prewarmJudge). */
-export const loadBedrock = () => (bedrockModule ??= import('@aws-sdk/client-bedrock-runtime'))
 
 // Claude Sonnet 4.6 through the global cross-region inference profile (as in Strands Evals); it lives in
 // src/config because `AGENT_VERDICT_JUDGE=bedrock` resolves to it there, and is exported here with the judge.

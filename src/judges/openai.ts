@@ -1,4 +1,5 @@
 import type OpenAI from 'openai'
+import { loadOpenAI } from './sdk'
 import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParamsNonStreaming,
@@ -28,9 +29,6 @@ export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
 
 // The SDK loads on the first judge call, not when the setup file imports the matchers: a replayed run,
 // a Bedrock judge or a file without judge assertions never pays for it (docs/decisions/0021).
-let openaiModule: Promise<typeof import('openai')> | undefined
-/** The SDK, loaded once on first use (and by prewarmJudge). */
-export const loadOpenAI = () => (openaiModule ??= import('openai'))
 
 /** Reasoning models reject `temperature`; they are asked without it. */
 export function isReasoningModel(model: string): boolean {

@@ -3,8 +3,7 @@
 // runner entry in the background while the runner is still loading the test file (decision 0031).
 import { readCassetteSettings } from '../config/cassette-mode'
 import { JUDGE_ENV, readJudgeSpec } from '../config/judge-spec'
-import { loadBedrock } from './bedrock'
-import { loadOpenAI } from './openai'
+import { loadBedrock, loadOpenAI } from './sdk'
 
 /**
  * Loads what the judge named by `AGENT_VERDICT_JUDGE` needs for its first call: the OpenAI SDK and Node's
