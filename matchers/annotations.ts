@@ -5,6 +5,9 @@ import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
 import { formatScoreVsMin } from '../src/verdict/score'
 import { oneLineExcerpt } from '../src/verdict/text'
+import { annotationMode } from '../src/config/annotations'
+
+export { annotationMode, type AnnotationMode } from '../src/config/annotations'
 
 /** The part of a Vitest task the annotations need (structural, so no runner import). */
 export interface AnnotatableTask {
@@ -75,29 +78,6 @@ export function verdictAnnotations(verdicts: readonly Verdict[], traces?: readon
       message: `agent-verdict: ${passingSpans} span verdict${passingSpans === 1 ? '' : 's'} passed`,
     })
   return out
-}
-
-/** Which verdicts become Vitest annotations: failing and unjudgeable ones (default), every one, or none. */
-export type AnnotationMode = 'failures' | 'all' | 'off'
-
-/**
- * `AGENT_VERDICT_ANNOTATIONS`: `failures` (the default) annotates failing and unjudgeable verdicts, `all` passing
- * ones too (`on`, `1`, `true` say the same), `off` none (`0`, `false`). Each annotation makes its test wait, before
- * it can end, for a round trip to Vitest's main process (a stack capture with source maps and an RPC): measured at
- * 4–20 ms a test under a concurrent eval file, which kept the judge idle between calls (decision 0031). A passing
- * verdict is worth that in a PR view only when asked for. An unknown value throws, naming the valid ones.
- *
- * @example
- * annotationMode({ AGENT_VERDICT_ANNOTATIONS: 'all' }) // 'all'
- */
-export function annotationMode(env: NodeJS.ProcessEnv = process.env): AnnotationMode {
-  const value = env.AGENT_VERDICT_ANNOTATIONS?.trim().toLowerCase()
-  if (value === undefined || value === '' || value === 'failures') return 'failures'
-  if (value === 'all' || value === 'on' || value === '1' || value === 'true') return 'all'
-  if (value === 'off' || value === '0' || value === 'false') return 'off'
-  throw new Error(
-    `AGENT_VERDICT_ANNOTATIONS="${env.AGENT_VERDICT_ANNOTATIONS}" is invalid: use failures (the default: failing and unjudgeable verdicts), all (passing ones too) or off`,
-  )
 }
 
 /**

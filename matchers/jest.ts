@@ -59,43 +59,5 @@ declare global {
   }
 }
 
-// The entry's API, by name: the matcher table and functions, a helper for matchers of your own, and the types.
-export { matchers }
-export {
-  defineJudgeMatcher,
-  toBeCorrect,
-  toBeCorrectForImage,
-  toBeFaithfulTo,
-  toBeFaithfulToImage,
-  toFollowInstructions,
-  toHaveQuality,
-  toSatisfyRubric,
-  toHaveNoFailingSpans,
-  toUseToolsEfficiently,
-  toCompleteTask,
-  toFollowPlan,
-  toCallTool,
-  toStayWithinBudget,
-} from './index'
-export type {
-  AgentVerdictMatchers,
-  MatchersOf,
-  JudgeMatcher,
-  JudgeMatcherDefinition,
-  JudgeMatcherOptions,
-  MatcherContext,
-  MatcherResult,
-  JudgeCallOptions,
-  AgentMatcherOptions,
-  TrialsOption,
-  ToBeCorrectOptions,
-  ToBeCorrectForImageOptions,
-  ToBeFaithfulToOptions,
-  ToBeFaithfulToImageOptions,
-  ToHaveQualityOptions,
-  ToSatisfyRubricOptions,
-  ToHaveNoFailingSpansOptions,
-  ToCompleteTaskOptions,
-  ToCallToolOptions,
-  ToStayWithinBudgetOptions,
-} from './index'
+// The entry's API, by name (shared with the other runner entry).
+export * from './api'

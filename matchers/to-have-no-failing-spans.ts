@@ -4,7 +4,7 @@ import { DiagnoseOptionsSchema, type Diagnosis, type PropagationPolicy } from '.
 import type { Trace } from '../src/trace/trace'
 import type { MatcherContext, MatcherResult, MatcherUtils } from './context'
 import { describeSpan, excerptLine, leafLine, matcherHint, plural, usageMessage } from './messages'
-import { reportTraceOf, unjudgeableSpans, verdictsOfDiagnosis } from './diagnosis-report'
+import { reportTraceOf, unjudgeableSpans, verdictsOfDiagnosis } from '../src/diagnosis/report-trace'
 import { attachVerdicts } from './attach-verdicts'
 import { track } from './unawaited-guard'
 import { parseOptions } from './parse-options'

@@ -38,7 +38,9 @@ export async function endRun(input: {
   const tests: ReportTest[] = []
   for (const module of input.testModules) {
     for (const testCase of module.children.allTests()) {
-      const { test, warning } = input.converted?.get(testCase) ?? convertTest(testCase, root)
+      const early = input.converted?.get(testCase)
+      // A verdict attached after the test's result (a call settling late) replaces the meta: convert it again.
+      const { test, warning } = early && early.meta === rawMeta(testCase) ? early : convertTest(testCase, root)
       if (warning) warnings.push(warning)
       if (test) tests.push(test)
     }
@@ -64,6 +66,8 @@ export async function endRun(input: {
 export interface Converted {
   test?: ReportTest
   warning?: string
+  /** The task.meta value it was converted from. */
+  meta: unknown
 }
 
 /**
@@ -75,12 +79,14 @@ export interface Converted {
  */
 export function convertTest(testCase: TestCase, root: string): Converted {
   const warnings: string[] = []
-  const test = toReportTest(testCase, root, warnings)
-  return { ...(test ? { test } : {}), ...(warnings[0] ? { warning: warnings[0] } : {}) }
+  const meta = rawMeta(testCase)
+  const test = toReportTest(testCase, meta, root, warnings)
+  return { meta, ...(test ? { test } : {}), ...(warnings[0] ? { warning: warnings[0] } : {}) }
 }
 
-function toReportTest(testCase: TestCase, root: string, warnings: string[]): ReportTest | undefined {
-  const raw = (testCase.meta() as Record<string, unknown>)[VERDICT_META_KEY]
+const rawMeta = (testCase: TestCase): unknown => (testCase.meta() as Record<string, unknown>)[VERDICT_META_KEY]
+
+function toReportTest(testCase: TestCase, raw: unknown, root: string, warnings: string[]): ReportTest | undefined {
   if (raw === undefined) return undefined
   const meta = TestVerdictMetaSchema.safeParse(raw)
   if (!meta.success) {

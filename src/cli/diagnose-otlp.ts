@@ -1,6 +1,7 @@
 // `agent-verdict diagnose --otlp <endpoint|file>`: the diagnoses as the report schema, exported as
 // gen_ai.evaluation.result events beside the spans they judge (decision 0026).
 import type { Diagnosis } from '../diagnosis/types'
+import { reportTraceOf, verdictsOfDiagnosis } from '../diagnosis/report-trace'
 import { scrubDeep } from '../config/secrets'
 import { exportOtlp, type OtlpTarget } from '../report/otlp-export'
 import { REPORT_SCHEMA_VERSION, ReportSchema, type Report } from '../verdict/report'
@@ -17,28 +18,13 @@ export function reportOfDiagnoses(
   items: ReadonlyArray<{ source: string; diagnosis: Diagnosis }>,
   startedAt: Date,
 ): Report {
-  const tests = items.map(({ source, diagnosis }) => {
-    const verdicts = [...diagnosis.spans.flatMap((s) => s.verdicts), ...diagnosis.agent.verdicts]
-    return {
-      file: source,
-      name: `trace ${diagnosis.traceId}`,
-      state: diagnosis.verdict.pass ? ('pass' as const) : ('fail' as const),
-      verdicts,
-      traces: [
-        {
-          id: diagnosis.traceId,
-          spans: diagnosis.spans.map((s) => ({
-            id: s.spanId,
-            parentId: s.parentId,
-            name: s.name,
-            kind: s.kind,
-            failed: s.state === 'fail',
-            verdictIds: s.verdicts.flatMap((v) => (v.id === undefined ? [] : [v.id])),
-          })),
-        },
-      ],
-    }
-  })
+  const tests = items.map(({ source, diagnosis }) => ({
+    file: source,
+    name: `trace ${diagnosis.traceId}`,
+    state: diagnosis.verdict.pass ? ('pass' as const) : ('fail' as const),
+    verdicts: verdictsOfDiagnosis(diagnosis),
+    traces: [reportTraceOf(diagnosis)],
+  }))
   return ReportSchema.parse({
     schemaVersion: REPORT_SCHEMA_VERSION,
     run: {

@@ -53,4 +53,34 @@ describe('convertTest (a finished test for the report)', async () => {
     expect(converted.test).toBeUndefined()
     expect(converted.warning).toMatch(/ignored invalid task\.meta\.\S+ of "answers > total" at verdicts: /)
   })
+
+  test('the end of the run converts again a test whose meta changed after it was converted (a late verdict)', async () => {
+    const { endRun } = await import('../../reporters/vitest-reporter-run')
+    const { outputVerdicts } = await import('../report/cases')
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const root = mkdtempSync(join(tmpdir(), 'av-late-verdict-'))
+    try {
+      const [verdict] = outputVerdicts()
+      const late = testCase({ verdicts: [] })
+      const converted = new Map([[late, convertTest(late, root)]])
+      expect(converted.get(late)?.test?.verdicts).toEqual([])
+      // A late verdict replaces the meta object, as Vitest's task update does.
+      const updated = { verdicts: [verdict] }
+      ;(late as { meta: () => unknown }).meta = () => ({ [VERDICT_META_KEY]: updated })
+      await endRun({
+        testModules: [{ children: { allTests: () => [late] } }] as never,
+        vitest: { config: { root }, logger: { outputStream: { write() {} }, errorStream: { write() {} } } } as never,
+        options: { silent: true },
+        startedAt: new Date(),
+        converted,
+      })
+      const report = JSON.parse(readFileSync(join(root, 'agent-verdict-report.json'), 'utf8'))
+      expect(report.tests[0].verdicts).toHaveLength(1)
+      expect(report.tests[0].verdicts[0].metric).toBe(verdict.metric)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
 })

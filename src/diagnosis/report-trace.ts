@@ -1,6 +1,8 @@
-import type { Diagnosis } from '../src/diagnosis/types'
-import type { ReportTrace } from '../src/verdict/report'
-import type { Verdict } from '../src/verdict/verdict'
+// A diagnosis as the report artifact holds it: its span tree and its verdicts, shared by the trace matchers
+// and `agent-verdict diagnose --otlp`.
+import type { Diagnosis } from './types'
+import type { ReportTrace } from '../verdict/report'
+import type { Verdict } from '../verdict/verdict'
 
 /**
  * The span tree of a diagnosis as the report artifact stores it: every span with its parent, whether

@@ -1,0 +1,42 @@
+// The API of the runner entries (`agent-verdict/vitest`, `agent-verdict/jest`), by name: the matcher table and
+// functions, a helper for matchers of your own, and the types. Each entry re-exports it whole; api-report/
+// shows the exact list per entry.
+export {
+  matchers,
+  defineJudgeMatcher,
+  toBeCorrect,
+  toBeCorrectForImage,
+  toBeFaithfulTo,
+  toBeFaithfulToImage,
+  toFollowInstructions,
+  toHaveQuality,
+  toSatisfyRubric,
+  toHaveNoFailingSpans,
+  toUseToolsEfficiently,
+  toCompleteTask,
+  toFollowPlan,
+  toCallTool,
+  toStayWithinBudget,
+} from './index'
+export type {
+  AgentVerdictMatchers,
+  MatchersOf,
+  JudgeMatcher,
+  JudgeMatcherDefinition,
+  JudgeMatcherOptions,
+  MatcherContext,
+  MatcherResult,
+  JudgeCallOptions,
+  AgentMatcherOptions,
+  TrialsOption,
+  ToBeCorrectOptions,
+  ToBeCorrectForImageOptions,
+  ToBeFaithfulToOptions,
+  ToBeFaithfulToImageOptions,
+  ToHaveQualityOptions,
+  ToSatisfyRubricOptions,
+  ToHaveNoFailingSpansOptions,
+  ToCompleteTaskOptions,
+  ToCallToolOptions,
+  ToStayWithinBudgetOptions,
+} from './index'
