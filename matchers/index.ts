@@ -12,7 +12,8 @@ import { toFollowPlan } from './to-follow-plan'
 import { toHaveNoFailingSpans } from './to-have-no-failing-spans'
 import { toStayWithinBudget } from './to-stay-within-budget'
 import { toUseToolsEfficiently } from './to-use-tools-efficiently'
-import { withTraceTrials } from './with-trials'
+import { outputMatchers } from './output-matchers'
+import { syncMatchers, traceMatchers } from './trace-matchers'
 import { atCallSite } from './call-site'
 
 export {
@@ -69,23 +70,9 @@ export type MatcherModules = typeof import('./to-follow-instructions') &
  * The async matchers as written, before {@link atCallSite}: `agent-verdict/vitest-setup` wraps its own
  * lazy stand-ins with it instead (matchers/lazy-matchers.ts).
  */
-export const asyncMatchers = {
-  toFollowInstructions,
-  toBeCorrect,
-  toBeFaithfulTo,
-  toBeFaithfulToImage,
-  toBeCorrectForImage,
-  toHaveQuality,
-  toSatisfyRubric,
-  // Trace matchers also accept runTrials results with a `trials` rule.
-  toHaveNoFailingSpans: withTraceTrials('toHaveNoFailingSpans', toHaveNoFailingSpans, 0),
-  toUseToolsEfficiently: withTraceTrials('toUseToolsEfficiently', toUseToolsEfficiently, 0),
-  toCompleteTask: withTraceTrials('toCompleteTask', toCompleteTask, 1),
-  toFollowPlan: withTraceTrials('toFollowPlan', toFollowPlan, 0),
-}
+export const asyncMatchers = { ...outputMatchers, ...traceMatchers }
 
-/** The deterministic matchers that answer synchronously (no judge): `expect(trace).toCallTool('search')`. */
-export const syncMatchers = { toCallTool, toStayWithinBudget }
+export { syncMatchers }
 
 /**
  * Every matcher (output, multimodal and trace), keyed by name, for `expect.extend`.

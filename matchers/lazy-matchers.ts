@@ -1,31 +1,17 @@
 // Stand-ins for every matcher that load the real ones on first use, so a setup entry can register the
-// matchers without loading the judges, cassettes and zod schemas behind them (decision 0031).
+// matchers without loading the judges, cassettes and zod schemas behind them (decision 0031). The code comes
+// in two groups, loaded separately: a file that only judges outputs does not load the trace matchers' code.
 import { atCallSite } from './call-site'
 import type { matchers as MatcherTable } from './index'
 
-type Code = typeof import('./vitest-load')
+type OutputCode = typeof import('./vitest-load-output')
+type TraceCode = typeof import('./vitest-load-trace')
 type Table = typeof MatcherTable
 
-let code: Code | undefined
-let loading: Promise<Code> | undefined
+/** A group of matchers whose code loads together: `output` (text and image judges) or `trace`. */
+export type MatcherGroup = 'output' | 'trace'
 
-/**
- * Starts loading the matchers' code (once per process; later calls share the load).
- *
- * @example
- * beforeAll(() => loadMatcherCode())
- */
-export function loadMatcherCode(): Promise<Code> {
-  loading ??= import('./vitest-load').then((loaded) => (code = loaded))
-  return loading
-}
-
-/** The matchers' code when it has loaded, else `undefined`. */
-export function loadedMatcherCode(): Code | undefined {
-  return code
-}
-
-const ASYNC_NAMES = [
+const OUTPUT_NAMES = [
   'toFollowInstructions',
   'toBeCorrect',
   'toBeFaithfulTo',
@@ -33,38 +19,86 @@ const ASYNC_NAMES = [
   'toBeCorrectForImage',
   'toHaveQuality',
   'toSatisfyRubric',
+] as const satisfies ReadonlyArray<keyof OutputCode['outputMatchers']>
+const TRACE_NAMES = [
   'toHaveNoFailingSpans',
   'toUseToolsEfficiently',
   'toCompleteTask',
   'toFollowPlan',
-] as const satisfies ReadonlyArray<keyof Code['asyncMatchers']>
-const SYNC_NAMES = ['toCallTool', 'toStayWithinBudget'] as const satisfies ReadonlyArray<keyof Code['syncMatchers']>
+] as const satisfies ReadonlyArray<keyof TraceCode['traceMatchers']>
+const SYNC_NAMES = ['toCallTool', 'toStayWithinBudget'] as const satisfies ReadonlyArray<
+  keyof TraceCode['syncMatchers']
+>
 
 // Every matcher of the table has a stand-in: adding one to matchers/index.ts without listing it here fails to compile.
-type Listed = (typeof ASYNC_NAMES)[number] | (typeof SYNC_NAMES)[number]
+type Listed = (typeof OUTPUT_NAMES)[number] | (typeof TRACE_NAMES)[number] | (typeof SYNC_NAMES)[number]
 const everyMatcherListed: [Exclude<keyof Table, Listed>] extends [never] ? true : never = true
 void everyMatcherListed
 
-type AnyMatcher = (this: unknown, ...args: unknown[]) => unknown
+let output: OutputCode | undefined
+let trace: TraceCode | undefined
+let loadingOutput: Promise<OutputCode> | undefined
+let loadingTrace: Promise<TraceCode> | undefined
 
-const NAMES_OR_IMPORT = new RegExp(`\\b(${[...ASYNC_NAMES, ...SYNC_NAMES].join('|')})\\b|agent-verdict`)
-
-/**
- * True when a test file's source names one of the matchers or mentions `agent-verdict` (an import of it): only
- * then does the setup load the matchers' code before the file's tests.
- *
- * @example
- * namesMatchers("await expect(answer).toBeCorrect({ reference })") // true
- */
-export function namesMatchers(source: string): boolean {
-  return NAMES_OR_IMPORT.test(source)
+function loadOutput(): Promise<OutputCode> {
+  loadingOutput ??= import('./vitest-load-output').then((loaded) => (output = loaded))
+  return loadingOutput
 }
 
-function asyncStandIn(name: (typeof ASYNC_NAMES)[number]): AnyMatcher {
+function loadTrace(): Promise<TraceCode> {
+  loadingTrace ??= import('./vitest-load-trace').then((loaded) => (trace = loaded))
+  return loadingTrace
+}
+
+/**
+ * Starts loading the code of the given matcher groups (each once per process; later calls share the load) and
+ * resolves when all of them have loaded.
+ *
+ * @example
+ * beforeAll(() => loadMatcherCode(['output', 'trace']))
+ */
+export async function loadMatcherCode(groups: readonly MatcherGroup[] = ['output', 'trace']): Promise<void> {
+  await Promise.all(groups.map((g) => (g === 'output' ? loadOutput() : loadTrace())))
+}
+
+/** `finishFile` (the end-of-file cassette flush) once any group has loaded, else `undefined`: nothing to flush. */
+export function loadedFinishFile(): OutputCode['finishFile'] | undefined {
+  return (output ?? trace)?.finishFile
+}
+
+const NAME = (names: readonly string[]) => new RegExp(`\\b(${names.join('|')})\\b`)
+const NAMES_OUTPUT = NAME(OUTPUT_NAMES)
+const NAMES_TRACE = NAME([...TRACE_NAMES, ...SYNC_NAMES])
+
+/**
+ * The matcher groups a test file's source calls for: a group when the source names one of its matchers, and
+ * both when it mentions `agent-verdict` (an import of it, through which helpers may reach any matcher). Empty
+ * for an ordinary unit test file, which then loads none of the matchers' code.
+ *
+ * @example
+ * groupsNamedIn("await expect(answer).toBeCorrect({ reference })") // ['output']
+ */
+export function groupsNamedIn(source: string): MatcherGroup[] {
+  if (source.includes('agent-verdict')) return ['output', 'trace']
+  const groups: MatcherGroup[] = []
+  if (NAMES_OUTPUT.test(source)) groups.push('output')
+  if (NAMES_TRACE.test(source)) groups.push('trace')
+  return groups
+}
+
+type AnyMatcher = (this: unknown, ...args: unknown[]) => unknown
+
+function asyncStandIn(name: (typeof OUTPUT_NAMES)[number] | (typeof TRACE_NAMES)[number]): AnyMatcher {
+  const isOutput = (OUTPUT_NAMES as readonly string[]).includes(name)
+  const real = async (): Promise<AnyMatcher> => {
+    const table = isOutput
+      ? (output ?? (await loadOutput())).outputMatchers
+      : (trace ?? (await loadTrace())).traceMatchers
+    return (table as unknown as Record<string, AnyMatcher>)[name]
+  }
   const standIn = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
-    const loaded = code ?? (await loadMatcherCode())
     // Awaited here, so the async stack still reaches the test's `expect(…)` line (annotations are placed there).
-    return await (loaded.asyncMatchers[name] as unknown as AnyMatcher).apply(this, args)
+    return await (await real()).apply(this, args)
   }
   Object.defineProperty(standIn, 'name', { value: name })
   // The call site is captured by the stand-in, synchronously, while the test's frame is on the stack.
@@ -73,11 +107,11 @@ function asyncStandIn(name: (typeof ASYNC_NAMES)[number]): AnyMatcher {
 
 function syncStandIn(name: (typeof SYNC_NAMES)[number]): AnyMatcher {
   const standIn = function (this: unknown, ...args: unknown[]): unknown {
-    if (!code)
+    if (!trace)
       throw new Error(
-        `${name} was called before agent-verdict loaded its matchers. The setup loads them before the first test of a file that names a matcher or imports agent-verdict: call it inside a test or hook, and if the call comes from a helper module, add \`import 'agent-verdict/vitest'\` to the test file`,
+        `${name} was called before agent-verdict loaded its code. The setup loads it before the first test of a file that names ${name} or imports agent-verdict: call it inside a test or hook, and if the call comes from a helper module, add \`import 'agent-verdict/vitest'\` to the test file`,
       )
-    return (code.syncMatchers[name] as unknown as AnyMatcher).apply(this, args)
+    return (trace.syncMatchers[name] as unknown as AnyMatcher).apply(this, args)
   }
   Object.defineProperty(standIn, 'name', { value: name })
   return standIn
@@ -89,11 +123,11 @@ function syncStandIn(name: (typeof SYNC_NAMES)[number]): AnyMatcher {
  * first, which the setup entry ensures with a `beforeAll`.
  *
  * @example
- * expect.extend(lazyMatchers()); beforeAll(() => loadMatcherCode())
+ * expect.extend(lazyMatchers()); beforeAll(() => loadMatcherCode(['trace']))
  */
 export function lazyMatchers(): Table {
   const table: Record<string, AnyMatcher> = {}
-  for (const name of ASYNC_NAMES) table[name] = asyncStandIn(name)
+  for (const name of [...OUTPUT_NAMES, ...TRACE_NAMES]) table[name] = asyncStandIn(name)
   for (const name of SYNC_NAMES) table[name] = syncStandIn(name)
   return table as unknown as Table
 }

@@ -30,7 +30,7 @@ describe('agent-verdict/vitest-plugin with ordinary unit test files', { shuffle:
     // unit.test.ts: the plain test passes; the helper's toCallTool explains itself.
     expect(result.output).toMatch(/unit\.test\.ts \(2 tests \| 1 failed\)/)
     expect(result.output).toContain(
-      "toCallTool was called before agent-verdict loaded its matchers. The setup loads them before the first test of a file that names a matcher or imports agent-verdict: call it inside a test or hook, and if the call comes from a helper module, add `import 'agent-verdict/vitest'` to the test file",
+      "toCallTool was called before agent-verdict loaded its code. The setup loads it before the first test of a file that names toCallTool or imports agent-verdict: call it inside a test or hook, and if the call comes from a helper module, add `import 'agent-verdict/vitest'` to the test file",
     )
   }, 120_000)
 
@@ -40,5 +40,62 @@ describe('agent-verdict/vitest-plugin with ordinary unit test files', { shuffle:
     const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'], {})
     expect(result.code, result.output).toBe(0)
     expect(result.output).toMatch(/Tests\s+3 passed \(3\)/)
+  }, 120_000)
+
+  it('without isolation, one worker runs every file and sets up each: verdicts reach their tests, eval files run concurrently', async () => {
+    // The setup's code is imported once per worker (natively); what a file needs (matchers, hooks, an eval file's
+    // concurrency) is done per file by the setup entry's one call. Without isolation the files after the first
+    // share the worker, and must get it too. Each eval file checks that its two tests overlapped.
+    const evalFile = `import { afterAll, expect, test } from 'vitest'
+let inFlight = 0
+let peak = 0
+const overlapping = async () => {
+  inFlight++
+  peak = Math.max(peak, inFlight)
+  await new Promise((r) => setTimeout(r, 100))
+  inFlight--
+}
+test('one', overlapping)
+test('two', overlapping)
+afterAll(() => expect(peak, 'tests in flight at once').toBe(2))
+`
+    for (const name of ['a.eval.ts', 'b.eval.ts']) writeFileSync(join(project, name), evalFile)
+    const out = join(project, 'results.json')
+    const result = await run(
+      project,
+      [
+        join(repo, 'node_modules/vitest/vitest.mjs'),
+        'run',
+        '--no-isolate',
+        '--maxWorkers=1',
+        '--reporter=json',
+        `--outputFile=${out}`,
+      ],
+      {},
+    )
+    expect(result.code, result.output).toBe(0)
+    const json = JSON.parse(readFileSync(out, 'utf8')) as {
+      numPassedTests: number
+      testResults: Array<{
+        name: string
+        assertionResults: Array<{
+          title: string
+          meta?: { agentVerdict?: { verdicts: Array<{ metric: string; outcome: string }> } }
+        }>
+      }>
+    }
+    expect(json.numPassedTests).toBe(7)
+    const verdicts = Object.fromEntries(
+      json.testResults.flatMap((file) =>
+        file.assertionResults
+          .filter((t) => !['one', 'two'].includes(t.title))
+          .map((t) => [t.title, (t.meta?.agentVerdict?.verdicts ?? []).map((v) => `${v.metric}:${v.outcome}`)]),
+      ),
+    )
+    expect(verdicts).toEqual({
+      'toCallTool in the test file': ['tool-call:pass', 'tool-call:pass'],
+      'plain arithmetic': [],
+      'a synchronous matcher reached only through a helper': ['tool-call:pass'],
+    })
   }, 120_000)
 })

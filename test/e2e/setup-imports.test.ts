@@ -125,17 +125,52 @@ describe('the Vitest setup entries as built', () => {
     expect(out.loaded.filter((u) => zodFiles().some((f) => u.endsWith(`/${f}`))).length).toBeGreaterThan(0)
   })
 
-  it('a fresh process importing agent-verdict/vitest-setup loads no provider SDK, nor does the judge code it loads for a test file', () => {
-    // Outside a worker the entry stops at its first runner call, before it decides to load the matchers' code;
-    // the probe then loads that code itself, as the entry does for a test file that uses the matchers.
-    const load = readdirSync(join(packageDir, 'dist')).find((f) => /^vitest-load-[^/]+\.js$/.test(f))
-    expect(load).toBeDefined()
-    const out = loadedBy('agent-verdict/vitest-setup', join(packageDir, 'dist', load!))
-    expect(out.error).toMatch(/Vitest failed to (find|access its internal)/)
-    expect(out.resolved.filter((s) => SDK.test(s))).toEqual([])
-    expect(out.loaded.filter((u) => openaiFiles().some((f) => u.endsWith(`/${f}`)))).toEqual([])
-    // The judge code, zod with it, did load: the check above saw it, without the SDK.
-    expect(out.loaded.some((u) => u.endsWith(`/${load}`))).toBe(true)
-    expect(out.loaded.filter((u) => zodFiles().some((f) => u.endsWith(`/${f}`))).length).toBeGreaterThan(0)
+  /** The two groups of matcher code vitest-setup loads behind it (matchers/lazy-matchers.ts). */
+  const loader = (group: 'output' | 'trace') => {
+    const file = readdirSync(join(packageDir, 'dist')).find((f) =>
+      new RegExp(`^vitest-load-${group}-[^/]+\\.js$`).test(f),
+    )
+    expect(file, `dist/vitest-load-${group}-*.js`).toBeDefined()
+    return file!
+  }
+
+  for (const group of ['output', 'trace'] as const)
+    it(`a fresh process importing agent-verdict/vitest-setup loads no provider SDK, nor does the ${group} matchers' code it loads for a test file`, () => {
+      // Outside a worker the entry stops at its first runner call, before it decides to load the matchers' code;
+      // the probe then loads that code itself, as the entry does for a test file that uses the matchers.
+      const load = loader(group)
+      const out = loadedBy('agent-verdict/vitest-setup', join(packageDir, 'dist', load))
+      expect(out.error).toMatch(/Vitest failed to (find|access its internal)/)
+      expect(out.resolved.filter((s) => SDK.test(s))).toEqual([])
+      expect(out.loaded.filter((u) => openaiFiles().some((f) => u.endsWith(`/${f}`)))).toEqual([])
+      // The judge code, zod with it, did load: the check above saw it, without the SDK.
+      expect(out.loaded.some((u) => u.endsWith(`/${load}`))).toBe(true)
+      expect(out.loaded.filter((u) => zodFiles().some((f) => u.endsWith(`/${f}`))).length).toBeGreaterThan(0)
+    })
+
+  it("the output matchers' code does not bring the trace matchers' (span diagnosis, detectors, trace readers)", () => {
+    const output = staticGraph(loader('output')).files
+    const trace = staticGraph(loader('trace')).files
+    // Marker texts of trace-only modules, found in the trace group's graph (so the check is not vacuous).
+    const traceOnly = (marker: string) =>
+      [...trace].filter((f) => readFileSync(join(packageDir, 'dist', f), 'utf8').includes(marker))
+    for (const marker of ['// src/diagnosis/diagnose.ts', '// src/metrics/detectors/index.ts', '// src/trace/']) {
+      expect(traceOnly(marker).length, marker).toBeGreaterThan(0)
+      expect(
+        traceOnly(marker).filter((f) => output.has(f)),
+        marker,
+      ).toEqual([])
+    }
+  })
+
+  it('vitest-setup.js has one import, so Vitest’s module runner (which runs setup files) makes one round trip for it', () => {
+    // Vitest transforms a setup file in its main process and fetches each of its imports from there, one after
+    // another; everything behind the one import loads natively. The build rewrites the entry (tsup.config.ts).
+    for (const [file, body] of [
+      ['vitest-setup.js', 'import { setUpTestFile } from "./vitest-setup-run.js";\nsetUpTestFile();\n'],
+      ['vitest-setup.cjs', '"use strict";\nrequire("./vitest-setup-run.cjs").setUpTestFile();\n'],
+    ])
+      expect(readFileSync(join(packageDir, 'dist', file), 'utf8')).toBe(body)
+    expect(staticGraph('vitest-setup-run.js').bare).toContain('vitest') // the body is where the code is
   })
 })
