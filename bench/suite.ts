@@ -8,7 +8,7 @@
 //    start: verdicts missing from the report (must be 0).
 //  - setup.import_ms: importing the plugin's setup entry (`agent-verdict/vitest-setup`) in a fresh process,
 //    after `vitest` itself (whose cost is the runner's, not ours); median of 5 processes.
-// The two suite ratios are the medians of 3 alternated (plain, judged) pairs.
+// The two suite ratios are the medians of 5 alternated (plain, judged) pairs.
 import { execFileSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,7 +21,7 @@ const N = 40
 const L = 200
 const C = 8
 /** Alternated (plain, judged) pairs measured; the median is reported. */
-const PAIRS = 3
+const PAIRS = 5
 
 /**
  * A project using the built package as npm installs it: a real `node_modules/agent-verdict` holding a
@@ -153,7 +153,7 @@ export async function run(emit: Emit): Promise<void> {
     await vitest(evalDir, env)
     fake.reset()
 
-    // Three alternated pairs (plain, then judged): a pair shares the machine's mood, and the median pair is
+    // Five alternated pairs (plain, then judged): a pair shares the machine's mood, and the median pair is
     // reported, so one slow moment on a noisy 2-core machine does not decide the figure.
     const pairs: Array<{ plain: Timed; judged: Timed; span: number; peak: number; calls: number; verdicts: number }> =
       []
