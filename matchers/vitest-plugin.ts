@@ -5,6 +5,7 @@ import type { Vite, VitestPluginContext } from 'vitest/node'
 import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY } from '../src/config/limits'
 import { DEFAULT_EVAL_FILES, globToRegExp, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import type { ReporterOptions } from '../reporters/options'
+import { warmSetupWhenWorkerStarts, type WarmableProject } from './warm-setup'
 
 export interface AgentVerdictPluginOptions {
   /**
@@ -97,6 +98,10 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
       const settings: PluginSettings = { evalFiles, root: project.config.root }
       if (!userTimeout && project.config.testTimeout === VITEST_DEFAULT_TIMEOUT) settings.testTimeout = testTimeout
       project.provide(PLUGIN_SETTINGS_KEY as never, settings as never)
+      // Our setup entry, resolved to its file in node_modules, transformed while the first worker starts.
+      warmSetupWhenWorkerStarts(project as unknown as WarmableProject, (file) =>
+        /[\\/]agent-verdict[\\/]dist[\\/]vitest(-setup)?\.c?js$/.test(file),
+      )
       if (options.reporter === false) return
       // Resolved reporters are [name, options] pairs; `--reporter` on the command line replaced the config's.
       const reporters = vitest.config.reporters as unknown as Array<[string, unknown]>
