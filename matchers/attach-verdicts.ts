@@ -1,7 +1,8 @@
 // Verdict attachment: each matcher's verdicts (and span trees) go to the running test, as Vitest's
 // task.meta or, under Jest, a per-test buffer the Jest entry flushes to the worker's verdict log.
 import { scrubDeep } from '../src/config/secrets'
-import { VERDICT_META_KEY, type TestVerdictMeta } from '../src/verdict/meta'
+import type { TestVerdictMeta } from '../src/verdict/meta'
+import { VERDICT_META_KEY } from '../src/verdict/meta-key'
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
 import { annotateVerdicts, type AnnotatableTask } from './annotations'

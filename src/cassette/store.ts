@@ -6,83 +6,89 @@ import { JudgeUsageSchema } from '../judges/usage'
 import { CassetteError, CassetteFormatError, displayPath } from './errors'
 import { pidAlive, withFileLock, type FileLockOptions } from './lock'
 
-/**
- * What the matcher made of a recorded judge reply, for people reviewing the cassette: the metric,
- * outcome, score and threshold on the metric's own scale (`4/5`, `min 4`) and the reason.
- *
- * @example
- * CassetteVerdictSchema.parse({ metric: 'correctness', outcome: 'fail', score: '2/5', threshold: 'min 4', reason: 'wrong region' })
- */
-export const CassetteVerdictSchema = z.object({
-  metric: z.string(),
-  outcome: z.enum(['pass', 'fail', 'unjudgeable']),
-  score: z.string().nullable(),
-  threshold: z.string().nullable(),
-  reason: z.string(),
-})
-export type CassetteVerdict = z.infer<typeof CassetteVerdictSchema>
+// The schemas are built on first use, not when the module loads: zod 4 builds a schema with some cost (these
+// took ~7 ms), and a run that calls a live judge, or records its first cassette, reads none before its first
+// judge request goes out (decision 0031).
+function buildCassetteSchemas() {
+  /**
+   * What the matcher made of a recorded judge reply, for people reviewing the cassette: the metric,
+   * outcome, score and threshold on the metric's own scale (`4/5`, `min 4`) and the reason.
+   */
+  const verdict = z.object({
+    metric: z.string(),
+    outcome: z.enum(['pass', 'fail', 'unjudgeable']),
+    score: z.string().nullable(),
+    threshold: z.string().nullable(),
+    reason: z.string(),
+  })
+  /**
+   * One recorded judge reply. `output`, `usage` and `costUsd` are what replay returns; `test`, `matcher`,
+   * `span`, `judged` and `verdicts` are labels for review (never part of the key). No credentials, and
+   * no latency: it changes every run and would turn every re-record into a diff.
+   */
+  const entry = z.object({
+    /** Full test name (`describe › test`), when recorded by a matcher. */
+    test: z.string().optional(),
+    matcher: z.string().optional(),
+    /** The judged span's positional id and name (`1.3 tool:lookup_order`), for span verdicts. */
+    span: z.string().optional(),
+    metric: z.string(),
+    /** A short excerpt of the judged text. */
+    judged: z.string().optional(),
+    verdicts: z.array(verdict).optional(),
+    provider: z.string(),
+    model: z.string(),
+    promptVersion: z.string(),
+    output: z.json(),
+    usage: JudgeUsageSchema,
+    costUsd: z.number().nonnegative().nullable(),
+    recordedAt: z.iso.datetime(),
+  })
+  const key = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
+  return {
+    verdict,
+    entry,
+    /** A cassette in memory: entries by `cassetteKey`, whatever version the file had on disk. */
+    file: z.object({ version: z.literal(CASSETTE_VERSION), entries: z.record(key, entry) }),
+    /** Version 1 (agent-verdict ≤ 0.x): entries keyed by hash, with `latencyMs`, no labels. Read, never written. */
+    v1: z.object({
+      version: z.literal(1),
+      entries: z.record(
+        key,
+        entry.omit({ test: true, matcher: true, span: true, judged: true, verdicts: true }).extend({
+          latencyMs: z.number().nonnegative(),
+        }),
+      ),
+    }),
+    /** Version 2 on disk: one flat list, sorted by test › matcher › span › metric, each entry carrying its key. */
+    v2: z.object({ version: z.literal(2), entries: z.array(entry.extend({ key })) }),
+  }
+}
+
+type CassetteSchemas = ReturnType<typeof buildCassetteSchemas>
+let schemas: CassetteSchemas | undefined
 
 /**
- * One recorded judge reply. `output`, `usage` and `costUsd` are what replay returns; `test`, `matcher`,
- * `span`, `judged` and `verdicts` are labels for review (never part of the key). No credentials, and
- * no latency: it changes every run and would turn every re-record into a diff.
+ * The cassette file's zod schemas (`verdict`, `entry`, `file`, and the on-disk `v1` and `v2`), built once, on
+ * first use.
  *
  * @example
- * CassetteEntrySchema.parse(entry).recordedAt // '2026-03-18T09:30:00.000Z'
+ * cassetteSchemas().entry.parse(entry).recordedAt // '2026-03-18T09:30:00.000Z'
  */
-export const CassetteEntrySchema = z.object({
-  /** Full test name (`describe › test`), when recorded by a matcher. */
-  test: z.string().optional(),
-  matcher: z.string().optional(),
-  /** The judged span's positional id and name (`1.3 tool:lookup_order`), for span verdicts. */
-  span: z.string().optional(),
-  metric: z.string(),
-  /** A short excerpt of the judged text. */
-  judged: z.string().optional(),
-  verdicts: z.array(CassetteVerdictSchema).optional(),
-  provider: z.string(),
-  model: z.string(),
-  promptVersion: z.string(),
-  output: z.json(),
-  usage: JudgeUsageSchema,
-  costUsd: z.number().nonnegative().nullable(),
-  recordedAt: z.iso.datetime(),
-})
-export type CassetteEntry = z.infer<typeof CassetteEntrySchema>
+export function cassetteSchemas(): CassetteSchemas {
+  schemas ??= buildCassetteSchemas()
+  return schemas
+}
+
+/** What the matcher made of a recorded judge reply (see {@link cassetteSchemas}). */
+export type CassetteVerdict = z.infer<CassetteSchemas['verdict']>
+/** One recorded judge reply (see {@link cassetteSchemas}). */
+export type CassetteEntry = z.infer<CassetteSchemas['entry']>
+/** A cassette in memory: entries by `cassetteKey`, whatever version the file had on disk. */
+export type CassetteFile = z.infer<CassetteSchemas['file']>
 
 /** The file format this version writes. Older ones are read and rewritten in it (see decision 0019). */
 export const CASSETTE_VERSION = 2
-
-/**
- * A cassette in memory: entries by `cassetteKey`, whatever version the file had on disk.
- *
- * @example
- * (await readCassette(path)).entries[key]?.verdicts
- */
-export const CassetteFileSchema = z.object({
-  version: z.literal(CASSETTE_VERSION),
-  entries: z.record(z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex'), CassetteEntrySchema),
-})
-export type CassetteFile = z.infer<typeof CassetteFileSchema>
-
-const KEY = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
-
-/** Version 1 (agent-verdict ≤ 0.x): entries keyed by hash, with `latencyMs`, no labels. Read, never written. */
-const CassetteFileV1Schema = z.object({
-  version: z.literal(1),
-  entries: z.record(
-    KEY,
-    CassetteEntrySchema.omit({ test: true, matcher: true, span: true, judged: true, verdicts: true }).extend({
-      latencyMs: z.number().nonnegative(),
-    }),
-  ),
-})
-
-/** Version 2 on disk: one flat list, sorted by test › matcher › span › metric, each entry carrying its key. */
-const CassetteFileV2Schema = z.object({
-  version: z.literal(2),
-  entries: z.array(CassetteEntrySchema.extend({ key: KEY })),
-})
 
 const emptyCassette = (): CassetteFile => ({ version: CASSETTE_VERSION, entries: {} })
 
@@ -225,7 +231,7 @@ export function parseCassette(text: string, file: string): CassetteFile {
       { file },
     )
   }
-  const parsed = version === 1 ? CassetteFileV1Schema.safeParse(json) : CassetteFileV2Schema.safeParse(json)
+  const parsed = version === 1 ? cassetteSchemas().v1.safeParse(json) : cassetteSchemas().v2.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const at = issue.path.length ? issue.path.join('.') : '(root)'
@@ -238,7 +244,7 @@ export function parseCassette(text: string, file: string): CassetteFile {
 }
 
 /** Any version read into the in-memory form; the next write saves it in the current format. */
-function migrate(data: z.infer<typeof CassetteFileV1Schema> | z.infer<typeof CassetteFileV2Schema>): CassetteFile {
+function migrate(data: z.infer<CassetteSchemas['v1']> | z.infer<CassetteSchemas['v2']>): CassetteFile {
   const entries: Record<string, CassetteEntry> = {}
   if (data.version === 1) {
     for (const [key, { latencyMs: _volatile, ...entry }] of Object.entries(data.entries)) entries[key] = entry

@@ -1,9 +1,7 @@
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
-import { checkImageLimits } from '../media/limits'
-import { loadImage } from '../media/load'
-import { toImagePart, type LoadedImage } from '../media/loaded-image'
+import type { ImagePart, LoadedImage } from '../media/loaded-image'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
 import { judgeCalls, tokenUsageOf } from './judge-calls'
 import { contentParts, isLoadedImage, normalizeScore, type MetricDefinition, type MetricImage } from './metric'
@@ -45,7 +43,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
   }
   const threshold = checkThreshold(options.threshold ?? metric.defaultThreshold, metric.title)
   const { judge } = options
-  const image = await resolveImage(metric.imageOf(parsed.data), judge.provider)
+  const { image, part } = await resolveImage(metric.imageOf(parsed.data), judge.provider)
   if (image && options.onImage) await options.onImage(image)
   const prompt = metric.prompt(parsed.data, image !== undefined)
   const started = performance.now()
@@ -55,7 +53,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
       metric: metric.name,
       promptVersion: metric.promptVersion,
       system: prompt.system,
-      content: contentParts(prompt.text, image && toImagePart(image)),
+      content: contentParts(prompt.text, part),
       schema: metric.schema,
       schemaName: metric.schemaName,
     },
@@ -130,12 +128,25 @@ function checkThreshold(threshold: number, title: string): number {
   return threshold
 }
 
-async function resolveImage(image: MetricImage | undefined, provider: string): Promise<LoadedImage | undefined> {
-  if (image === undefined) return undefined
-  if (!isLoadedImage(image)) return loadImage(image, { provider })
-  // A preloaded image may have been loaded for another provider: check this judge's limits too.
-  checkImageLimits(image, provider)
-  return image
+async function resolveImage(
+  input: MetricImage | undefined,
+  provider: string,
+): Promise<{ image?: LoadedImage; part?: ImagePart }> {
+  if (input === undefined) return {}
+  // The image code (formats, limits, loading, its schemas) loads with the first image: a run that only judges
+  // text never needs it, and loading it would hold up the first judge request (decision 0031).
+  const [{ loadImage }, { checkImageLimits }, { toImagePart }] = await Promise.all([
+    import('../media/load'),
+    import('../media/limits'),
+    import('../media/loaded-image'),
+  ])
+  let image: LoadedImage
+  if (isLoadedImage(input)) {
+    // A preloaded image may have been loaded for another provider: check this judge's limits too.
+    checkImageLimits(input, provider)
+    image = input
+  } else image = await loadImage(input, { provider })
+  return { image, part: toImagePart(image) }
 }
 
 function truncate(text: string, max: number): string {

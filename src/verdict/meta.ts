@@ -2,11 +2,7 @@ import * as z from 'zod'
 import { VerdictAssertionSchema, VerdictSchema } from './verdict'
 import { ReportTraceSchema } from './report'
 
-/**
- * The key under which matchers store verdicts on a test's `task.meta` (Vitest) or in the per-worker
- * verdict log (Jest). The one channel between matchers and reporters; JSON-safe by construction.
- */
-export const VERDICT_META_KEY = 'agentVerdict'
+export { VERDICT_META_KEY } from './meta-key'
 
 export const TestVerdictMetaSchema = z.object({
   verdicts: z.array(VerdictSchema),

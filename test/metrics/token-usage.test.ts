@@ -1,7 +1,7 @@
 // One token-usage shape per layer: judges count JudgeUsage, verdicts carry TokenUsage, and
 // tokenUsageOf is the one conversion; cassettes and batch results validate with the judges' schema.
 import { describe, expect, it } from 'vitest'
-import { CassetteEntrySchema } from '../../src/cassette/store'
+import { cassetteSchemas } from '../../src/cassette/store'
 import { BatchResultSchema } from '../../src/judges/batch/queue'
 import { JudgeUsageSchema } from '../../src/judges/usage'
 import { tokenUsageOf } from '../../src/metrics/judge-calls'
@@ -26,7 +26,7 @@ describe('tokenUsageOf', () => {
 
 describe('JudgeUsageSchema is the one judge-side schema', () => {
   it('is what cassette entries and batch results validate with', () => {
-    expect(CassetteEntrySchema.shape.usage).toBe(JudgeUsageSchema)
+    expect(cassetteSchemas().entry.shape.usage).toBe(JudgeUsageSchema)
     expect(BatchResultSchema.shape.usage.unwrap()).toBe(JudgeUsageSchema)
   })
 
