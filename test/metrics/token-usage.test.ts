@@ -2,7 +2,7 @@
 // tokenUsageOf is the one conversion; cassettes and batch results validate with the judges' schema.
 import { describe, expect, it } from 'vitest'
 import { cassetteSchemas } from '../../src/cassette/store'
-import { BatchResultSchema } from '../../src/judges/batch/queue'
+import { batchSchemas } from '../../src/judges/batch/queue'
 import { JudgeUsageSchema } from '../../src/judges/usage'
 import { tokenUsageOf } from '../../src/metrics/judge-calls'
 import { JudgeInfoSchema, TokenUsageSchema } from '../../src/verdict/verdict'
@@ -27,7 +27,7 @@ describe('tokenUsageOf', () => {
 describe('JudgeUsageSchema is the one judge-side schema', () => {
   it('is what cassette entries and batch results validate with', () => {
     expect(cassetteSchemas().entry.shape.usage).toBe(JudgeUsageSchema)
-    expect(BatchResultSchema.shape.usage.unwrap()).toBe(JudgeUsageSchema)
+    expect(batchSchemas().result.shape.usage.unwrap()).toBe(JudgeUsageSchema)
   })
 
   it.each([

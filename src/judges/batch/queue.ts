@@ -7,64 +7,79 @@ import * as z from 'zod'
 import { scrubDeep } from '../../config/secrets'
 import { JudgeUsageSchema } from '../usage'
 
-const KEY = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
+// Built on first use, not when the module loads: every test worker loads this module (the cassette judge asks
+// whether a batch run is on), and only a batch run needs the schemas (decision 0031).
+function buildBatchSchemas() {
+  const key = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
+  return {
+    /**
+     * A judge request waiting for a batch: its cassette key, the provider request body (chat completions
+     * for OpenAI, Anthropic messages for Bedrock) and labels for progress and error messages.
+     */
+    item: z.object({
+      key,
+      /** The cassette file the verdict belongs to (for messages; results are looked up by key). */
+      file: z.string(),
+      provider: z.string(),
+      model: z.string(),
+      metric: z.string(),
+      test: z.string().optional(),
+      matcher: z.string().optional(),
+      body: z.record(z.string(), z.json()),
+    }),
+    /**
+     * The answer of one batch item. `ok` items hold the reply as the provider gave it (a text, or the
+     * inputs of forced tool calls), parsed and validated later by the test run against the request's own
+     * schema, exactly as a live reply; `failed` items (error, expired, refused) fall back to a live call.
+     */
+    result: z.object({
+      key,
+      status: z.enum(['ok', 'failed']),
+      text: z.string().optional(),
+      candidates: z.array(z.json()).optional(),
+      /** Text blocks beside tool calls (Bedrock): each one that is, as a whole, a valid verdict is a candidate too, as live. */
+      texts: z.array(z.string()).optional(),
+      usage: JudgeUsageSchema.optional(),
+      error: z.string().optional(),
+    }),
+    /** The submitted provider job, saved so `agent-verdict batch wait` can resume after a restart. */
+    job: z.object({
+      provider: z.enum(['openai', 'bedrock']),
+      id: z.string(),
+      submittedAt: z.iso.datetime(),
+      total: z.number().int().nonnegative(),
+      /** Bedrock: the S3 output prefix and recordId → key map. */
+      outputUri: z.string().optional(),
+      records: z.record(z.string(), key).optional(),
+    }),
+  }
+}
+
+type BatchSchemas = ReturnType<typeof buildBatchSchemas>
+let schemas: BatchSchemas | undefined
 
 /**
- * A judge request waiting for a batch: its cassette key, the provider request body (chat completions
- * for OpenAI, Anthropic messages for Bedrock) and labels for progress and error messages.
+ * The batch directory's zod schemas (`item`, `result`, `job`), built once, on first use.
  *
  * @example
- * BatchItemSchema.parse(JSON.parse(readFileSync('.agent-verdict-batch/queue/9c1f….json', 'utf8')))
+ * batchSchemas().result.parse({ key, status: 'failed', error: 'expired: the batch window ended' })
  */
-export const BatchItemSchema = z.object({
-  key: KEY,
-  /** The cassette file the verdict belongs to (for messages; results are looked up by key). */
-  file: z.string(),
-  provider: z.string(),
-  model: z.string(),
-  metric: z.string(),
-  test: z.string().optional(),
-  matcher: z.string().optional(),
-  body: z.record(z.string(), z.json()),
-})
-export type BatchItem = z.infer<typeof BatchItemSchema>
+export function batchSchemas(): BatchSchemas {
+  schemas ??= buildBatchSchemas()
+  return schemas
+}
 
+/** A judge request waiting for a batch (see {@link batchSchemas}). */
+export type BatchItem = z.infer<BatchSchemas['item']>
+/** The answer of one batch item (see {@link batchSchemas}). */
+export type BatchResult = z.infer<BatchSchemas['result']>
 /**
- * The answer of one batch item. `ok` items hold the reply as the provider gave it (a text, or the
- * inputs of forced tool calls), parsed and validated later by the test run against the request's own
- * schema, exactly as a live reply; `failed` items (error, expired, refused) fall back to a live call.
- *
- * @example
- * BatchResultSchema.parse({ key, status: 'failed', error: 'expired: the batch window ended' })
- */
-export const BatchResultSchema = z.object({
-  key: KEY,
-  status: z.enum(['ok', 'failed']),
-  text: z.string().optional(),
-  candidates: z.array(z.json()).optional(),
-  /** Text blocks beside tool calls (Bedrock): each one that is, as a whole, a valid verdict is a candidate too, as live. */
-  texts: z.array(z.string()).optional(),
-  usage: JudgeUsageSchema.optional(),
-  error: z.string().optional(),
-})
-export type BatchResult = z.infer<typeof BatchResultSchema>
-
-/**
- * The submitted provider job, saved so `agent-verdict batch wait` can resume after a restart.
+ * The submitted provider job (see {@link batchSchemas}).
  *
  * @example
  * const job: BatchJob = { provider: 'openai', id: 'batch_abc', submittedAt: new Date().toISOString(), total: 200 }
  */
-export const BatchJobSchema = z.object({
-  provider: z.enum(['openai', 'bedrock']),
-  id: z.string(),
-  submittedAt: z.iso.datetime(),
-  total: z.number().int().nonnegative(),
-  /** Bedrock: the S3 output prefix and recordId → key map. */
-  outputUri: z.string().optional(),
-  records: z.record(z.string(), KEY).optional(),
-})
-export type BatchJob = z.infer<typeof BatchJobSchema>
+export type BatchJob = z.infer<BatchSchemas['job']>
 
 /** The default batch directory, relative to the working directory; `AGENT_VERDICT_BATCH_DIR` overrides it. */
 export const DEFAULT_BATCH_DIR = '.agent-verdict-batch'
@@ -98,7 +113,7 @@ async function writeAtomic(file: string, text: string): Promise<void> {
  */
 export async function enqueueBatchItem(dir: string, item: BatchItem): Promise<void> {
   await mkdir(queueDir(dir), { recursive: true })
-  await writeAtomic(join(queueDir(dir), `${item.key}.json`), JSON.stringify(BatchItemSchema.parse(item)))
+  await writeAtomic(join(queueDir(dir), `${item.key}.json`), JSON.stringify(batchSchemas().item.parse(item)))
 }
 
 /**
@@ -118,7 +133,7 @@ export async function readBatchQueue(dir: string): Promise<BatchItem[]> {
   const items: BatchItem[] = []
   for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
     const path = join(queueDir(dir), name)
-    const parsed = BatchItemSchema.safeParse(JSON.parse(await readFile(path, 'utf8')))
+    const parsed = batchSchemas().item.safeParse(JSON.parse(await readFile(path, 'utf8')))
     if (!parsed.success)
       throw new Error(
         `${path} is not a queued batch request (${parsed.error.issues[0].message}); delete ${dir} and run the collecting pass again`,
@@ -139,7 +154,8 @@ export async function writeBatchResults(dir: string, results: readonly BatchResu
   await mkdir(dir, { recursive: true })
   await writeAtomic(
     resultsFile(dir),
-    results.map((r) => JSON.stringify(BatchResultSchema.parse(scrubDeep(r)))).join('\n') + (results.length ? '\n' : ''),
+    results.map((r) => JSON.stringify(batchSchemas().result.parse(scrubDeep(r)))).join('\n') +
+      (results.length ? '\n' : ''),
   )
 }
 
@@ -160,7 +176,7 @@ export async function readBatchResults(dir: string): Promise<Map<string, BatchRe
   const results = new Map<string, BatchResult>()
   for (const [i, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue
-    const parsed = BatchResultSchema.safeParse(JSON.parse(line))
+    const parsed = batchSchemas().result.safeParse(JSON.parse(line))
     if (!parsed.success)
       throw new Error(
         `${resultsFile(dir)} line ${i + 1} is not a batch result (${parsed.error.issues[0].message}); run \`agent-verdict batch wait\` again`,
@@ -173,13 +189,13 @@ export async function readBatchResults(dir: string): Promise<Map<string, BatchRe
 /** Saves the submitted job. */
 export async function writeBatchJob(dir: string, job: BatchJob): Promise<void> {
   await mkdir(dir, { recursive: true })
-  await writeAtomic(jobFile(dir), `${JSON.stringify(BatchJobSchema.parse(job), null, 2)}\n`)
+  await writeAtomic(jobFile(dir), `${JSON.stringify(batchSchemas().job.parse(job), null, 2)}\n`)
 }
 
 /** The submitted job, if any. */
 export async function readBatchJob(dir: string): Promise<BatchJob | undefined> {
   try {
-    return BatchJobSchema.parse(JSON.parse(await readFile(jobFile(dir), 'utf8')))
+    return batchSchemas().job.parse(JSON.parse(await readFile(jobFile(dir), 'utf8')))
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw err
