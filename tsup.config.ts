@@ -7,6 +7,9 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     vitest: 'matchers/vitest.ts',
+    // Not package exports: the two halves of agent-verdict/vitest, files of their own so the entry has two imports.
+    'vitest-run': 'matchers/vitest-run.ts',
+    'vitest-api': 'matchers/api.ts',
     'vitest-setup': 'matchers/vitest-setup.ts',
     // Not a package export: the body of vitest-setup, a separate file so that the setup entry has one import.
     'vitest-setup-run': 'matchers/vitest-setup-run.ts',
@@ -30,11 +33,21 @@ export default defineConfig({
   noExternal: ['zod', 'openai'],
   external: ['vitest', 'jest', '@jest/globals', '@jest/reporters', 'vitest/node', 'vitest/config', 'vitest/reporters'],
   // Vitest runs a setup file through its module runner: each of the file's imports is a round trip to Vitest's
-  // main process, one after another. esbuild hoists every chunk the body needs into the entry (15 imports), so
-  // the entry is rewritten to its one import; the body and its chunks then load natively (decision 0031).
+  // main process, one after another. esbuild hoists every chunk the body needs into the entry (15–25 imports),
+  // so the two setup entries are rewritten to the statements of their sources, importing the halves built above;
+  // the code behind them then loads natively (decision 0031). test/e2e/setup-imports.test.ts checks the files.
   onSuccess: async () => {
-    // The same two statements as matchers/vitest-setup.ts (test/e2e/setup-imports.test.ts checks the built files).
+    // matchers/vitest-setup.ts
     writeFileSync('dist/vitest-setup.js', 'import { setUpTestFile } from "./vitest-setup-run.js";\nsetUpTestFile();\n')
     writeFileSync('dist/vitest-setup.cjs', '"use strict";\nrequire("./vitest-setup-run.cjs").setUpTestFile();\n')
+    // matchers/vitest.ts
+    writeFileSync(
+      'dist/vitest.js',
+      'import { setUpVitestFile } from "./vitest-run.js";\nsetUpVitestFile();\nexport * from "./vitest-api.js";\n',
+    )
+    writeFileSync(
+      'dist/vitest.cjs',
+      '"use strict";\nrequire("./vitest-run.cjs").setUpVitestFile();\nmodule.exports = require("./vitest-api.cjs");\n',
+    )
   },
 })

@@ -1,22 +1,14 @@
 // `agent-verdict/vitest` — a Vitest `setupFiles` entry: registers the matchers, wires the runtime
-// (cassette per test file, verdicts on task.meta, un-awaited guard) and adds the matcher types.
-import { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } from 'vitest'
-import { prewarmJudge } from '../src/judges/prewarm'
-import { matchers } from './index'
-import { finishFile } from './test-judge'
+// (cassette per test file, verdicts on task.meta, un-awaited guard) and adds the matcher types; and the
+// runner API, for test files that import it.
+//
+// Vitest runs a setup file through its module runner, one round trip to its main process per import, one after
+// another: the build keeps this file to two imports (tsup.config.ts), so the code behind them and its chunks
+// are imported by Node directly (decision 0031).
 import type { AgentVerdictMatchers } from './types'
-import { installVitestRuntime } from './vitest-install'
+import { setUpVitestFile } from './vitest-run'
 
-expect.extend(matchers)
-
-installVitestRuntime(
-  { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi },
-  {
-    finishFile: () => finishFile,
-    // This file will call the judge: load its client while Vitest is still loading the file, not in the first test.
-    onEvalFile: () => void prewarmJudge(),
-  },
-)
+setUpVitestFile()
 
 declare module 'vitest' {
   // biome-ignore lint/suspicious/noExplicitAny: the augmentation must repeat Vitest's own `T = any`

@@ -163,14 +163,41 @@ describe('the Vitest setup entries as built', () => {
     }
   })
 
-  it('vitest-setup.js has one import, so Vitest’s module runner (which runs setup files) makes one round trip for it', () => {
+  it('the setup entries have one or two imports, so Vitest’s module runner (which runs setup files) makes one or two round trips', () => {
     // Vitest transforms a setup file in its main process and fetches each of its imports from there, one after
-    // another; everything behind the one import loads natively. The build rewrites the entry (tsup.config.ts).
+    // another; everything behind them loads natively. The build rewrites the entries (tsup.config.ts).
     for (const [file, body] of [
       ['vitest-setup.js', 'import { setUpTestFile } from "./vitest-setup-run.js";\nsetUpTestFile();\n'],
       ['vitest-setup.cjs', '"use strict";\nrequire("./vitest-setup-run.cjs").setUpTestFile();\n'],
+      [
+        'vitest.js',
+        'import { setUpVitestFile } from "./vitest-run.js";\nsetUpVitestFile();\nexport * from "./vitest-api.js";\n',
+      ],
+      [
+        'vitest.cjs',
+        '"use strict";\nrequire("./vitest-run.cjs").setUpVitestFile();\nmodule.exports = require("./vitest-api.cjs");\n',
+      ],
     ])
       expect(readFileSync(join(packageDir, 'dist', file), 'utf8')).toBe(body)
-    expect(staticGraph('vitest-setup-run.js').bare).toContain('vitest') // the body is where the code is
+    expect(staticGraph('vitest-setup-run.js').bare).toContain('vitest') // the bodies are where the code is
+    expect(staticGraph('vitest-run.js').bare).toContain('vitest')
+  })
+
+  it('agent-verdict/vitest, rewritten, still exports its whole API (ESM and CommonJS)', async () => {
+    const api = Object.keys(await import(join(packageDir, 'dist', 'vitest-api.js'))).sort()
+    expect(api).toContain('matchers')
+    expect(api).toContain('defineJudgeMatcher')
+    // Loading the entry itself runs its setup call, which needs a Vitest worker: compare the export lists instead.
+    const esm = readFileSync(join(packageDir, 'dist', 'vitest.d.ts'), 'utf8')
+    for (const name of api) expect(esm).toMatch(new RegExp(`\\b${name}\\b`))
+    const cjs = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(join(packageDir, 'dist', 'vitest-api.cjs'))})).sort()))`,
+      ],
+      { encoding: 'utf8' },
+    )
+    expect(JSON.parse(cjs)).toEqual(api)
   })
 })
