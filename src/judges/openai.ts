@@ -1,4 +1,5 @@
 import type OpenAI from 'openai'
+import { judgeFetch } from './http-transport'
 import { loadOpenAI } from './sdk'
 import type {
   ChatCompletionContentPart,
@@ -71,11 +72,14 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
     if (!apiKey)
       throw new JudgeConfigError(`${provider}:${model} has no API key: set OPENAI_API_KEY (or pass apiKey)`, ctx)
     const { default: OpenAIClient } = await loadOpenAI()
+    // Node's fetch is left out of a judge call's path unless a proxy dispatcher needs it (src/judges/http-transport.ts).
+    const fetch = judgeFetch() as unknown as typeof globalThis.fetch | undefined
     client ??= new OpenAIClient({
       apiKey,
       baseURL,
       maxRetries: 0,
       ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+      ...(fetch ? { fetch } : {}),
     })
     return client
   }

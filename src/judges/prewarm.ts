@@ -1,5 +1,5 @@
 // Warming the judge client of a file that will call it: an eval file's first judge call would otherwise
-// pay for loading the provider SDK and Node's fetch (undici) before its request leaves. Started by the
+// pay for loading the provider SDK before its request leaves. Started by the
 // runner entry in the background while the runner is still loading the test file (decision 0031).
 import { readCassetteSettings } from '../config/cassette-mode'
 import { JUDGE_ENV, readJudgeSpec } from '../config/judge-spec'
@@ -26,10 +26,8 @@ export async function prewarmJudge(env: NodeJS.ProcessEnv = process.env): Promis
       await loadBedrock()
       return 'bedrock'
     }
+    // Node's fetch implementation is not needed: a judge's client sends with src/judges/http-transport.ts.
     await loadOpenAI()
-    // Node loads its fetch implementation (undici) when a fetch class is first used, as the SDK's first
-    // request does (about 20 ms); the connection itself is left to that request.
-    new Headers()
     return 'openai'
   } catch {
     return 'none'

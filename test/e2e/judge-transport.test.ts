@@ -1,0 +1,52 @@
+// Decision 0031: a judge call of the built package sends with node:http (src/judges/http-transport.ts), and the
+// bundled OpenAI SDK is built without the fetch globals, so a test worker that calls a live judge never loads
+// Node's fetch implementation (undici, ~20 ms of a worker's start and a few ms of CPU per request).
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
+import { makeProject, packageUnderTest, repo, run } from './user-project'
+
+let fake: FakeJudge
+let project: string
+const cleanup: string[] = []
+
+beforeAll(async () => {
+  const pkg = await packageUnderTest()
+  if (pkg.built === 'private build') cleanup.push(pkg.dir)
+  project = makeProject('concurrent-vitest', pkg.dir, ['vitest'])
+  cleanup.push(project)
+  fake = await startFakeJudge({ defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' } })
+}, 120_000)
+
+afterAll(async () => {
+  await fake?.close()
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
+})
+
+it('a worker calling a live openai-compatible judge gets its verdicts without loading undici', async () => {
+  writeFileSync(
+    join(project, 'transport.eval.ts'),
+    `import { writeFileSync } from 'node:fs'
+import { afterAll, expect, test } from 'vitest'
+
+for (const i of [1, 2, 3])
+  test(\`answer \${i}\`, async () => {
+    await expect(\`The total is \${i} dollars.\`).toBeCorrect({ reference: \`Total: \${i} dollars\` })
+  })
+
+afterAll(() => {
+  writeFileSync('undici.txt', process.moduleLoadList.filter((m) => m.includes('undici')).join('\\n') || 'not loaded')
+})
+`,
+  )
+  fake.reset()
+  const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', 'transport.eval.ts'], {
+    AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+    AGENT_VERDICT_MODE: 'live',
+  })
+  expect(result.code, result.output).toBe(0)
+  expect(result.output).toMatch(/Tests\s+3 passed/)
+  expect(fake.calls).toHaveLength(3) // the judge was called, over HTTP
+  expect(readFileSync(join(project, 'undici.txt'), 'utf8')).toBe('not loaded')
+}, 120_000)
