@@ -1,8 +1,30 @@
 import { readFileSync, writeFileSync } from 'node:fs'
-import { basename, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { defineConfig, type Options } from 'tsup'
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number]
+
+/**
+ * Writes the built setup entries as their sources are, each importing the half built beside it: one or two
+ * imports for Vitest's module runner instead of every chunk esbuild hoists into an entry (decision 0031).
+ * test/e2e/setup-imports.test.ts checks the files; a build into another directory calls this for it.
+ *
+ * @example
+ * rewriteSetupEntries('dist')
+ */
+export function rewriteSetupEntries(outDir: string): void {
+  const files: Record<string, string> = {
+    // matchers/vitest-setup.ts
+    'vitest-setup.js': 'import { setUpTestFile } from "./vitest-setup-run.js";\nsetUpTestFile();\n',
+    'vitest-setup.cjs': '"use strict";\nrequire("./vitest-setup-run.cjs").setUpTestFile();\n',
+    // matchers/vitest.ts
+    'vitest.js':
+      'import { setUpVitestFile } from "./vitest-run.js";\nsetUpVitestFile();\nexport * from "./vitest-api.js";\n',
+    'vitest.cjs':
+      '"use strict";\nrequire("./vitest-run.cjs").setUpVitestFile();\nmodule.exports = require("./vitest-api.cjs");\n',
+  }
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(outDir, name), text)
+}
 
 /**
  * The bundled OpenAI SDK without the fetch globals that would load Node's fetch implementation (undici) in a
@@ -74,20 +96,6 @@ export default defineConfig({
   external: ['vitest', 'jest', '@jest/globals', '@jest/reporters', 'vitest/node', 'vitest/config', 'vitest/reporters'],
   // Vitest runs a setup file through its module runner: each of the file's imports is a round trip to Vitest's
   // main process, one after another. esbuild hoists every chunk the body needs into the entry (15–25 imports),
-  // so the two setup entries are rewritten to the statements of their sources, importing the halves built above;
-  // the code behind them then loads natively (decision 0031). test/e2e/setup-imports.test.ts checks the files.
-  onSuccess: async () => {
-    // matchers/vitest-setup.ts
-    writeFileSync('dist/vitest-setup.js', 'import { setUpTestFile } from "./vitest-setup-run.js";\nsetUpTestFile();\n')
-    writeFileSync('dist/vitest-setup.cjs', '"use strict";\nrequire("./vitest-setup-run.cjs").setUpTestFile();\n')
-    // matchers/vitest.ts
-    writeFileSync(
-      'dist/vitest.js',
-      'import { setUpVitestFile } from "./vitest-run.js";\nsetUpVitestFile();\nexport * from "./vitest-api.js";\n',
-    )
-    writeFileSync(
-      'dist/vitest.cjs',
-      '"use strict";\nrequire("./vitest-run.cjs").setUpVitestFile();\nmodule.exports = require("./vitest-api.cjs");\n',
-    )
-  },
+  // so the two setup entries are rewritten to the statements of their sources (decision 0031).
+  onSuccess: async () => rewriteSetupEntries('dist'),
 })

@@ -184,12 +184,10 @@ describe('the Vitest setup entries as built', () => {
   })
 
   it('agent-verdict/vitest, rewritten, still exports its whole API (ESM and CommonJS)', async () => {
-    const api = Object.keys(await import(join(packageDir, 'dist', 'vitest-api.js'))).sort()
-    expect(api).toContain('matchers')
-    expect(api).toContain('defineJudgeMatcher')
-    // Loading the entry itself runs its setup call, which needs a Vitest worker: compare the export lists instead.
-    const esm = readFileSync(join(packageDir, 'dist', 'vitest.d.ts'), 'utf8')
-    for (const name of api) expect(esm).toMatch(new RegExp(`\\b${name}\\b`))
+    // Loading the entry itself runs its setup call, which needs a Vitest worker: its API half is checked instead.
+    const expected = Object.keys(await import('../../matchers/api')).sort()
+    expect(expected).toContain('matchers')
+    expect(Object.keys(await import(join(packageDir, 'dist', 'vitest-api.js'))).sort()).toEqual(expected)
     const cjs = execFileSync(
       process.execPath,
       [
@@ -198,6 +196,6 @@ describe('the Vitest setup entries as built', () => {
       ],
       { encoding: 'utf8' },
     )
-    expect(JSON.parse(cjs)).toEqual(api)
+    expect(JSON.parse(cjs)).toEqual(expected)
   })
 })

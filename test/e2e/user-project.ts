@@ -44,9 +44,20 @@ export async function packageUnderTest(): Promise<{ dir: string; built: 'repo di
   if (distIsFresh()) return { dir: repo, built: 'repo dist' }
   const dir = mkdtempSync(join(tmpdir(), 'av-pkg-'))
   const { build } = await import('tsup')
-  const config = (await import('../../tsup.config')).default as Record<string, unknown>
+  const tsup = await import('../../tsup.config')
+  const config = tsup.default as Record<string, unknown>
   // JS only: types are not needed to run, and a type build would fail on any colleague's work in progress.
-  await build({ ...config, config: false, dts: false, sourcemap: false, silent: true, outDir: join(dir, 'dist') })
+  // The config's onSuccess writes into the repo's dist/: here the same rewrite goes into the private one.
+  await build({
+    ...config,
+    config: false,
+    dts: false,
+    sourcemap: false,
+    silent: true,
+    outDir: join(dir, 'dist'),
+    onSuccess: undefined,
+  })
+  tsup.rewriteSetupEntries(join(dir, 'dist'))
   cpSync(join(repo, 'package.json'), join(dir, 'package.json'))
   cpSync(join(repo, 'bin'), join(dir, 'bin'), { recursive: true }) // the `agent-verdict` CLI (report merge)
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'), 'dir')
