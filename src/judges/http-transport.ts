@@ -157,7 +157,7 @@ function abortError(signal: AbortSignal): Error {
  * resolved once the whole answer has arrived (decompressed if the server compressed it anyway). Rejects as fetch
  * does: a `TypeError('fetch failed')` whose cause is the socket's error (`ECONNREFUSED`, `ECONNRESET`, …), or
  * an `AbortError` when `signal` aborts (the SDK and src/judges/classify-error read both). Only string and byte
- * bodies: a judge request is JSON.
+ * bodies: a judge request is JSON. A redirect is returned as it came, not followed.
  *
  * @example
  * const client = new OpenAI({ baseURL, apiKey, fetch: transportFetch as unknown as typeof fetch })

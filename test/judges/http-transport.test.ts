@@ -100,6 +100,19 @@ describe('transportFetch', () => {
     expect(await res.json()).toEqual({ got: 'bytes', auth: 'Bearer k' })
   })
 
+  test('a redirect is an answer, not followed (the judge then fails with its status)', async () => {
+    let hits = 0
+    handler = (_req, _body, res) => {
+      hits++
+      res.writeHead(307, { Location: `${base}/elsewhere` })
+      res.end()
+    }
+    const res = await transportFetch(`${base}/v1/chat/completions`, { method: 'POST', body: '{}' })
+    expect(res).toMatchObject({ status: 307, ok: false })
+    expect(res.headers.get('location')).toBe(`${base}/elsewhere`)
+    expect(hits).toBe(1)
+  })
+
   test('decompresses an answer the server compressed although it was not asked to', async () => {
     handler = (_req, _body, res) => {
       res.writeHead(200, { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' })
