@@ -6,8 +6,9 @@ import { JUDGE_ENV, readJudgeSpec } from '../config/judge-spec'
 import { loadBedrock, loadOpenAI } from './sdk'
 
 /**
- * Loads what the judge named by `AGENT_VERDICT_JUDGE` needs for its first call: the OpenAI SDK and Node's
- * fetch classes for `openai`/`openai-compatible`, the Bedrock runtime client for `bedrock`. Does nothing when the
+ * Loads what the judge named by `AGENT_VERDICT_JUDGE` needs for its first call: the OpenAI SDK for
+ * `openai`/`openai-compatible` (which send without Node's fetch, src/judges/http-transport.ts), the Bedrock
+ * runtime client for `bedrock`. Does nothing when the
  * run replays (no judge is called), when no judge is set or the setting is invalid (the first call then
  * says what is wrong), and never rejects: a failed warm-up leaves the first call to load it as before.
  * Returns what it loaded.

@@ -132,6 +132,23 @@ describe('transportFetch', () => {
     })
   })
 
+  test('a judge that stalls or breaks off in the middle of its answer never leaves the call hanging', async () => {
+    handler = (req, _body, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      res.write('{"verdict":') // and no more
+      if (req.url === '/broken') setTimeout(() => req.socket.destroy(), 20)
+    }
+    // Stalled: the caller's timeout (the SDK's signal) ends it as an abort.
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 30)
+    await expect(transportFetch(`${base}/stalled`, { signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    })
+    // Broken off: a network failure, as fetch reports it, never a truncated answer.
+    const err = await transportFetch(`${base}/broken`).catch((e: unknown) => e)
+    expect(err).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNRESET' } })
+  })
+
   test('a refused connection rejects as fetch does, the socket’s error code in the cause (classify-error reads it there)', async () => {
     const closed = createServer()
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
