@@ -4,6 +4,8 @@
 import {
   COORDINATOR_ENV,
   COORDINATOR_PROVIDE_KEY,
+  COORDINATOR_TOKEN_ENV,
+  COORDINATOR_TOKEN_PROVIDE_KEY,
   formatCoordinatorStats,
   startCoordinator,
 } from '../src/judges/coordinator'
@@ -30,7 +32,11 @@ export default async function setup(project?: VitestProjectLike): Promise<() => 
   const coordinator = await startCoordinator()
   // Set before workers are spawned: child processes and Jest workers copy the environment then.
   process.env[COORDINATOR_ENV] = coordinator.address
-  if (project && typeof project.provide === 'function') project.provide(COORDINATOR_PROVIDE_KEY, coordinator.address)
+  process.env[COORDINATOR_TOKEN_ENV] = coordinator.token
+  if (project && typeof project.provide === 'function') {
+    project.provide(COORDINATOR_PROVIDE_KEY, coordinator.address)
+    project.provide(COORDINATOR_TOKEN_PROVIDE_KEY, coordinator.token)
+  }
   let printed = false
   const summary = (): string => {
     printed = true
@@ -45,6 +51,7 @@ export default async function setup(project?: VitestProjectLike): Promise<() => 
     }
     delete (globalThis as Record<symbol, unknown>)[SUMMARY_KEY]
     if (process.env[COORDINATOR_ENV] === coordinator.address) delete process.env[COORDINATOR_ENV]
+    if (process.env[COORDINATOR_TOKEN_ENV] === coordinator.token) delete process.env[COORDINATOR_TOKEN_ENV]
     await coordinator.close()
   }
 }

@@ -4,7 +4,7 @@
 // again for every test file, so the hooks land on each file.
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } from 'vitest'
-import { COORDINATOR_PROVIDE_KEY } from '../src/judges/coordinator'
+import { COORDINATOR_PROVIDE_KEY, COORDINATOR_TOKEN_PROVIDE_KEY } from '../src/judges/coordinator'
 import { useCoordinator } from '../src/judges/run-limit'
 import { isEvalFile, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import { notAwaitedMessage } from './messages'
@@ -49,7 +49,10 @@ type Task = NonNullable<ReturnType<typeof TestRunner.getCurrentTest>>
 export function installVitestRuntime(api: VitestApi, options: InstallOptions): void {
   const { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } = api
   // The run-wide judge limit, when `agent-verdict/global-setup` started a coordinator for this run.
-  useCoordinator(inject(COORDINATOR_PROVIDE_KEY as never) as string | undefined)
+  useCoordinator(
+    inject(COORDINATOR_PROVIDE_KEY as never) as string | undefined,
+    inject(COORDINATOR_TOKEN_PROVIDE_KEY as never) as string | undefined,
+  )
 
   // The test whose code is running, carried through its awaits. The global `expect` binds `this.task` to
   // the test that started last, which under `test.concurrent` is often another one; this store is not.

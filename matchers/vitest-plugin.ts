@@ -99,8 +99,11 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
       if (!userTimeout && project.config.testTimeout === VITEST_DEFAULT_TIMEOUT) settings.testTimeout = testTimeout
       project.provide(PLUGIN_SETTINGS_KEY as never, settings as never)
       // Our setup entry, resolved to its file in node_modules, transformed while the first worker starts.
-      warmSetupWhenWorkerStarts(project as unknown as WarmableProject, (file) =>
-        /[\\/]agent-verdict[\\/]dist[\\/]vitest(-setup)?\.c?js$/.test(file),
+      warmSetupWhenWorkerStarts(
+        project as unknown as WarmableProject,
+        (file) => /[\\/]agent-verdict[\\/]dist[\\/]vitest(-setup)?\.c?js$/.test(file),
+        // The run's judge calls leave from this process (decision 0032): its SDK loads while the worker starts.
+        () => void import('../src/judges/prewarm').then((m) => m.prewarmJudgeHost()),
       )
       if (options.reporter === false) return
       // Resolved reporters are [name, options] pairs; `--reporter` on the command line replaced the config's.

@@ -16,13 +16,18 @@ const VITEST_WORKER = /[\\/]vitest[\\/]dist[\\/]workers[\\/][^\\/]+\.js$/
 /**
  * Transforms the project's setup files that `isOurs` accepts as soon as Vitest forks its first worker process
  * (Node's `child_process` diagnostics channel), then stops listening. Never in the fork's way: it starts on
- * the next turn of the event loop. With the threads pool no process is forked and nothing happens. Returns
- * the function that stops listening.
+ * the next turn of the event loop. With the threads pool no process is forked and nothing happens. `andThen`
+ * runs right after, in the same gap (the run's judge host loads its SDK there). Returns the function that
+ * stops listening.
  *
  * @example
  * warmSetupWhenWorkerStarts(project, (file) => file.includes('agent-verdict'))
  */
-export function warmSetupWhenWorkerStarts(project: WarmableProject, isOurs: (file: string) => boolean): () => void {
+export function warmSetupWhenWorkerStarts(
+  project: WarmableProject,
+  isOurs: (file: string) => boolean,
+  andThen?: () => void,
+): () => void {
   const onSpawn = (message: unknown): void => {
     const child = (message as { process?: { spawnargs?: unknown } }).process
     // Published as the child is created, before it is spawned: its arguments are known on the next turn, which
@@ -39,6 +44,7 @@ export function warmSetupWhenWorkerStarts(project: WarmableProject, isOurs: (fil
       if (!environment) return
       // warmupRequest never rejects (Vite logs a failed transform); the worker's own request repeats a failure.
       for (const file of project.config.setupFiles.filter(isOurs)) void environment.warmupRequest(file)
+      andThen?.()
     })
   }
   let done = false

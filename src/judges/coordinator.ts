@@ -1,14 +1,20 @@
 // The run-wide judge limit: one small loopback server per test run (started by the reporter or a
 // globalSetup) hands out permits to every worker, so N workers share one concurrency limit, one
 // adaptive back-off on 429s and an optional requests-per-minute cap. See docs/decisions/0023.
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type Server, type Socket } from 'node:net'
 import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY, requestsPerMinuteFromEnv } from '../config/limits'
 import { AdaptiveLimiter, type LimiterOutcome, type LimiterRelease } from './limiter'
+import type { RemoteCall, RemoteResult } from './remote-call'
 
 /** Env var carrying the coordinator's `127.0.0.1:PORT` to worker processes. */
 export const COORDINATOR_ENV = 'AGENT_VERDICT_COORDINATOR'
 /** Key under which the coordinator address is passed with Vitest's `provide`/`inject`. */
 export const COORDINATOR_PROVIDE_KEY = 'agentVerdictCoordinator'
+/** Env var carrying the token a worker shows to have the coordinator make judge calls for it (decision 0032). */
+export const COORDINATOR_TOKEN_ENV = 'AGENT_VERDICT_COORDINATOR_TOKEN'
+/** Key under which that token is passed with Vitest's `provide`/`inject`. */
+export const COORDINATOR_TOKEN_PROVIDE_KEY = 'agentVerdictCoordinatorToken'
 
 /** One line of the wire protocol (newline-delimited JSON over a loopback TCP socket). */
 export type CoordinatorMessage =
@@ -16,6 +22,9 @@ export type CoordinatorMessage =
   | { t: 'rel'; id: number; outcome: LimiterOutcome }
   | { t: 'cancel'; id: number }
   | { t: 'grant'; id: number }
+  | { t: 'call'; id: number; token: string; call: RemoteCall }
+  | { t: 'warm'; id: number; token: string }
+  | { t: 'done'; id: number; result: RemoteResult }
 
 /** What one pool (one judge id) saw during the run. */
 export interface PoolStats {
@@ -47,6 +56,11 @@ export interface CoordinatorOptions {
 export interface RunCoordinator {
   /** `127.0.0.1:PORT`, for `AGENT_VERDICT_COORDINATOR` or `provide`. */
   readonly address: string
+  /**
+   * The secret a worker sends with a judge call it wants made here (`AGENT_VERDICT_COORDINATOR_TOKEN`): only
+   * processes given it by the run can spend the run's credentials through this port.
+   */
+  readonly token: string
   stats(): PoolStats[]
   /** Stops listening and drops every worker connection. Idempotent. */
   close(): Promise<void>
@@ -73,6 +87,9 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   const now = options.now ?? Date.now
   const pools = new Map<string, Pool>()
   const sockets = new Set<Socket>()
+  const token = randomBytes(24).toString('base64url')
+  let host: Promise<typeof import('./judge-host')> | undefined
+  const loadHost = () => (host ??= import('./judge-host'))
 
   const poolFor = (name: string, wanted: number | undefined): Pool => {
     let pool = pools.get(name)
@@ -108,6 +125,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
     socket.setNoDelay(true)
     const held = new Map<number, LimiterRelease>()
     const queued = new Map<number, AbortController>()
+    const calls = new Map<number, AbortController>()
     const send = (msg: CoordinatorMessage) => {
       if (!socket.destroyed) socket.write(`${JSON.stringify(msg)}\n`)
     }
@@ -144,7 +162,28 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
         const release = held.get(msg.id)
         held.delete(msg.id)
         release?.(msg.outcome === 'ok' || msg.outcome === 'throttled' ? msg.outcome : 'error')
+      } else if (msg.t === 'call') {
+        if (!sameToken(msg.token, token) || !msg.call || typeof msg.call !== 'object') {
+          send({ t: 'done', id: msg.id, result: { ok: false, refused: true } })
+          return
+        }
+        const controller = new AbortController()
+        calls.set(msg.id, controller)
+        loadHost()
+          .then((h) => h.runRemoteCall(msg.call, controller.signal))
+          .catch((): RemoteResult => ({ ok: false, refused: true }))
+          .then((result) => {
+            calls.delete(msg.id)
+            if (!controller.signal.aborted) send({ t: 'done', id: msg.id, result })
+          })
+      } else if (msg.t === 'warm') {
+        if (sameToken(msg.token, token))
+          loadHost()
+            .then((h) => h.warmJudgeHost())
+            .catch(() => {})
       } else if (msg.t === 'cancel') {
+        calls.get(msg.id)?.abort()
+        calls.delete(msg.id)
         queued.get(msg.id)?.abort()
         queued.delete(msg.id)
         const release = held.get(msg.id)
@@ -159,6 +198,9 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
       // A worker that died gives its permits back; nothing it queued is granted any more.
       for (const controller of queued.values()) controller.abort()
       queued.clear()
+      // Its judge calls are of no use to anyone now.
+      for (const controller of calls.values()) controller.abort()
+      calls.clear()
       for (const release of held.values()) release('error')
       held.clear()
     })
@@ -172,6 +214,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   let closed: Promise<void> | undefined
   return {
     address: `127.0.0.1:${port}`,
+    token,
     stats: () => [...pools.values()].map((p) => ({ ...p.stats, cuts: p.limiter.cuts })),
     close() {
       closed ??= new Promise<void>((resolve) => {
@@ -183,17 +226,27 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   }
 }
 
+function sameToken(given: unknown, token: string): boolean {
+  if (typeof given !== 'string' || given.length !== token.length) return false
+  return timingSafeEqual(Buffer.from(given), Buffer.from(token))
+}
+
+/** Longest line read (a judge call's body with its images); a longer one drops the connection. */
+const MAX_LINE = 32 * 1024 * 1024
+
 /** Calls `onMessage` for each complete JSON line; malformed lines are ignored (a stray client cannot crash the run). */
-export function readLines(socket: Socket, onMessage: (msg: CoordinatorMessage) => void): void {
+export function readLines(socket: Socket, onMessage: (msg: CoordinatorMessage) => void, maxLine = MAX_LINE): void {
   let buffer = ''
   socket.setEncoding('utf8')
   socket.on('data', (chunk: string) => {
-    buffer += chunk
-    let nl = buffer.indexOf('\n')
+    // Only the new chunk is searched for line ends: a large line arriving in many chunks stays linear.
+    let start = 0
+    let nl = chunk.indexOf('\n')
     while (nl >= 0) {
-      const line = buffer.slice(0, nl)
-      buffer = buffer.slice(nl + 1)
-      nl = buffer.indexOf('\n')
+      const line = buffer + chunk.slice(start, nl)
+      buffer = ''
+      start = nl + 1
+      nl = chunk.indexOf('\n', start)
       let msg: CoordinatorMessage
       try {
         msg = JSON.parse(line) as CoordinatorMessage
@@ -202,7 +255,8 @@ export function readLines(socket: Socket, onMessage: (msg: CoordinatorMessage) =
       }
       if (msg && typeof msg === 'object' && typeof msg.id === 'number') onMessage(msg)
     }
-    if (buffer.length > 1_000_000) socket.destroy()
+    buffer += chunk.slice(start)
+    if (buffer.length > maxLine) socket.destroy()
   })
 }
 

@@ -9,6 +9,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
+import { ownTransportUsable } from './fetch-choice'
 
 /**
  * A Fetch-API `Headers` without Node's fetch implementation: case-insensitive names, values of one name joined
@@ -240,7 +241,5 @@ export function transportFetch(url: string | URL, init: TransportInit = {}): Pro
  * const fetch = judgeFetch(); new OpenAI({ apiKey, ...(fetch ? { fetch } : {}) })
  */
 export function judgeFetch(): typeof transportFetch | undefined {
-  const dispatcher = (globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')]
-  if (dispatcher === undefined || (dispatcher as object | null)?.constructor?.name === 'Agent') return transportFetch
-  return undefined
+  return ownTransportUsable() ? transportFetch : undefined
 }

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai'
-import { judgeFetch } from './http-transport'
+import { ownTransportUsable } from './fetch-choice'
 import { loadOpenAI } from './sdk'
 import type {
   ChatCompletionContentPart,
@@ -9,6 +9,8 @@ import { JudgeConfigError, JudgeOutputError } from './errors'
 import { replyJsonSchema, strictJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
+import { judgeErrorFromWire, type RemoteClientOptions } from './remote-call'
+import { remoteJudgeCaller } from './run-limit'
 import { redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest } from './types'
 
@@ -66,14 +68,21 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   const features = { jsonSchema: true, temperature: options.temperature !== null && !isReasoningModel(model) }
   let client = options.client
 
-  const getClient = async (): Promise<OpenAI> => {
-    if (client) return client
+  const apiKeyOrThrow = (): string => {
     const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined)
     if (!apiKey)
       throw new JudgeConfigError(`${provider}:${model} has no API key: set OPENAI_API_KEY (or pass apiKey)`, ctx)
+    return apiKey
+  }
+
+  const getClient = async (): Promise<OpenAI> => {
+    if (client) return client
+    const apiKey = apiKeyOrThrow()
     const { default: OpenAIClient } = await loadOpenAI()
     // Node's fetch is left out of a judge call's path unless a proxy dispatcher needs it (src/judges/http-transport.ts).
-    const fetch = judgeFetch() as unknown as typeof globalThis.fetch | undefined
+    const fetch = ownTransportUsable()
+      ? ((await import('./http-transport')).transportFetch as unknown as typeof globalThis.fetch)
+      : undefined
     client ??= new OpenAIClient({
       apiKey,
       baseURL,
@@ -84,15 +93,38 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
     return client
   }
 
+  // In a test run with a coordinator, the request leaves from the runner's main process (decision 0032);
+  // not with a client of the caller's, nor when this process routes fetch through a proxy dispatcher.
+  const createCompletion = async (
+    body: ChatCompletionCreateParamsNonStreaming,
+    signal: AbortSignal,
+  ): Promise<OpenAI.Chat.Completions.ChatCompletion> => {
+    const remote = options.client || !ownTransportUsable() ? undefined : remoteJudgeCaller()
+    if (remote) {
+      // Resolved here, so a key or base URL a setup file put in this process's env is the one used.
+      const target: RemoteClientOptions = {
+        apiKey: apiKeyOrThrow(),
+        ...((baseURL ?? process.env.OPENAI_BASE_URL) ? { baseURL: baseURL ?? process.env.OPENAI_BASE_URL } : {}),
+        ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+        organization: process.env.OPENAI_ORG_ID ?? null,
+        project: process.env.OPENAI_PROJECT_ID ?? null,
+      }
+      const result = await remote.call({ client: target, ctx: { ...ctx, endpoint: redactUrl(endpoint) }, body }, signal)
+      if (result?.ok) return result.completion as OpenAI.Chat.Completions.ChatCompletion
+      if (result && 'error' in result) throw judgeErrorFromWire(result.error)
+    }
+    const openai = await getClient()
+    return openai.chat.completions.create(body, { signal, maxRetries: 0 })
+  }
+
   return createReliableJudge(
     provider,
     model,
     async (request, signal) => {
-      const openai = await getClient()
       for (let adjustments = 0; ; adjustments++) {
         const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
         try {
-          const completion = await openai.chat.completions.create(body, { signal, maxRetries: 0 })
+          const completion = await createCompletion(body, signal)
           const usage = {
             inputTokens: completion.usage?.prompt_tokens ?? 0,
             outputTokens: completion.usage?.completion_tokens ?? 0,

@@ -3,6 +3,8 @@
 // runner entry in the background while the runner is still loading the test file (decision 0031).
 import { readCassetteSettings } from '../config/cassette-mode'
 import { JUDGE_ENV, readJudgeSpec } from '../config/judge-spec'
+import { ownTransportUsable } from './fetch-choice'
+import { remoteJudgeCaller } from './run-limit'
 import { loadBedrock, loadOpenAI } from './sdk'
 
 /**
@@ -27,10 +29,40 @@ export async function prewarmJudge(env: NodeJS.ProcessEnv = process.env): Promis
       await loadBedrock()
       return 'bedrock'
     }
+    // With a run coordinator the calls leave from the runner's main process (decision 0032): it loads the
+    // SDK there, and this process only opens its connection.
+    const remote = ownTransportUsable() ? remoteJudgeCaller(env) : undefined
+    if (remote) {
+      remote.warm()
+      return 'openai'
+    }
     // Node's fetch implementation is not needed: a judge's client sends with src/judges/http-transport.ts.
     await loadOpenAI()
     return 'openai'
   } catch {
     return 'none'
+  }
+}
+
+/**
+ * Loads the judge host's SDK in the runner's main process, where the run's coordinator makes the calls of
+ * an OpenAI-compatible judge (decision 0032). The Vitest plugin calls it when the first worker is forked,
+ * while this process waits for that worker to start; otherwise the first call would wait for it.
+ *
+ * @example
+ * void prewarmJudgeHost()
+ */
+export async function prewarmJudgeHost(env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  try {
+    if (env.AGENT_VERDICT_REMOTE_JUDGE === '0') return false
+    const raw = env[JUDGE_ENV]
+    if (!raw?.trim()) return false
+    const cassettes = readCassetteSettings(env)
+    if (cassettes.mode === 'replay' && !cassettes.update) return false
+    if (readJudgeSpec(raw).provider === 'bedrock') return false
+    await (await import('./judge-host')).warmJudgeHost()
+    return true
+  } catch {
+    return false
   }
 }

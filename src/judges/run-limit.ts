@@ -5,8 +5,15 @@ import { closeSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { COORDINATOR_ENV, readLines, type CoordinatorMessage } from './coordinator'
+import { COORDINATOR_ENV, COORDINATOR_TOKEN_ENV, readLines, type CoordinatorMessage } from './coordinator'
 import type { AdaptiveLimiter, LimiterOutcome, LimiterRelease } from './limiter'
+import {
+  MAX_REMOTE_LINE,
+  remoteAbortError,
+  type RemoteCall,
+  type RemoteResult,
+  type WireJudgeError,
+} from './remote-call'
 
 /** Anything that hands out limiter slots: the local `AdaptiveLimiter` or the run-wide coordinator. */
 export interface PermitSource {
@@ -14,6 +21,7 @@ export interface PermitSource {
 }
 
 const ADDRESS_KEY = Symbol.for('agent-verdict.coordinator-address')
+const TOKEN_KEY = Symbol.for('agent-verdict.coordinator-token')
 const CLIENTS_KEY = Symbol.for('agent-verdict.coordinator-clients')
 const NOTED_KEY = Symbol.for('agent-verdict.coordinator-noted')
 const IN_TEST_RUN_KEY = Symbol.for('agent-verdict.in-test-run')
@@ -23,14 +31,16 @@ const store = globalThis as unknown as Store
 /**
  * Called by the Vitest and Jest setup files: marks this process as a test worker (so running without a
  * coordinator is worth a note) and points its judges at the run's coordinator (`127.0.0.1:PORT`, as
- * `agent-verdict/global-setup` provided it). `undefined` leaves `AGENT_VERDICT_COORDINATOR` as the only source.
+ * `agent-verdict/global-setup` provided it), with the token that lets it make judge calls for this process.
+ * `undefined` leaves `AGENT_VERDICT_COORDINATOR` (and `AGENT_VERDICT_COORDINATOR_TOKEN`) as the only source.
  *
  * @example
- * useCoordinator(inject('agentVerdictCoordinator'))
+ * useCoordinator(inject('agentVerdictCoordinator'), inject('agentVerdictCoordinatorToken'))
  */
-export function useCoordinator(address: string | undefined): void {
+export function useCoordinator(address: string | undefined, token?: string): void {
   store[IN_TEST_RUN_KEY] = true
   if (address) store[ADDRESS_KEY] = address
+  if (address && token) store[TOKEN_KEY] = token
 }
 
 /** The coordinator address this process should use, if any. */
@@ -38,6 +48,47 @@ export function coordinatorAddress(env: Record<string, string | undefined> = pro
   const fromSetup = store[ADDRESS_KEY]
   if (typeof fromSetup === 'string' && fromSetup) return fromSetup
   return env[COORDINATOR_ENV]?.trim() || undefined
+}
+
+/** The token for {@link coordinatorAddress}'s judge calls, if this process was given one. */
+function coordinatorToken(env: Record<string, string | undefined> = process.env): string | undefined {
+  const fromSetup = store[TOKEN_KEY]
+  if (typeof fromSetup === 'string' && fromSetup && store[ADDRESS_KEY]) return fromSetup
+  return env[COORDINATOR_TOKEN_ENV]?.trim() || undefined
+}
+
+/** Makes judge calls through the run's coordinator (decision 0032). */
+export interface RemoteJudgeCaller {
+  /**
+   * The coordinator's answer; `undefined` when it cannot make this call (gone, refused, a body too large
+   * for the socket): the caller then makes it itself.
+   */
+  call(call: RemoteCall, signal?: AbortSignal): Promise<RemoteResult | undefined>
+  /** Has the coordinator load the SDK now, and opens the connection, ahead of the first call. */
+  warm(): void
+}
+
+/**
+ * The run's coordinator as a maker of judge calls, when this process has one and its token; else
+ * `undefined`. `AGENT_VERDICT_REMOTE_JUDGE=0` keeps every call in the worker.
+ *
+ * @example
+ * const remote = remoteJudgeCaller()
+ * const result = remote && (await remote.call({ client, ctx, body }, signal))
+ */
+export function remoteJudgeCaller(
+  env: Record<string, string | undefined> = process.env,
+): RemoteJudgeCaller | undefined {
+  if (env.AGENT_VERDICT_REMOTE_JUDGE === '0') return undefined
+  const address = coordinatorAddress(env)
+  const token = address && coordinatorToken(env)
+  if (!address || !token) return undefined
+  const client = clientFor(address)
+  if (client.dead || client.refused) return undefined
+  return {
+    call: (call, signal) => client.call(call, token, signal),
+    warm: () => client.warm(token),
+  }
 }
 
 /** Writes `message` to stderr once per process and key (the per-process fallback notes). */
@@ -145,6 +196,18 @@ function fallback(
   return local.acquire(signal, options)
 }
 
+/** A remote call's answer when the coordinator went away mid-call: retried like a reset connection. */
+function coordinatorLost(ctx: RemoteCall['ctx']): WireJudgeError {
+  return {
+    name: 'JudgeServiceError',
+    message: `${ctx.provider}:${ctx.model}: the run coordinator making this judge call went away (ECONNRESET); it is retried from this process`,
+    provider: ctx.provider,
+    model: ctx.model,
+    retryable: true,
+    cause: { name: 'Error', message: 'coordinator connection closed', code: 'ECONNRESET' },
+  }
+}
+
 // Checked by a flag, not instanceof: isolated test modules may each load their own copy of this file.
 class CoordinatorGoneError extends Error {
   readonly coordinatorGone = true
@@ -155,13 +218,21 @@ interface Pending {
   reject: (err: unknown) => void
 }
 
+interface PendingCall {
+  ctx: RemoteCall['ctx']
+  resolve: (result: RemoteResult | undefined) => void
+}
+
 /** One connection per process and address, shared by every judge (and every isolated module copy). */
 class CoordinatorClient {
   dead = false
+  /** The coordinator turned a call down (wrong token, no judge host): calls stay in this process. */
+  refused = false
   private socket: Socket | undefined
   private connecting: Promise<Socket> | undefined
   private nextId = 1
   private readonly pending = new Map<number, Pending>()
+  private readonly calls = new Map<number, PendingCall>()
   private held = 0
 
   constructor(private readonly address: string) {}
@@ -195,6 +266,47 @@ class CoordinatorClient {
     })
   }
 
+  /** Sends one judge call; `undefined` (make it here) when the coordinator cannot take it. */
+  async call(call: RemoteCall, token: string, signal: AbortSignal | undefined): Promise<RemoteResult | undefined> {
+    if (signal?.aborted) throw remoteAbortError()
+    let socket: Socket
+    try {
+      socket = await this.connect()
+    } catch {
+      return undefined
+    }
+    if (signal?.aborted) throw remoteAbortError()
+    const id = this.nextId++
+    const line = `${JSON.stringify({ t: 'call', id, token, call } satisfies CoordinatorMessage)}\n`
+    if (line.length > MAX_REMOTE_LINE) return undefined
+    return new Promise<RemoteResult | undefined>((resolve, reject) => {
+      // Rejected at once, as the SDK would: the coordinator is told to drop the request.
+      const onAbort = () => {
+        if (!this.calls.delete(id)) return
+        this.send({ t: 'cancel', id })
+        this.refresh()
+        reject(remoteAbortError())
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.calls.set(id, {
+        ctx: call.ctx,
+        resolve: (result) => {
+          signal?.removeEventListener('abort', onAbort)
+          resolve(result)
+        },
+      })
+      this.refresh()
+      socket.write(line)
+    })
+  }
+
+  warm(token: string): void {
+    this.connect().then(
+      (socket) => socket.write(`${JSON.stringify({ t: 'warm', id: 0, token } satisfies CoordinatorMessage)}\n`),
+      () => {},
+    )
+  }
+
   private connect(): Promise<Socket> {
     if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket)
     if (this.dead) return Promise.reject(new CoordinatorGoneError())
@@ -222,6 +334,7 @@ class CoordinatorClient {
         reject(new CoordinatorGoneError())
       })
       readLines(socket, (msg) => {
+        if (msg.t === 'done') return this.answered(msg.id, msg.result)
         if (msg.t !== 'grant') return
         const waiter = this.pending.get(msg.id)
         if (!waiter) return this.send({ t: 'rel', id: msg.id, outcome: 'error' })
@@ -241,12 +354,26 @@ class CoordinatorClient {
     return this.connecting
   }
 
+  private answered(id: number, result: RemoteResult): void {
+    const waiter = this.calls.get(id)
+    if (!waiter) return
+    this.calls.delete(id)
+    if (result && !result.ok && 'refused' in result) {
+      this.refused = true
+      waiter.resolve(undefined)
+    } else waiter.resolve(result)
+    this.refresh()
+  }
+
   /** The coordinator closed: everything waiting falls back to the local limiter. */
   private gone(): void {
     this.dead = true
     this.socket = undefined
     for (const waiter of this.pending.values()) waiter.reject(new CoordinatorGoneError())
     this.pending.clear()
+    // A call in flight may or may not have reached the judge: it fails as a lost connection, and is retried.
+    for (const waiter of this.calls.values()) waiter.resolve({ ok: false, error: coordinatorLost(waiter.ctx) })
+    this.calls.clear()
   }
 
   private send(msg: CoordinatorMessage): void {
@@ -256,7 +383,7 @@ class CoordinatorClient {
   /** Keeps the process alive only while a permit is awaited or held (a script must not exit mid-call, nor hang after). */
   private refresh(): void {
     if (!this.socket) return
-    if (this.pending.size > 0 || this.held > 0) this.socket.ref()
+    if (this.pending.size > 0 || this.held > 0 || this.calls.size > 0) this.socket.ref()
     else this.socket.unref()
   }
 }
