@@ -9,6 +9,7 @@ import {
   formatCoordinatorStats,
   startCoordinator,
 } from '../src/judges/coordinator'
+import { registerSecret } from '../src/config/secrets'
 
 /** Where the reporters find the run's limiter figures (same process, no import needed). */
 const SUMMARY_KEY = Symbol.for('agent-verdict.run-limit-summary')
@@ -33,6 +34,8 @@ export default async function setup(project?: VitestProjectLike): Promise<() => 
   // Set before workers are spawned: child processes and Jest workers copy the environment then.
   process.env[COORDINATOR_ENV] = coordinator.address
   process.env[COORDINATOR_TOKEN_ENV] = coordinator.token
+  // It lets a local process spend the run's judge credentials: never printed, never in a report.
+  registerSecret(coordinator.token)
   if (project && typeof project.provide === 'function') {
     project.provide(COORDINATOR_PROVIDE_KEY, coordinator.address)
     project.provide(COORDINATOR_TOKEN_PROVIDE_KEY, coordinator.token)

@@ -62,6 +62,8 @@ export interface RunCoordinator {
    */
   readonly token: string
   stats(): PoolStats[]
+  /** Judge calls made here for workers (`served`), and calls turned down for a wrong token (`refused`). */
+  remoteCalls(): { served: number; refused: number }
   /** Stops listening and drops every worker connection. Idempotent. */
   close(): Promise<void>
 }
@@ -88,6 +90,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   const pools = new Map<string, Pool>()
   const sockets = new Set<Socket>()
   const token = randomBytes(24).toString('base64url')
+  const remote = { served: 0, refused: 0 }
   let host: Promise<typeof import('./judge-host')> | undefined
   const loadHost = () => (host ??= import('./judge-host'))
 
@@ -164,9 +167,11 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
         release?.(msg.outcome === 'ok' || msg.outcome === 'throttled' ? msg.outcome : 'error')
       } else if (msg.t === 'call') {
         if (!sameToken(msg.token, token) || !msg.call || typeof msg.call !== 'object') {
+          remote.refused++
           send({ t: 'done', id: msg.id, result: { ok: false, refused: true } })
           return
         }
+        remote.served++
         const controller = new AbortController()
         calls.set(msg.id, controller)
         loadHost()
@@ -215,6 +220,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   return {
     address: `127.0.0.1:${port}`,
     token,
+    remoteCalls: () => ({ ...remote }),
     stats: () => [...pools.values()].map((p) => ({ ...p.stats, cuts: p.limiter.cuts })),
     close() {
       closed ??= new Promise<void>((resolve) => {
