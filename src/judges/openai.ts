@@ -1,5 +1,5 @@
 import type OpenAI from 'openai'
-import { ownTransportUsable } from './fetch-choice'
+import { ownTransportUsable, requestsInterceptedHere } from './fetch-choice'
 import { loadOpenAI } from './sdk'
 import type {
   ChatCompletionContentPart,
@@ -94,12 +94,14 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   }
 
   // In a test run with a coordinator, the request leaves from the runner's main process (decision 0032);
-  // not with a client of the caller's, nor when this process routes fetch through a proxy dispatcher.
+  // not with a client of the caller's, nor when this process routes fetch through a proxy dispatcher or
+  // intercepts HTTP requests (msw, nock), which would not see a request sent from another process.
   const createCompletion = async (
     body: ChatCompletionCreateParamsNonStreaming,
     signal: AbortSignal,
   ): Promise<OpenAI.Chat.Completions.ChatCompletion> => {
-    const remote = options.client || !ownTransportUsable() ? undefined : remoteJudgeCaller()
+    const remote =
+      options.client || !ownTransportUsable() || requestsInterceptedHere() ? undefined : remoteJudgeCaller()
     if (remote) {
       // Resolved here, so a key or base URL a setup file put in this process's env is the one used.
       const target: RemoteClientOptions = {

@@ -3,7 +3,7 @@
 // runner entry in the background while the runner is still loading the test file (decision 0031).
 import { readCassetteSettings } from '../config/cassette-mode'
 import { JUDGE_ENV, readJudgeSpec } from '../config/judge-spec'
-import { ownTransportUsable } from './fetch-choice'
+import { ownTransportUsable, requestsInterceptedHere } from './fetch-choice'
 import { remoteJudgeCaller } from './run-limit'
 import { loadBedrock, loadOpenAI } from './sdk'
 
@@ -31,7 +31,7 @@ export async function prewarmJudge(env: NodeJS.ProcessEnv = process.env): Promis
     }
     // With a run coordinator the calls leave from the runner's main process (decision 0032): it loads the
     // SDK there, and this process only opens its connection.
-    const remote = ownTransportUsable() ? remoteJudgeCaller(env) : undefined
+    const remote = ownTransportUsable() && !requestsInterceptedHere() ? remoteJudgeCaller(env) : undefined
     if (remote) {
       remote.warm()
       return 'openai'

@@ -215,3 +215,31 @@ describe('judge errors across the wire', () => {
     expect((back.cause as { code?: string }).code).toBe('ECONNRESET')
   })
 })
+
+describe('requests a test intercepts', () => {
+  it('stay in the worker when msw intercepts HTTP there, so the mock answers and nothing leaves', async () => {
+    const { setupServer } = await import('msw/node')
+    const { http, HttpResponse } = await import('msw')
+    const hits: string[] = []
+    const mock = setupServer(
+      http.post('http://judge.invalid/v1/chat/completions', ({ request }) => {
+        hits.push(request.url)
+        return HttpResponse.json(completion(JSON.stringify({ reasoning: 'mocked', score: 2 })))
+      }),
+    )
+    mock.listen({ onUnhandledRequest: 'bypass' })
+    const coordinator = await startCoordinator({ env: {} })
+    try {
+      useCoordinator(coordinator.address, coordinator.token)
+      const judge = openaiJudge({ model: 'm', baseURL: 'http://judge.invalid/v1', apiKey: 'k' })
+      const result = await callJudge(judge, text(1))
+      expect(result).toMatchObject({ status: 'ok', output: { score: 2 } })
+      expect(hits).toHaveLength(1)
+      expect(coordinator.remoteCalls()).toEqual({ served: 0, refused: 0 })
+    } finally {
+      mock.close()
+      for (const key of KEYS) delete g[key]
+      await coordinator.close()
+    }
+  })
+})
