@@ -41,6 +41,8 @@ export interface PoolStats {
   throttled: number
   /** Times the adaptive back-off halved the limit. */
   cuts: number
+  /** Of the calls, those the coordinator made for a worker (decision 0032). */
+  sent: number
 }
 
 export interface CoordinatorOptions {
@@ -100,7 +102,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
       const limit = fixed ?? (wanted && Number.isInteger(wanted) && wanted > 0 ? wanted : DEFAULT_JUDGE_CONCURRENCY)
       pool = {
         limiter: new AdaptiveLimiter({ concurrency: limit }),
-        stats: { pool: name, limit, peakInFlight: 0, grants: 0, waits: 0, throttled: 0, cuts: 0 },
+        stats: { pool: name, limit, peakInFlight: 0, grants: 0, waits: 0, throttled: 0, cuts: 0, sent: 0 },
         starts: [],
       }
       pools.set(name, pool)
@@ -172,6 +174,9 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
           return
         }
         remote.served++
+        const ctx = msg.call.ctx as { provider?: unknown; model?: unknown } | undefined
+        const pool = pools.get(`${String(ctx?.provider)}:${String(ctx?.model)}`)
+        if (pool) pool.stats.sent++
         const controller = new AbortController()
         calls.set(msg.id, controller)
         loadHost()
@@ -276,7 +281,7 @@ export function formatCoordinatorStats(stats: readonly PoolStats[]): string {
   return stats
     .map(
       (s) =>
-        `judge limit (run-wide): ${s.pool} ${s.limit} — peak ${s.peakInFlight} in flight, ${s.grants} calls, ${s.waits} waited, ${s.throttled} × 429${s.cuts ? `, cut ${s.cuts}×` : ''}`,
+        `judge limit (run-wide): ${s.pool} ${s.limit} — peak ${s.peakInFlight} in flight, ${s.grants} calls, ${s.waits} waited, ${s.throttled} × 429${s.cuts ? `, cut ${s.cuts}×` : ''}${s.sent ? `; ${s.sent} sent from the runner's main process` : ''}`,
     )
     .join('\n')
 }

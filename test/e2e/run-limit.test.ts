@@ -61,10 +61,11 @@ describe('one judge limit for the whole run (4 workers)', () => {
       const throttled = fake.stats.byStatus['429'] ?? 0
       expect(throttled).toBeGreaterThan(0)
       expect(fake.stats.byStatus['200']).toBe(CALLS)
-      // The summary line reports the same peak and 429s the judge saw.
+      // The summary line reports the same peak and 429s the judge saw, and that every request left from the
+      // runner's main process, none from a worker (decision 0032).
       expect(result.output).toMatch(
         new RegExp(
-          `judge limit \\(run-wide\\): openai-compatible:fake-judge ${LIMIT} — peak ${LIMIT} in flight, ${CALLS + throttled} calls, \\d+ waited, ${throttled} × 429`,
+          `judge limit \\(run-wide\\): openai-compatible:fake-judge ${LIMIT} — peak ${LIMIT} in flight, ${CALLS + throttled} calls, \\d+ waited, ${throttled} × 429; ${CALLS + throttled} sent from the runner's main process`,
         ),
       )
     },
