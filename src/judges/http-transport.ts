@@ -9,7 +9,6 @@
 import http from 'node:http'
 import https from 'node:https'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
-import { ownTransportUsable } from './fetch-choice'
 
 /**
  * A Fetch-API `Headers` without Node's fetch implementation: case-insensitive names, values of one name joined
@@ -229,17 +228,4 @@ export function transportFetch(url: string | URL, init: TransportInit = {}): Pro
     })
     req.end(body)
   })
-}
-
-/**
- * The `fetch` a judge's OpenAI client uses: {@link transportFetch}, unless the process routes fetch through a
- * dispatcher of its own with undici's `setGlobalDispatcher` (a `ProxyAgent`, an `EnvHttpProxyAgent`, a
- * custom class), which only Node's fetch honours: then `undefined`, and the SDK uses fetch. Node's own default
- * dispatcher (an `Agent`, set once fetch has loaded) does not count.
- *
- * @example
- * const fetch = judgeFetch(); new OpenAI({ apiKey, ...(fetch ? { fetch } : {}) })
- */
-export function judgeFetch(): typeof transportFetch | undefined {
-  return ownTransportUsable() ? transportFetch : undefined
 }

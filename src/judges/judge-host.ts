@@ -4,9 +4,8 @@
 import type OpenAI from 'openai'
 import { registerHeaderSecrets, registerSecret } from '../config/secrets'
 import { classifyJudgeError } from './classify-error'
-import { judgeFetch } from './http-transport'
 import { judgeErrorToWire, type RemoteCall, type RemoteClientOptions, type RemoteResult } from './remote-call'
-import { loadOpenAI } from './sdk'
+import { loadOpenAI, newOpenAIClient } from './sdk'
 
 const clients = new Map<string, Promise<OpenAI>>()
 
@@ -75,18 +74,13 @@ function clientFor(options: RemoteClientOptions): Promise<OpenAI> {
     // The worker's key and gateway headers are scrubbed from this process's output too.
     registerSecret(options.apiKey)
     registerHeaderSecrets(options.defaultHeaders)
-    client = loadOpenAI().then(({ default: OpenAIClient }) => {
-      const fetch = judgeFetch() as unknown as typeof globalThis.fetch | undefined
-      return new OpenAIClient({
-        apiKey: options.apiKey,
-        // Resolved in the worker: this process's OPENAI_BASE_URL must not redirect it.
-        baseURL: options.baseURL ?? 'https://api.openai.com/v1',
-        organization: options.organization,
-        project: options.project,
-        maxRetries: 0,
-        ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
-        ...(fetch ? { fetch } : {}),
-      })
+    client = newOpenAIClient({
+      apiKey: options.apiKey,
+      // Resolved in the worker: this process's OPENAI_BASE_URL must not redirect it.
+      baseURL: options.baseURL ?? 'https://api.openai.com/v1',
+      organization: options.organization,
+      project: options.project,
+      ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
     })
     client.catch(() => clients.delete(key))
     clients.set(key, client)

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai'
 import { ownTransportUsable, requestsInterceptedHere } from './fetch-choice'
-import { loadOpenAI } from './sdk'
+import { newOpenAIClient } from './sdk'
 import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParamsNonStreaming,
@@ -78,18 +78,12 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   const getClient = async (): Promise<OpenAI> => {
     if (client) return client
     const apiKey = apiKeyOrThrow()
-    const { default: OpenAIClient } = await loadOpenAI()
-    // Node's fetch is left out of a judge call's path unless a proxy dispatcher needs it (src/judges/http-transport.ts).
-    const fetch = ownTransportUsable()
-      ? ((await import('./http-transport')).transportFetch as unknown as typeof globalThis.fetch)
-      : undefined
-    client ??= new OpenAIClient({
+    const created = await newOpenAIClient({
       apiKey,
       baseURL,
-      maxRetries: 0,
       ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
-      ...(fetch ? { fetch } : {}),
     })
+    client ??= created
     return client
   }
 
@@ -104,9 +98,10 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
       options.client || !ownTransportUsable() || requestsInterceptedHere() ? undefined : remoteJudgeCaller()
     if (remote) {
       // Resolved here, so a key or base URL a setup file put in this process's env is the one used.
+      const base = baseURL ?? process.env.OPENAI_BASE_URL
       const target: RemoteClientOptions = {
         apiKey: apiKeyOrThrow(),
-        ...((baseURL ?? process.env.OPENAI_BASE_URL) ? { baseURL: baseURL ?? process.env.OPENAI_BASE_URL } : {}),
+        ...(base ? { baseURL: base } : {}),
         ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
         organization: process.env.OPENAI_ORG_ID ?? null,
         project: process.env.OPENAI_PROJECT_ID ?? null,

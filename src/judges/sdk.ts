@@ -1,5 +1,8 @@
 // The provider SDKs, each loaded once on first use: by its judge's first call, or earlier by prewarmJudge.
 // Nothing else here, so the warm-up can import it without the judges' code.
+import type { ClientOptions, OpenAI } from 'openai'
+import { ownTransportUsable } from './fetch-choice'
+
 let openaiModule: Promise<typeof import('openai')> | undefined
 let bedrockModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined
 
@@ -9,3 +12,19 @@ export const loadOpenAI = (): Promise<typeof import('openai')> => (openaiModule 
 /** The Bedrock runtime client, loaded once. */
 export const loadBedrock = (): Promise<typeof import('@aws-sdk/client-bedrock-runtime')> =>
   (bedrockModule ??= import('@aws-sdk/client-bedrock-runtime'))
+
+/**
+ * A judge's OpenAI client, wherever the call is made (the worker, or the run's coordinator): the SDK's own
+ * retries off (the judge's retry policy decides), and our transport as its fetch unless this process routes
+ * fetch through a proxy dispatcher (src/judges/http-transport.ts).
+ *
+ * @example
+ * const client = await newOpenAIClient({ apiKey, baseURL: 'http://127.0.0.1:11434/v1' })
+ */
+export async function newOpenAIClient(options: ClientOptions): Promise<OpenAI> {
+  const { default: OpenAIClient } = await loadOpenAI()
+  const fetch = ownTransportUsable()
+    ? ((await import('./http-transport')).transportFetch as unknown as typeof globalThis.fetch)
+    : undefined
+  return new OpenAIClient({ ...options, maxRetries: 0, ...(fetch ? { fetch } : {}) })
+}

@@ -1,9 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import http, { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { isFormData, isHeaders, judgeFetch, LightHeaders, transportFetch } from '../../src/judges/http-transport'
+import { ownTransportUsable, requestsInterceptedHere } from '../../src/judges/fetch-choice'
+import { isFormData, isHeaders, LightHeaders, transportFetch } from '../../src/judges/http-transport'
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void
 let handler: Handler
@@ -208,7 +210,7 @@ describe('transportFetch', () => {
   })
 })
 
-describe('judgeFetch', () => {
+describe('ownTransportUsable', () => {
   const key = Symbol.for('undici.globalDispatcher.1')
   const g = globalThis as Record<symbol, unknown>
   let saved: unknown
@@ -222,12 +224,28 @@ describe('judgeFetch', () => {
 
   test('uses the transport unless a dispatcher of the user’s own (a proxy) routes fetch', () => {
     g[key] = undefined
-    expect(judgeFetch()).toBe(transportFetch)
+    expect(ownTransportUsable()).toBe(true)
     class Agent {}
     g[key] = new Agent() // Node's default, set when fetch loads
-    expect(judgeFetch()).toBe(transportFetch)
+    expect(ownTransportUsable()).toBe(true)
     class ProxyAgent {}
     g[key] = new ProxyAgent()
-    expect(judgeFetch()).toBeUndefined()
+    expect(ownTransportUsable()).toBe(false)
+  })
+})
+
+describe('requestsInterceptedHere', () => {
+  test('is true while http.request or https.request is wrapped (as nock does), false with Node’s own', () => {
+    expect(requestsInterceptedHere()).toBe(false)
+    for (const mod of [http, https] as Array<{ request: (...args: never[]) => unknown }>) {
+      const original = mod.request
+      mod.request = (...args: never[]) => original(...args)
+      try {
+        expect(requestsInterceptedHere()).toBe(true)
+      } finally {
+        mod.request = original
+      }
+      expect(requestsInterceptedHere()).toBe(false)
+    }
   })
 })

@@ -188,23 +188,26 @@ describe('judge errors across the wire', () => {
     await new Promise((resolve) => server.close(resolve))
   })
 
-  it('a 400 naming temperature is adapted to, as when the worker makes the call', async () => {
+  /** One judge call against the server answering in `answer` mode; every request it saw was sent by the coordinator. */
+  async function callThroughCoordinator(answer: typeof mode) {
     useCoordinator(coordinator.address, coordinator.token)
-    mode = 'temperature'
+    mode = answer
     seen.length = 0
-    const judge = openaiJudge({ model: 'small-model', baseURL, apiKey: PLANTED_KEY })
-    const result = await callJudge(judge, text(1))
+    const before = coordinator.remoteCalls().served
+    const result = await callJudge(openaiJudge({ model: 'small-model', baseURL, apiKey: PLANTED_KEY }), text(1))
+    expect(coordinator.remoteCalls().served - before).toBe(seen.length)
+    return result
+  }
+
+  it('a 400 naming temperature is adapted to, as when the worker makes the call', async () => {
+    const result = await callThroughCoordinator('temperature')
     expect(result.status).toBe('ok')
     expect(seen.map((s) => s.temperature)).toEqual([0, undefined])
     expect(seen[0].auth).toBe(`Bearer ${PLANTED_KEY}`)
   })
 
   it('a 401 fails at once as an auth error, with the echoed key scrubbed', async () => {
-    useCoordinator(coordinator.address, coordinator.token)
-    mode = 'auth'
-    seen.length = 0
-    const judge = openaiJudge({ model: 'small-model', baseURL, apiKey: PLANTED_KEY })
-    const result = await callJudge(judge, text(1))
+    const result = await callThroughCoordinator('auth')
     expect(result.status).toBe('unjudgeable')
     if (result.status !== 'unjudgeable') return
     expect(result.error).toBeInstanceOf(JudgeAuthError)
