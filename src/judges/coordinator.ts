@@ -22,9 +22,25 @@ export type CoordinatorMessage =
   | { t: 'rel'; id: number; outcome: LimiterOutcome }
   | { t: 'cancel'; id: number }
   | { t: 'grant'; id: number }
-  | { t: 'call'; id: number; token: string; call: RemoteCall }
+  | { t: 'call'; id: number; token: string; call: RemoteCall; permit?: PermitRequest }
   | { t: 'warm'; id: number; token: string }
   | { t: 'done'; id: number; result: RemoteResult }
+
+/**
+ * The permit a judge call carries (decision 0033): the coordinator queues the call for it, makes the call
+ * when it is granted, and gives it back when the answer is in, so a call costs one round trip, not two.
+ */
+export interface PermitRequest {
+  pool: string
+  limit?: number
+  retry?: boolean
+}
+
+/** How a call the coordinator made ended, for the adaptive limit: a 429 is `throttled`. */
+function outcomeOf(result: RemoteResult): LimiterOutcome {
+  if (result.ok) return 'ok'
+  return 'error' in result && result.error.name === 'JudgeRateLimitError' ? 'throttled' : 'error'
+}
 
 /** What one pool (one judge id) saw during the run. */
 export interface PoolStats {
@@ -64,8 +80,11 @@ export interface RunCoordinator {
    */
   readonly token: string
   stats(): PoolStats[]
-  /** Judge calls made here for workers (`served`), and calls turned down for a wrong token (`refused`). */
-  remoteCalls(): { served: number; refused: number }
+  /**
+   * Judge calls made here for workers (`served`), of which `carried` brought their permit request (one
+   * round trip instead of two), and calls turned down for a wrong token (`refused`).
+   */
+  remoteCalls(): { served: number; refused: number; carried: number }
   /** Stops listening and drops every worker connection. Idempotent. */
   close(): Promise<void>
 }
@@ -92,7 +111,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   const pools = new Map<string, Pool>()
   const sockets = new Set<Socket>()
   const token = randomBytes(24).toString('base64url')
-  const remote = { served: 0, refused: 0 }
+  const remote = { served: 0, refused: 0, carried: 0 }
   let host: Promise<typeof import('./judge-host')> | undefined
   const loadHost = () => (host ??= import('./judge-host'))
 
@@ -134,35 +153,78 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
     const send = (msg: CoordinatorMessage) => {
       if (!socket.destroyed) socket.write(`${JSON.stringify(msg)}\n`)
     }
+    /**
+     * A permit from `name`'s pool for request `id` (queued under `id`, so a `cancel` or the worker leaving
+     * drops it); `undefined` when it was dropped before the grant.
+     */
+    const grantPermit = async (
+      id: number,
+      name: string,
+      limit: number | undefined,
+      retry: boolean,
+    ): Promise<LimiterRelease | undefined> => {
+      const pool = poolFor(name, limit)
+      const controller = new AbortController()
+      queued.set(id, controller)
+      if (pool.limiter.inFlight >= pool.limiter.limit || pool.limiter.queued > 0) pool.stats.waits++
+      let release: LimiterRelease
+      try {
+        release = await pool.limiter.acquire(controller.signal, { retry })
+      } catch {
+        queued.delete(id)
+        return undefined
+      }
+      try {
+        await paced(pool, controller.signal)
+      } catch {
+        controller.abort()
+      }
+      queued.delete(id)
+      // The worker left (or cancelled) between the grant and now: give the slot straight back.
+      if (controller.signal.aborted) {
+        release('error')
+        return undefined
+      }
+      pool.stats.grants++
+      pool.stats.peakInFlight = Math.max(pool.stats.peakInFlight, pool.limiter.inFlight)
+      return (outcome) => {
+        release(outcome)
+        if (outcome === 'throttled') pool.stats.throttled++
+        pool.stats.cuts = pool.limiter.cuts
+      }
+    }
+    /** Makes a worker's judge call, under the permit it carried if any, and answers with the result. */
+    const serveCall = async (msg: Extract<CoordinatorMessage, { t: 'call' }>) => {
+      const permit = msg.permit
+      let release: LimiterRelease | undefined
+      if (permit) {
+        release = await grantPermit(msg.id, String(permit.pool), permit.limit, permit.retry === true)
+        // Cancelled while queued: the worker has already given up on it, and nothing was sent.
+        if (!release) return
+        remote.carried++
+        // The worker starts the attempt's timeout now, as it would on an `acq` grant.
+        send({ t: 'grant', id: msg.id })
+      }
+      const ctx = msg.call.ctx as { provider?: unknown; model?: unknown } | undefined
+      const pool = pools.get(permit ? String(permit.pool) : `${String(ctx?.provider)}:${String(ctx?.model)}`)
+      if (pool) pool.stats.sent++
+      const controller = new AbortController()
+      calls.set(msg.id, controller)
+      const result = await loadHost()
+        .then((h) => h.runRemoteCall(msg.call, controller.signal))
+        .catch((): RemoteResult => ({ ok: false, refused: true }))
+      // The slot goes to the next queued call before this answer is even written.
+      release?.(outcomeOf(result))
+      calls.delete(msg.id)
+      if (!controller.signal.aborted) send({ t: 'done', id: msg.id, result })
+    }
     const onMessage = (msg: CoordinatorMessage) => {
       if (msg.t === 'acq') {
-        const pool = poolFor(String(msg.pool), msg.limit)
-        const controller = new AbortController()
-        queued.set(msg.id, controller)
-        if (pool.limiter.inFlight >= pool.limiter.limit || pool.limiter.queued > 0) pool.stats.waits++
-        pool.limiter
-          .acquire(controller.signal, { retry: msg.retry === true })
-          .then(async (release) => {
-            try {
-              await paced(pool, controller.signal)
-            } catch {
-              release('error')
-              return
-            }
-            // The worker left (or cancelled) between the grant and now: give the slot straight back.
-            if (controller.signal.aborted) return release('error')
-            queued.delete(msg.id)
-            const wrapped: LimiterRelease = (outcome) => {
-              release(outcome)
-              if (outcome === 'throttled') pool.stats.throttled++
-              pool.stats.cuts = pool.limiter.cuts
-            }
-            held.set(msg.id, wrapped)
-            pool.stats.grants++
-            pool.stats.peakInFlight = Math.max(pool.stats.peakInFlight, pool.limiter.inFlight)
-            send({ t: 'grant', id: msg.id })
-          })
-          .catch(() => queued.delete(msg.id))
+        void grantPermit(msg.id, String(msg.pool), msg.limit, msg.retry === true).then((release) => {
+          if (!release) return
+          held.set(msg.id, release)
+          send({ t: 'grant', id: msg.id })
+        })
       } else if (msg.t === 'rel') {
         const release = held.get(msg.id)
         held.delete(msg.id)
@@ -174,18 +236,7 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
           return
         }
         remote.served++
-        const ctx = msg.call.ctx as { provider?: unknown; model?: unknown } | undefined
-        const pool = pools.get(`${String(ctx?.provider)}:${String(ctx?.model)}`)
-        if (pool) pool.stats.sent++
-        const controller = new AbortController()
-        calls.set(msg.id, controller)
-        loadHost()
-          .then((h) => h.runRemoteCall(msg.call, controller.signal))
-          .catch((): RemoteResult => ({ ok: false, refused: true }))
-          .then((result) => {
-            calls.delete(msg.id)
-            if (!controller.signal.aborted) send({ t: 'done', id: msg.id, result })
-          })
+        void serveCall(msg)
       } else if (msg.t === 'warm') {
         if (sameToken(msg.token, token))
           loadHost()

@@ -10,7 +10,7 @@ import { replyJsonSchema, strictJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { judgeErrorFromWire, type RemoteClientOptions } from './remote-call'
-import { remoteJudgeCaller } from './run-limit'
+import { attemptPermit, remoteJudgeCaller } from './run-limit'
 import { redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest } from './types'
 
@@ -96,6 +96,8 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   ): Promise<OpenAI.Chat.Completions.ChatCompletion> => {
     const remote =
       options.client || !ownTransportUsable() || requestsInterceptedHere() ? undefined : remoteJudgeCaller()
+    // The attempt's permit, when its source deferred it to travel with the call (decision 0033).
+    const permit = attemptPermit()
     if (remote) {
       // Resolved here, so a key or base URL a setup file put in this process's env is the one used.
       const base = baseURL ?? process.env.OPENAI_BASE_URL
@@ -106,10 +108,16 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
         organization: process.env.OPENAI_ORG_ID ?? null,
         project: process.env.OPENAI_PROJECT_ID ?? null,
       }
-      const result = await remote.call({ client: target, ctx: { ...ctx, endpoint: redactUrl(endpoint) }, body }, signal)
+      const result = await remote.call(
+        { client: target, ctx: { ...ctx, endpoint: redactUrl(endpoint) }, body },
+        signal,
+        permit?.carry(),
+      )
       if (result?.ok) return result.completion as OpenAI.Chat.Completions.ChatCompletion
       if (result && 'error' in result) throw judgeErrorFromWire(result.error)
     }
+    // Made here: take the attempt's slot first.
+    await permit?.hold(signal)
     const openai = await getClient()
     return openai.chat.completions.create(body, { signal, maxRetries: 0 })
   }
@@ -178,7 +186,8 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
         }
       }
     },
-    { ...options, endpoint: redactUrl(endpoint) },
+    // A judge on the user's own client never has its calls made by the coordinator: its permits are not deferred.
+    { ...options, endpoint: redactUrl(endpoint), remoteCalls: !options.client },
   )
 }
 

@@ -56,6 +56,8 @@ export function createReliableJudge(
   attempt: ProviderAttempt,
   options: JudgeReliabilityOptions & {
     /** Where the judge is, without credentials, for messages. */ endpoint?: string
+    /** The run's coordinator may make this judge's calls: its permits travel with them (decision 0033). */
+    remoteCalls?: boolean
   } = {},
 ): ReliableJudge {
   // AGENT_VERDICT_CONCURRENCY wins over the option, as it does in the run coordinator: one knob for CI.
@@ -64,7 +66,7 @@ export function createReliableJudge(
     new AdaptiveLimiter({ concurrency: concurrencyFromEnv() ?? options.concurrency ?? DEFAULT_JUDGE_CONCURRENCY })
   const ctx = { provider, model, ...(options.endpoint ? { endpoint: options.endpoint } : {}) }
   // Run-wide permits when the run has a coordinator, else this process's limiter.
-  const permits = runWidePermits(`${provider}:${model}`, limiter)
+  const permits = runWidePermits(`${provider}:${model}`, limiter, { remoteCalls: options.remoteCalls })
   return {
     id: `${provider}:${model}`,
     provider,

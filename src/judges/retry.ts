@@ -102,11 +102,20 @@ export async function withRetry<T>(
       release?.('error')
       throw aborted(signal.reason)
     }
-    const started = now()
-    inFlightSince = Date.now()
+    // A permit handed out ahead of its grant (decision 0033) is granted inside the attempt: the attempt's
+    // time (its timeout, the time spent failing, "in flight since") starts there, as it does here otherwise.
+    const deferred = (release as { deferred?: DeferredPermit } | undefined)?.deferred
+    let started = now()
+    inFlightSince = deferred ? undefined : Date.now()
+    void deferred?.granted.then(() => {
+      started = now()
+      inFlightSince = Date.now()
+    })
     let error: JudgeError
     try {
-      const value = await attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal)
+      const value = deferred
+        ? await deferred.run(() => attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal, deferred.granted))
+        : await attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal)
       release?.('ok')
       return { value, attempts: n, reasks: outputFailures }
     } catch (err) {
@@ -149,13 +158,23 @@ function gaveUp(error: JudgeError, attempts: number, spentMs: number): JudgeErro
   return error
 }
 
-/** One attempt under its own timeout; the caller's abort and the timeout both stop waiting at once. */
+/** A permit handed out before it is granted: the attempt runs in its scope (`AttemptPermit` in run-limit). */
+interface DeferredPermit {
+  readonly granted: Promise<void>
+  run<T>(attempt: () => Promise<T>): Promise<T>
+}
+
+/**
+ * One attempt under its own timeout; the caller's abort and the timeout both stop waiting at once. The
+ * timeout runs from `startAfter` when given (a permit granted inside the attempt).
+ */
 async function attemptWithTimeout<T>(
   attempt: (signal: AbortSignal, attemptNumber: number) => Promise<T>,
   n: number,
   timeoutMs: number,
   ctx: JudgeErrorContext,
   outer?: AbortSignal,
+  startAfter?: Promise<void>,
 ): Promise<T> {
   if (outer?.aborted) throw new JudgeAbortError({ ...ctx, cause: outer.reason })
   const controller = new AbortController()
@@ -167,16 +186,24 @@ async function attemptWithTimeout<T>(
       controller.abort(outer!.reason)
       reject(new JudgeAbortError({ ...ctx, cause: outer!.reason }))
     }
-    const timer = setTimeout(() => {
-      timeoutError = new JudgeTimeoutError(
-        `${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} gave no answer within ${timeoutMs} ms; raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE) if the model is slow`,
-        ctx,
-      )
-      controller.abort(timeoutError)
-      reject(timeoutError)
-    }, timeoutMs)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let over = false
+    const arm = () => {
+      if (over) return
+      timer = setTimeout(() => {
+        timeoutError = new JudgeTimeoutError(
+          `${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} gave no answer within ${timeoutMs} ms; raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE) if the model is slow`,
+          ctx,
+        )
+        controller.abort(timeoutError)
+        reject(timeoutError)
+      }, timeoutMs)
+    }
+    if (startAfter) void startAfter.then(arm)
+    else arm()
     outer?.addEventListener('abort', onOuterAbort, { once: true })
     cleanup = () => {
+      over = true
       clearTimeout(timer)
       outer?.removeEventListener('abort', onOuterAbort)
     }

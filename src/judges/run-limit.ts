@@ -1,11 +1,18 @@
 // The worker side of the run-wide judge limit: a judge asks the run's coordinator for a permit before
 // each attempt, and falls back to its own per-process limiter (with a one-line note) when there is no
 // coordinator or it went away. See docs/decisions/0023-run-wide-judge-limit.md.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { closeSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { COORDINATOR_ENV, COORDINATOR_TOKEN_ENV, readLines, type CoordinatorMessage } from './coordinator'
+import {
+  COORDINATOR_ENV,
+  COORDINATOR_TOKEN_ENV,
+  readLines,
+  type CoordinatorMessage,
+  type PermitRequest,
+} from './coordinator'
 import type { AdaptiveLimiter, LimiterOutcome, LimiterRelease } from './limiter'
 import {
   MAX_REMOTE_LINE,
@@ -18,6 +25,65 @@ import {
 /** Anything that hands out limiter slots: the local `AdaptiveLimiter` or the run-wide coordinator. */
 export interface PermitSource {
   acquire(signal?: AbortSignal, options?: { retry?: boolean }): Promise<LimiterRelease>
+}
+
+/** The permit request a remote call carries, and what to do when the coordinator grants it. */
+export interface CarriedPermit {
+  request: PermitRequest
+  onGrant: () => void
+}
+
+const attemptScope = new AsyncLocalStorage<AttemptPermit>()
+
+/**
+ * A permit handed out before it is granted (decision 0033). The judge's attempt runs in its scope; a call
+ * the attempt sends through the run's coordinator carries the permit request, so the coordinator queues the
+ * call itself and makes it the moment a slot frees: one round trip instead of an `acq`, a `grant` and then
+ * the call. A call this process makes itself takes the slot the usual way first ({@link AttemptPermit.hold}).
+ * `granted` settles at the first grant either way: the attempt's timeout starts there, not in the queue.
+ */
+export class AttemptPermit {
+  readonly granted: Promise<void>
+  private markGranted!: () => void
+  private held: LimiterRelease | undefined
+
+  constructor(
+    readonly request: PermitRequest,
+    private readonly acquireHere: (signal?: AbortSignal) => Promise<LimiterRelease>,
+  ) {
+    this.granted = new Promise<void>((resolve) => {
+      this.markGranted = resolve
+    })
+  }
+
+  /** Runs the attempt with this permit as {@link attemptPermit}. */
+  run<T>(attempt: () => Promise<T>): Promise<T> {
+    return attemptScope.run(this, attempt)
+  }
+
+  /** The request a remote call carries; `undefined` when the attempt already holds a slot here. */
+  carry(): CarriedPermit | undefined {
+    return this.held ? undefined : { request: this.request, onGrant: () => this.markGranted() }
+  }
+
+  /** Takes the slot in this process, before a call made here; once per attempt. */
+  async hold(signal?: AbortSignal): Promise<void> {
+    if (this.held) return
+    this.held = await this.acquireHere(signal)
+    this.markGranted()
+  }
+
+  /** Ends the attempt: gives back the slot held here, if any (the coordinator gave back the carried ones). */
+  release(outcome: LimiterOutcome): void {
+    const held = this.held
+    this.held = undefined
+    held?.(outcome)
+  }
+}
+
+/** The deferred permit of the judge attempt running here, if its permit source deferred it. */
+export function attemptPermit(): AttemptPermit | undefined {
+  return attemptScope.getStore()
 }
 
 const ADDRESS_KEY = Symbol.for('agent-verdict.coordinator-address')
@@ -63,7 +129,7 @@ export interface RemoteJudgeCaller {
    * The coordinator's answer; `undefined` when it cannot make this call (gone, refused, a body too large
    * for the socket): the caller then makes it itself.
    */
-  call(call: RemoteCall, signal?: AbortSignal): Promise<RemoteResult | undefined>
+  call(call: RemoteCall, signal?: AbortSignal, permit?: CarriedPermit): Promise<RemoteResult | undefined>
   /** Has the coordinator load the SDK now, and opens the connection, ahead of the first call. */
   warm(): void
 }
@@ -86,7 +152,7 @@ export function remoteJudgeCaller(
   const client = clientFor(address)
   if (client.dead || client.refused) return undefined
   return {
-    call: (call, signal) => client.call(call, token, signal),
+    call: (call, signal, permit) => client.call(call, token, signal, permit),
     warm: () => client.warm(token),
   }
 }
@@ -156,29 +222,44 @@ function sweepOldMarkers(): void {
  * const permits = runWidePermits('openai:gpt-4.1-mini', new AdaptiveLimiter({ concurrency: 8 }))
  * const release = await permits.acquire(signal); try { await call(); release('ok') } catch { release('error') }
  */
-export function runWidePermits(pool: string, local: AdaptiveLimiter): PermitSource {
+export function runWidePermits(
+  pool: string,
+  local: AdaptiveLimiter,
+  options: { remoteCalls?: boolean } = {},
+): PermitSource {
+  const acquireNow = async (signal: AbortSignal | undefined, options: { retry?: boolean }) => {
+    const address = coordinatorAddress()
+    if (!address) {
+      // A script or CLI is one process, so its limit is already the whole run's: no note there.
+      if (store[IN_TEST_RUN_KEY])
+        noteOnce(
+          'none',
+          `no run coordinator, so judge concurrency ${local.max} applies per worker; add globalSetup: ['agent-verdict/global-setup'] to share one limit across the run`,
+          true,
+        )
+      return local.acquire(signal, options)
+    }
+    const client = clientFor(address)
+    if (client.dead) return fallback(local, address, signal, options)
+    try {
+      return await client.acquire(pool, local.max, signal, options.retry === true)
+    } catch (err) {
+      if ((err as { coordinatorGone?: boolean } | undefined)?.coordinatorGone)
+        return fallback(local, address, signal, options)
+      throw err
+    }
+  }
   return {
-    async acquire(signal, options = {}) {
-      const address = coordinatorAddress()
-      if (!address) {
-        // A script or CLI is one process, so its limit is already the whole run's: no note there.
-        if (store[IN_TEST_RUN_KEY])
-          noteOnce(
-            'none',
-            `no run coordinator, so judge concurrency ${local.max} applies per worker; add globalSetup: ['agent-verdict/global-setup'] to share one limit across the run`,
-            true,
-          )
-        return local.acquire(signal, options)
+    async acquire(signal, acquireOptions = {}) {
+      // A judge whose calls the coordinator can make (`remoteCalls`): the permit travels with the call.
+      if (options.remoteCalls && remoteJudgeCaller()) {
+        if (signal?.aborted) throw signal.reason
+        const permit = new AttemptPermit({ pool, limit: local.max, retry: acquireOptions.retry === true }, (s) =>
+          acquireNow(s, acquireOptions),
+        )
+        return Object.assign((outcome: LimiterOutcome) => permit.release(outcome), { deferred: permit })
       }
-      const client = clientFor(address)
-      if (client.dead) return fallback(local, address, signal, options)
-      try {
-        return await client.acquire(pool, local.max, signal, options.retry === true)
-      } catch (err) {
-        if ((err as { coordinatorGone?: boolean } | undefined)?.coordinatorGone)
-          return fallback(local, address, signal, options)
-        throw err
-      }
+      return acquireNow(signal, acquireOptions)
     },
   }
 }
@@ -221,6 +302,8 @@ interface Pending {
 interface PendingCall {
   ctx: RemoteCall['ctx']
   resolve: (result: RemoteResult | undefined) => void
+  /** The coordinator granted the permit the call carried. */
+  onGrant?: () => void
 }
 
 /** One connection per process and address, shared by every judge (and every isolated module copy). */
@@ -267,7 +350,12 @@ class CoordinatorClient {
   }
 
   /** Sends one judge call; `undefined` (make it here) when the coordinator cannot take it. */
-  async call(call: RemoteCall, token: string, signal: AbortSignal | undefined): Promise<RemoteResult | undefined> {
+  async call(
+    call: RemoteCall,
+    token: string,
+    signal: AbortSignal | undefined,
+    permit?: CarriedPermit,
+  ): Promise<RemoteResult | undefined> {
     if (signal?.aborted) throw remoteAbortError()
     let socket: Socket
     try {
@@ -277,7 +365,8 @@ class CoordinatorClient {
     }
     if (signal?.aborted) throw remoteAbortError()
     const id = this.nextId++
-    const line = `${JSON.stringify({ t: 'call', id, token, call } satisfies CoordinatorMessage)}\n`
+    const message: CoordinatorMessage = { t: 'call', id, token, call, ...(permit ? { permit: permit.request } : {}) }
+    const line = `${JSON.stringify(message)}\n`
     if (line.length > MAX_REMOTE_LINE) return undefined
     return new Promise<RemoteResult | undefined>((resolve, reject) => {
       // Rejected at once, as the SDK would: the coordinator is told to drop the request.
@@ -290,6 +379,7 @@ class CoordinatorClient {
       signal?.addEventListener('abort', onAbort, { once: true })
       this.calls.set(id, {
         ctx: call.ctx,
+        onGrant: permit?.onGrant,
         resolve: (result) => {
           signal?.removeEventListener('abort', onAbort)
           resolve(result)
@@ -337,7 +427,12 @@ class CoordinatorClient {
         if (msg.t === 'done') return this.answered(msg.id, msg.result)
         if (msg.t !== 'grant') return
         const waiter = this.pending.get(msg.id)
-        if (!waiter) return this.send({ t: 'rel', id: msg.id, outcome: 'error' })
+        if (!waiter) {
+          // The grant of a permit a call carried: the call is being made now.
+          const call = this.calls.get(msg.id)
+          if (call) return call.onGrant?.()
+          return this.send({ t: 'rel', id: msg.id, outcome: 'error' })
+        }
         this.pending.delete(msg.id)
         this.held++
         this.refresh()

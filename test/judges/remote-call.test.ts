@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { connect } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startCoordinator, type RunCoordinator } from '../../src/judges/coordinator'
-import { JudgeAbortError, JudgeAuthError, JudgeRateLimitError } from '../../src/judges/errors'
+import { JudgeAbortError, JudgeAuthError, JudgeRateLimitError, JudgeTimeoutError } from '../../src/judges/errors'
 import { callJudge } from '../../src/judges/judge-call'
 import { openaiJudge } from '../../src/judges/openai'
 import { judgeErrorFromWire, judgeErrorToWire } from '../../src/judges/remote-call'
@@ -48,9 +48,53 @@ describe('judge calls made by the run coordinator', () => {
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => callJudge(judge, text(i))))
     expect(results.map((r) => r.status)).toEqual(Array(12).fill('ok'))
     expect(results.map((r) => (r.status === 'ok' ? r.output.score : 0))).toEqual(Array(12).fill(4))
-    expect(c.remoteCalls()).toEqual({ served: 12, refused: 0 })
+    expect(c.remoteCalls()).toEqual({ served: 12, refused: 0, carried: 12 })
     expect(fake.calls).toHaveLength(12)
     expect(fake.stats.maxInFlight).toBe(3)
+  })
+
+  it('a call carries its permit: queued in the coordinator, its timeout starts at the grant, not in the queue', async () => {
+    const c = await start(1)
+    useCoordinator(c.address, c.token)
+    fake.setLatency(300)
+    try {
+      // Each call is answered in 300 ms, under its 450 ms timeout; the second waits 300 ms for the one slot first.
+      const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, timeoutMs: 450, maxAttempts: 1 })
+      const results = await Promise.all([callJudge(judge, text(1)), callJudge(judge, text(2))])
+      expect(results.map((r) => r.status)).toEqual(['ok', 'ok'])
+      expect(fake.stats.maxInFlight).toBe(1)
+      expect(c.remoteCalls()).toEqual({ served: 2, refused: 0, carried: 2 })
+      expect(c.stats()[0]).toMatchObject({ grants: 2, waits: 1, peakInFlight: 1 })
+      // A call slower than its timeout still times out, counted from its grant.
+      fake.setLatency(600)
+      const slow = await callJudge(judge, text(3))
+      expect(slow).toMatchObject({ status: 'unjudgeable' })
+      expect(slow.status === 'unjudgeable' && slow.error).toBeInstanceOf(JudgeTimeoutError)
+    } finally {
+      fake.setLatency(40)
+    }
+  })
+
+  it('a call given up on while it waits for its permit is never sent, and the slot goes to the next', async () => {
+    const c = await start(1)
+    useCoordinator(c.address, c.token)
+    fake.setLatency(200)
+    try {
+      const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL })
+      const first = callJudge(judge, text(1))
+      const controller = new AbortController()
+      const queued = callJudge(judge, text(2), { signal: controller.signal })
+      await vi.waitFor(() => expect(fake.inFlight).toBe(1))
+      controller.abort()
+      await expect(queued).rejects.toBeInstanceOf(JudgeAbortError)
+      const [a, b] = await Promise.all([first, callJudge(judge, text(3))])
+      expect([a.status, b.status]).toEqual(['ok', 'ok'])
+      // Answer 1 and answer 3: the abandoned call never reached the judge, and held no slot.
+      expect(fake.calls.map((call) => call.prompt.match(/answer \d/)?.[0])).toEqual(['answer 1', 'answer 3'])
+      expect(c.stats()[0]).toMatchObject({ grants: 2, peakInFlight: 1 })
+    } finally {
+      fake.setLatency(40)
+    }
   })
 
   it('a worker with the wrong token is turned down once, then makes its calls itself', async () => {
@@ -59,8 +103,10 @@ describe('judge calls made by the run coordinator', () => {
     const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL })
     expect((await callJudge(judge, text(1))).status).toBe('ok')
     expect((await callJudge(judge, text(2))).status).toBe('ok')
-    expect(c.remoteCalls()).toEqual({ served: 0, refused: 1 })
+    expect(c.remoteCalls()).toEqual({ served: 0, refused: 1, carried: 0 })
     expect(fake.calls).toHaveLength(2)
+    // Made here, each still took its permit from the run's limit first.
+    expect(c.stats()[0]).toMatchObject({ grants: 2, sent: 0 })
   })
 
   it("a local process without the token cannot spend the run's credentials through the port", async () => {
@@ -84,7 +130,7 @@ describe('judge calls made by the run coordinator', () => {
       { t: 'done', id: 2, result: { ok: false, refused: true } },
     ])
     expect(fake.calls).toHaveLength(0)
-    expect(c.remoteCalls()).toEqual({ served: 0, refused: 2 })
+    expect(c.remoteCalls()).toEqual({ served: 0, refused: 2, carried: 0 })
     socket.destroy()
   })
 
@@ -250,7 +296,7 @@ describe('requests a test intercepts', () => {
       const result = await callJudge(judge, text(1))
       expect(result).toMatchObject({ status: 'ok', output: { score: 2 } })
       expect(hits).toHaveLength(1)
-      expect(coordinator.remoteCalls()).toEqual({ served: 0, refused: 0 })
+      expect(coordinator.remoteCalls()).toEqual({ served: 0, refused: 0, carried: 0 })
     } finally {
       mock.close()
       for (const key of KEYS) delete g[key]
