@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { rm } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { parseJudgeSpec } from '../judges/config'
+import { presentKey } from '../config/secrets'
 import { formatBatchProgress } from '../judges/batch/progress'
 import { openaiBatchClient } from '../judges/openai-batch'
 import { batchDir, readBatchQueue, readFallbacks } from '../judges/batch/queue'
@@ -37,7 +38,7 @@ export function providersFromEnv(env: Record<string, string | undefined>): Batch
     openai: () => {
       const spec = env.AGENT_VERDICT_JUDGE ? parseJudgeSpec(env.AGENT_VERDICT_JUDGE) : undefined
       const baseURL = spec?.provider === 'openai-compatible' ? spec.baseURL : env.OPENAI_BASE_URL
-      const apiKey = env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined)
+      const apiKey = presentKey(env.OPENAI_API_KEY) ?? (baseURL ? 'not-needed' : undefined)
       if (!apiKey) throw new Error('OpenAI batch judging needs OPENAI_API_KEY')
       const headers = spec && spec.provider !== 'bedrock' ? spec.headers : undefined
       return openaiBatchClient({ apiKey, ...(baseURL ? { baseURL } : {}), ...(headers ? { headers } : {}) })

@@ -192,3 +192,14 @@ function knownSecrets(): string[] {
   // Longest first so a key that contains another is removed whole.
   return [...forms].sort((a, b) => b.length - a.length)
 }
+
+/**
+ * The key, or undefined when it is missing, empty or blank.
+ *
+ * @example
+ * presentKey(process.env.OPENAI_API_KEY) ?? 'not-needed'
+ */
+export function presentKey(key: string | undefined): string | undefined {
+  const trimmed = key?.trim()
+  return trimmed ? trimmed : undefined
+}

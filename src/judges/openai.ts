@@ -11,7 +11,7 @@ import { agreedVerdict, parseJudgeText } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { judgeErrorFromWire, type RemoteClientOptions } from './remote-call'
 import { attemptPermit, remoteJudgeCaller } from './run-limit'
-import { redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
+import { presentKey, redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest } from './types'
 
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
@@ -68,10 +68,18 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   const features = { jsonSchema: true, temperature: options.temperature !== null && !isReasoningModel(model) }
   let client = options.client
 
+  // An empty or blank key (`OPENAI_API_KEY=` in a .env file or CI secret that is not set) counts as no key: a
+  // local server then gets the placeholder, and OpenAI itself a configuration error rather than a 401.
   const apiKeyOrThrow = (): string => {
-    const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined)
-    if (!apiKey)
-      throw new JudgeConfigError(`${provider}:${model} has no API key: set OPENAI_API_KEY (or pass apiKey)`, ctx)
+    const apiKey =
+      presentKey(options.apiKey) ?? presentKey(process.env.OPENAI_API_KEY) ?? (baseURL ? 'not-needed' : undefined)
+    if (!apiKey) {
+      const blank = process.env.OPENAI_API_KEY !== undefined || options.apiKey !== undefined
+      throw new JudgeConfigError(
+        `${provider}:${model} has no API key: ${blank ? 'OPENAI_API_KEY (or apiKey) is set but empty; put the key in it' : 'set OPENAI_API_KEY (or pass apiKey)'}`,
+        ctx,
+      )
+    }
     return apiKey
   }
 

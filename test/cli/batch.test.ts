@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { batchCommand, recordCommand } from '../../src/cli/batch'
+import { batchCommand, providersFromEnv, recordCommand } from '../../src/cli/batch'
 import { main } from '../../src/cli/main'
 import { readCassette } from '../../src/cassette/store'
 import { tempDir } from '../cassette/helpers'
@@ -98,5 +98,15 @@ describe('agent-verdict record --batch', () => {
       process.stdout.write = saved
     }
     expect(help.text()).toMatch(/record\s+record --batch -- <test command>/)
+  })
+})
+
+describe('providersFromEnv', () => {
+  it('takes an empty OPENAI_API_KEY for no key: the placeholder for a local server, an error for OpenAI', async () => {
+    const local = await providersFromEnv({ OPENAI_API_KEY: ' ', OPENAI_BASE_URL: API }).openai?.()
+    expect(local?.apiKey).toBe('not-needed')
+    expect(() => providersFromEnv({ OPENAI_API_KEY: '' }).openai?.()).toThrow(
+      'OpenAI batch judging needs OPENAI_API_KEY',
+    )
   })
 })

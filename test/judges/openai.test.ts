@@ -168,6 +168,23 @@ describe('openaiJudge', () => {
       if (saved !== undefined) process.env.OPENAI_API_KEY = saved
     }
   })
+  it('takes an empty or blank OPENAI_API_KEY for no key and says it is empty, instead of sending it', async () => {
+    const saved = process.env.OPENAI_API_KEY
+    try {
+      for (const blank of ['', '   ', '\n']) {
+        process.env.OPENAI_API_KEY = blank
+        const err = await openaiJudge({ model: 'gpt-4.1' })
+          .evaluate(likertRequest())
+          .catch((e) => e)
+        expect(err).toBeInstanceOf(JudgeConfigError)
+        expect(err.message).toContain('OPENAI_API_KEY (or apiKey) is set but empty')
+      }
+      expect(bodies).toHaveLength(0)
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY
+      else process.env.OPENAI_API_KEY = saved
+    }
+  })
 })
 
 describe('openaiJudge with an OpenAI-compatible server (baseURL)', () => {
@@ -179,6 +196,20 @@ describe('openaiJudge with an OpenAI-compatible server (baseURL)', () => {
     expect(res.output.score).toBe(4)
     expect(res.costUsd).toBeNull()
     expect(bodies[0].max_tokens).toBe(300)
+  })
+
+  it('works with an empty OPENAI_API_KEY too (a blank line in .env): the placeholder key is sent, not an empty one', async () => {
+    const saved = process.env.OPENAI_API_KEY
+    process.env.OPENAI_API_KEY = ''
+    try {
+      replies = [ok(verdict)]
+      const res = await openaiJudge({ model: 'llama3.2-vision', baseURL: API }).evaluate(likertRequest())
+      expect(res.output.score).toBe(4)
+      expect(headers[0].get('authorization')).toBe('Bearer not-needed')
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY
+      else process.env.OPENAI_API_KEY = saved
+    }
   })
 
   it('re-asks once when the verdict is wrapped in prose, then gives up with a JudgeOutputError', async () => {
