@@ -3,7 +3,8 @@
 //  - suite.default.ratio: a 40-assertion `*.eval.ts` file with the setup the README shows first; judge
 //    span (first request to last answer) ÷ ⌈40/C⌉·L, C the judge limit (8). 1.00 = the judge never idles.
 //  - suite.overhead.ratio: that run's wall minus its judge span ÷ the wall of a plain Vitest suite of 40
-//    trivial async tests (no judge): the fixed cost agent-verdict adds to a run.
+//    trivial async tests (no judge): the fixed cost agent-verdict adds to a run. The detail splits it: launch to
+//    the first request at the judge, and the last answer to the run's end (the fake judge's clock, `startedAt`).
 //  - suite.outage.lost: the same suite with 10% 429s (retry-after 0.2 s) and a 2 s outage of 503s at the
 //    start: verdicts missing from the report (must be 0).
 //  - setup.import_ms: importing the plugin's setup entry (`agent-verdict/vitest-setup`) in a fresh process,
@@ -77,15 +78,18 @@ function evalConfig(packageDir: string): { config: string; setup: string } {
 }
 
 interface Timed {
+  /** `Date.now()` at launch, on the fake judge's clock (`startedAt`). */
+  launchedAt: number
   wallMs: number
   code: number | null
   output: string
 }
 
 async function vitest(dir: string, env: Record<string, string>): Promise<Timed> {
+  const launchedAt = Date.now()
   const start = performance.now()
   const result = await runIn(dir, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'], env)
-  return { wallMs: performance.now() - start, ...result }
+  return { launchedAt, wallMs: performance.now() - start, ...result }
 }
 
 /** Vitest's own breakdown line (`Duration 2.1s (transform …, setup …, import …, tests …)`), squeezed. */
@@ -98,6 +102,18 @@ function judgeSpan(fake: FakeJudge): number {
   const first = Math.min(...calls.map((c) => c.at))
   const lastAnswer = Math.max(...calls.map((c) => c.at + (c.status === 200 ? L : 0)))
   return lastAnswer - first
+}
+
+/**
+ * Where a judged run's overhead lies: launch to the first request at the judge, and the last answer to the
+ * run's end (the rest of the wall is the judge span).
+ */
+function ends(fake: FakeJudge, run: Timed): { head: number; tail: number } {
+  const calls = fake.calls
+  if (calls.length === 0) return { head: Number.NaN, tail: Number.NaN }
+  const first = fake.startedAt + Math.min(...calls.map((c) => c.at))
+  const lastAnswer = fake.startedAt + Math.max(...calls.map((c) => c.at + (c.status === 200 ? L : 0)))
+  return { head: first - run.launchedAt, tail: run.launchedAt + run.wallMs - lastAnswer }
 }
 
 function reportVerdicts(dir: string): number {
@@ -155,8 +171,16 @@ export async function run(emit: Emit): Promise<void> {
 
     // Five alternated pairs (plain, then judged): a pair shares the machine's mood, and the median pair is
     // reported, so one slow moment on a noisy 2-core machine does not decide the figure.
-    const pairs: Array<{ plain: Timed; judged: Timed; span: number; peak: number; calls: number; verdicts: number }> =
-      []
+    const pairs: Array<{
+      plain: Timed
+      judged: Timed
+      span: number
+      head: number
+      tail: number
+      peak: number
+      calls: number
+      verdicts: number
+    }> = []
     for (let i = 0; i < PAIRS; i++) {
       const plain = await vitest(plainDir, {})
       if (plain.code !== 0) throw new Error(`plain suite failed:\n${plain.output}`)
@@ -167,6 +191,7 @@ export async function run(emit: Emit): Promise<void> {
         plain,
         judged,
         span: judgeSpan(fake),
+        ...ends(fake, judged),
         peak: fake.stats.maxInFlight,
         calls: fake.calls.length,
         verdicts: reportVerdicts(evalDir),
@@ -186,7 +211,7 @@ export async function run(emit: Emit): Promise<void> {
     emit(
       'suite.overhead.ratio',
       overheadOf(o),
-      `overhead_ms=${(o.judged.wallMs - o.span).toFixed(0)} plain_wall_ms=${o.plain.wallMs.toFixed(0)} (${N} trivial async tests) plain_vitest:${durationOf(o.plain.output)} all=${pairs.map((p) => overheadOf(p).toFixed(2)).join(',')}`,
+      `overhead_ms=${(o.judged.wallMs - o.span).toFixed(0)} (launch to first request ${o.head.toFixed(0)}, last answer to end ${o.tail.toFixed(0)}) plain_wall_ms=${o.plain.wallMs.toFixed(0)} (${N} trivial async tests) plain_vitest:${durationOf(o.plain.output)} all=${pairs.map((p) => overheadOf(p).toFixed(2)).join(',')}`,
     )
 
     fake.reset()

@@ -35,6 +35,8 @@ export interface FakeJudge {
   /** `url + '/v1'`: give it to an OpenAI client or `AGENT_VERDICT_JUDGE=openai-compatible:<baseURL>#fake`. */
   readonly baseURL: string
   readonly port: number
+  /** When the server started (`Date.now()`): a call arrived at `startedAt + call.at`, on the same clock as the caller's. */
+  readonly startedAt: number
   readonly calls: FakeJudgeCall[]
   readonly stats: FakeJudgeStats
   /** Requests received and not yet answered or aborted (hanging ones included). */
@@ -290,6 +292,7 @@ export async function startFakeJudge(options: FakeJudgeOptions = {}): Promise<Fa
     url,
     baseURL: `${url}/v1`,
     port: address.port,
+    startedAt,
     calls,
     stats,
     get inFlight() {

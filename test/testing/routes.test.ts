@@ -16,6 +16,15 @@ test('GET /v1/models lists the configured model through the SDK', async () => {
   expect(judge.url).toBe(`http://127.0.0.1:${judge.port}`)
 })
 
+test('startedAt puts each call on the caller’s clock: startedAt + at falls within the request', async () => {
+  const before = Date.now()
+  await clientFor(judge).chat.completions.create(judgeParams({ user: 'when did this arrive?' }))
+  const after = Date.now()
+  const arrived = judge.startedAt + (judge.calls.at(-1)?.at ?? Number.NaN)
+  expect(arrived).toBeGreaterThanOrEqual(before)
+  expect(arrived).toBeLessThanOrEqual(after)
+})
+
 test('stream: true is rejected with 400 naming the param', async () => {
   const error = await clientFor(judge)
     .chat.completions.create({ ...judgeParams({ user: 'x' }), stream: true })
