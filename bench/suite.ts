@@ -108,7 +108,7 @@ function judgeSpan(fake: FakeJudge): number {
  * Where a judged run's overhead lies: launch to the first request at the judge, and the last answer to the
  * run's end (the rest of the wall is the judge span).
  */
-function ends(fake: FakeJudge, run: Timed): { head: number; tail: number } {
+function overheadSplit(fake: FakeJudge, run: Timed): { head: number; tail: number } {
   const calls = fake.calls
   if (calls.length === 0) return { head: Number.NaN, tail: Number.NaN }
   const first = fake.startedAt + Math.min(...calls.map((c) => c.at))
@@ -191,7 +191,7 @@ export async function run(emit: Emit): Promise<void> {
         plain,
         judged,
         span: judgeSpan(fake),
-        ...ends(fake, judged),
+        ...overheadSplit(fake, judged),
         peak: fake.stats.maxInFlight,
         calls: fake.calls.length,
         verdicts: reportVerdicts(evalDir),

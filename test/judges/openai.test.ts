@@ -212,6 +212,14 @@ describe('openaiJudge with an OpenAI-compatible server (baseURL)', () => {
     }
   })
 
+  it('sends a key read with surrounding whitespace (a secrets file ending in a newline) trimmed', async () => {
+    replies = [ok(verdict)]
+    await openaiJudge({ model: 'llama3.2-vision', baseURL: API, apiKey: ' sk-gateway-0123456789\n' }).evaluate(
+      likertRequest(),
+    )
+    expect(headers[0].get('authorization')).toBe('Bearer sk-gateway-0123456789')
+  })
+
   it('re-asks once when the verdict is wrapped in prose, then gives up with a JudgeOutputError', async () => {
     const wrapped = ok('Here is my verdict:\n```json\n' + verdict + '\n```')
     replies = [wrapped, wrapped]
