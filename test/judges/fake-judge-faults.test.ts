@@ -54,7 +54,9 @@ describe('judge faults against the fake judge server', () => {
   })
 
   it('persistent 429s end unjudgeable with the rate-limit cause once the wait budget is spent', async () => {
-    fake.setFaults([{ type: 'rate-limit', retryAfter: '0.2' }])
+    // Waits short against the budget, so at least three attempts fit even when a loaded machine makes the first
+    // one slow (the budget counts from the first attempt's start).
+    fake.setFaults([{ type: 'rate-limit', retryAfter: '0.05' }])
     const result = expectUnjudgeable(await callJudge(judgeOf({ maxWaitMs: 700 }), likertRequest()))
     expect(result.error).toBeInstanceOf(JudgeRateLimitError)
     expect(result.cause).toMatch(/rate limited \(429\)/)

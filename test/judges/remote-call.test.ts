@@ -31,6 +31,10 @@ describe('judge calls made by the run coordinator', () => {
     for (const key of KEYS) delete g[key]
     await coordinator?.close()
     coordinator = undefined
+    // Closing the coordinator aborts the requests it was making (a timed-out attempt's, cancelled a moment
+    // after the test saw the timeout); the fake sees them end a tick later. Wait, so no test starts with
+    // another's request still in flight (tests here wait for `fake.inFlight` to reach 1).
+    await vi.waitFor(() => expect(fake.inFlight).toBe(0))
     fake.reset()
     fake.setFaults([])
     vi.restoreAllMocks()
@@ -58,15 +62,16 @@ describe('judge calls made by the run coordinator', () => {
     useCoordinator(c.address, c.token)
     fake.setLatency(300)
     try {
-      // Each call is answered in 300 ms, under its 450 ms timeout; the second waits 300 ms for the one slot first.
-      const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, timeoutMs: 450, maxAttempts: 1 })
+      // Each call is answered in 300 ms, under its 550 ms timeout (room for a loaded machine); the second waits
+      // 300 ms for the one slot first, so counted from the queue it would take 600 ms and time out.
+      const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, timeoutMs: 550, maxAttempts: 1 })
       const results = await Promise.all([callJudge(judge, text(1)), callJudge(judge, text(2))])
       expect(results.map((r) => r.status)).toEqual(['ok', 'ok'])
       expect(fake.stats.maxInFlight).toBe(1)
       expect(c.remoteCalls()).toEqual({ served: 2, refused: 0, carried: 2 })
       expect(c.stats()[0]).toMatchObject({ grants: 2, waits: 1, peakInFlight: 1 })
       // A call slower than its timeout still times out, counted from its grant.
-      fake.setLatency(600)
+      fake.setLatency(800)
       const slow = await callJudge(judge, text(3))
       expect(slow).toMatchObject({ status: 'unjudgeable' })
       expect(slow.status === 'unjudgeable' && slow.error).toBeInstanceOf(JudgeTimeoutError)
