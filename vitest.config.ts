@@ -37,6 +37,8 @@ export default defineConfig({
     // tree, which CI runs first) rather than by a second tsc run inside Vitest.
     typecheck: { enabled: false, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
     testTimeout: 30_000,
+    // test/e2e/ files (child runners) get 120 s per test: see the file.
+    setupFiles: ['test/support/e2e-timeout.ts'],
     hookTimeout: 60_000,
     pool: 'forks',
     // Left to its default, Vitest ran these files one at a time on the 2-core machine (measured). Many

@@ -95,25 +95,17 @@ async function vitest(dir: string, env: Record<string, string>): Promise<Timed> 
 /** Vitest's own breakdown line (`Duration 2.1s (transform …, setup …, import …, tests …)`), squeezed. */
 const durationOf = (output: string) => (/Duration\s+(.*)/.exec(output)?.[1] ?? '?').replace(/\s+/g, '')
 
-/** First request to last answer, from the fake judge's arrival times (an answer comes L after a 200 arrival). */
-function judgeSpan(fake: FakeJudge): number {
-  const calls = fake.calls
-  if (calls.length === 0) return 0
-  const first = Math.min(...calls.map((c) => c.at))
-  const lastAnswer = Math.max(...calls.map((c) => c.at + (c.status === 200 ? L : 0)))
-  return lastAnswer - first
-}
-
 /**
- * Where a judged run's overhead lies: launch to the first request at the judge, and the last answer to the
- * run's end (the rest of the wall is the judge span).
+ * A judged run split by the fake judge's arrival times (an answer comes L after a 200 arrival): the judge span
+ * (first request to last answer), launch to the first request, and the last answer to the run's end. Both ends
+ * are on the fake judge's clock (`startedAt + at`), the clock `launchedAt` is read on. No calls: span 0.
  */
-function overheadSplit(fake: FakeJudge, run: Timed): { head: number; tail: number } {
+function judgeWindow(fake: FakeJudge, run: Timed): { span: number; head: number; tail: number } {
   const calls = fake.calls
-  if (calls.length === 0) return { head: Number.NaN, tail: Number.NaN }
+  if (calls.length === 0) return { span: 0, head: Number.NaN, tail: Number.NaN }
   const first = fake.startedAt + Math.min(...calls.map((c) => c.at))
   const lastAnswer = fake.startedAt + Math.max(...calls.map((c) => c.at + (c.status === 200 ? L : 0)))
-  return { head: first - run.launchedAt, tail: run.launchedAt + run.wallMs - lastAnswer }
+  return { span: lastAnswer - first, head: first - run.launchedAt, tail: run.launchedAt + run.wallMs - lastAnswer }
 }
 
 function reportVerdicts(dir: string): number {
@@ -190,8 +182,7 @@ export async function run(emit: Emit): Promise<void> {
       pairs.push({
         plain,
         judged,
-        span: judgeSpan(fake),
-        ...overheadSplit(fake, judged),
+        ...judgeWindow(fake, judged),
         peak: fake.stats.maxInFlight,
         calls: fake.calls.length,
         verdicts: reportVerdicts(evalDir),

@@ -4,13 +4,9 @@
 import { spawn } from 'node:child_process'
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { REPO, makeScratchProject } from '../support/run-vitest'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 let fake: FakeJudge
 const dirs: string[] = []

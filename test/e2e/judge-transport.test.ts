@@ -3,13 +3,9 @@
 // Node's fetch implementation (undici, ~20 ms of a worker's start and a few ms of CPU per request).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import { makeProject, packageUnderTest, repo, run } from './user-project'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 let fake: FakeJudge
 let project: string

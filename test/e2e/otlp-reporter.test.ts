@@ -12,15 +12,11 @@ import type {
   ILogRecord,
 } from '@opentelemetry/otlp-transformer/build/src/logs/internal-types'
 import type { IExportTraceServiceRequest } from '@opentelemetry/otlp-transformer/build/src/trace/internal-types'
-import { afterAll, beforeAll, expect, test, vi } from 'vitest'
+import { afterAll, beforeAll, expect, test } from 'vitest'
 import { readReport } from '../../src/report/artifact'
 import { testSpanOf } from '../../src/report/otlp'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { REPO, makeScratchProject } from '../support/run-vitest'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 let fake: FakeJudge
 let collector: Server

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { countAssertions } from '../../src/verdict/assertion'
@@ -14,10 +14,6 @@ import type { Report } from '../../src/verdict/report'
 import { agentRun, createRecorder } from '../helpers/otel'
 import { REPO } from '../support/run-vitest'
 import { MATRIX, type Case } from './fixtures/outcome-matrix/matrix'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 const FIXTURE = join(REPO, 'test/e2e/fixtures/outcome-matrix')
 const CELLS = MATRIX.flatMap((m) => m.cases.map((c) => ({ name: `${m.name} | ${c}`, matcher: m.name, c })))

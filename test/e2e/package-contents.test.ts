@@ -3,13 +3,9 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
-import { describe, expect, test, vi } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import tsupConfig from '../../tsup.config'
 import { repo } from './user-project'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 interface PackFile {
   path: string

@@ -3,12 +3,8 @@
 // only through a helper module must say what to do instead of answering. A file naming the matcher is unchanged.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeProject, packageUnderTest, repo, run } from './user-project'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 let project: string
 const cleanup: string[] = []

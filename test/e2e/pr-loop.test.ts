@@ -5,15 +5,11 @@
 // (passes, 0 calls) → the agent's answer changes (the miss names the test; re-recording shows the flip).
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { Report } from '../../src/verdict/report'
 import { makeProject, packageUnderTest, repo, run, type RunResult } from './user-project'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 const WRONG_REFUND = 'The answer says $45 was refunded; the refund issued was $40.'
 const RULES = [

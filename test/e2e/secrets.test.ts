@@ -7,13 +7,9 @@ import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSyn
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { REPO, makeScratchProject } from '../support/run-vitest'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 // One secret of each kind; each has a unique core so a partial leak is found too.
 const SECRETS = {

@@ -2,15 +2,11 @@
 // would (setup entry + reporter), judged by the fake judge server: record, replay, then CI replay misses.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { Report } from '../../src/verdict/report'
 import { makeProject, packageUnderTest, repo, run } from './user-project'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 const WRONG_TOTAL = 'The answer says $1,926.00 but the invoice total due is $1,296.00.'
 

@@ -4,13 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { startVitest } from 'vitest/node'
 import { readReport } from '../../src/report/artifact'
-
-// Each test here drives child runners; on a loaded 2-core CI machine one such test took 23 s of the default
-// 30 s limit, so these get room (a hang still fails, later).
-vi.setConfig({ testTimeout: 120_000 })
 
 const fixture = fileURLToPath(new URL('./fixtures/vitest-reporter', import.meta.url))
 const reporter = fileURLToPath(new URL('../../reporters/vitest-reporter.ts', import.meta.url))

@@ -6,6 +6,10 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 const args = process.argv.slice(2)
+if (args.includes('--burners')) {
+  console.error('test:loaded: write the count with an equals sign, e.g. --burners=2')
+  process.exit(2)
+}
 const burnersArg = args.find((a) => a.startsWith('--burners='))
 const burners = burnersArg ? Number(burnersArg.slice('--burners='.length)) : 1
 if (!Number.isInteger(burners) || burners < 0 || burners > 16) {
@@ -14,7 +18,10 @@ if (!Number.isInteger(burners) || burners < 0 || burners > 16) {
 }
 const vitestArgs = args.filter((a) => a !== burnersArg)
 
-const busy = Array.from({ length: burners }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }))
+// Each burner also stops itself once this process is gone (killed with SIGKILL, say, where no exit handler runs):
+// it checks its parent between busy stretches of a few milliseconds.
+const BURN = `const parent = process.ppid; for (;;) { for (let i = 0; i < 1e6; i++); if (process.ppid !== parent) process.exit(0) }`
+const busy = Array.from({ length: burners }, () => spawn(process.execPath, ['-e', BURN], { stdio: 'ignore' }))
 const stopBurners = () => {
   for (const child of busy) child.kill('SIGKILL')
 }
