@@ -8,6 +8,8 @@
 // `http.request` (msw in our tests, or a user's) see these calls too.
 import http from 'node:http'
 import https from 'node:https'
+import net from 'node:net'
+import tls from 'node:tls'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 
 /**
@@ -109,8 +111,145 @@ interface TransportInit {
 }
 
 const agents = {
-  'http:': new http.Agent({ keepAlive: true }),
-  'https:': new https.Agent({ keepAlive: true }),
+  'http:': handsOutParked(new http.Agent({ keepAlive: true }), 'http:'),
+  'https:': handsOutParked(new https.Agent({ keepAlive: true }), 'https:'),
+}
+
+/**
+ * Connections opened ahead of the first judge requests ({@link preconnect}), by origin, until a request takes one.
+ * One registry per process, not per copy of this module: the plugin that opens them and the coordinator that
+ * sends the calls may load the package twice (Vite runs a linked or workspace package as source).
+ */
+const parked: Map<string, Set<net.Socket>> = ((globalThis as Record<symbol, unknown>)[
+  Symbol.for('agent-verdict.parked-connections')
+] ??= new Map()) as Map<string, Set<net.Socket>>
+
+const DEFAULT_PORT = { 'http:': 80, 'https:': 443 } as const
+
+/** The TLS server name an https request sends for a host (none for an IP address), as Node's agent computes it. */
+const serverNameFor = (host: string): string | undefined => (net.isIP(host) === 0 ? host : undefined)
+
+const originKey = (protocol: string, host: string, port: number): string =>
+  `${protocol}//${host.startsWith('[') ? host.slice(1, -1) : host}:${port}`
+
+/**
+ * The agent's own `createConnection`, except that a request to an origin with a parked connection gets that one
+ * (connected, or still connecting) instead of a new socket. Node's `Agent` documents `createConnection` as the
+ * method to override for this; everything else (keep-alive, the pool) stays the agent's.
+ */
+function handsOutParked<A extends http.Agent>(agent: A, protocol: 'http:' | 'https:'): A {
+  const create = agent.createConnection.bind(agent)
+  agent.createConnection = (options, callback) => {
+    const host = String(options.host ?? options.hostname ?? 'localhost')
+    const port = Number(options.port ?? DEFAULT_PORT[protocol])
+    const servername = (options as { servername?: string }).servername
+    const socket =
+      protocol === 'https:' && servername !== undefined && servername !== '' && servername !== serverNameFor(host)
+        ? undefined
+        : takeParked(originKey(protocol, host, port))
+    return socket ?? create(options, callback)
+  }
+  return agent
+}
+
+function takeParked(key: string): net.Socket | undefined {
+  const sockets = parked.get(key)
+  if (!sockets) return undefined
+  for (const socket of sockets) {
+    sockets.delete(socket)
+    const release = (socket as ParkedSocket)[UNPARK]
+    release?.()
+    // A connection the server closed, or that failed, is never handed to a request: it would fail it.
+    if (socket.destroyed || !socket.writable || socket.readableEnded) {
+      socket.destroy()
+      continue
+    }
+    if (sockets.size === 0) parked.delete(key)
+    return socket
+  }
+  parked.delete(key)
+  return undefined
+}
+
+const UNPARK = Symbol.for('agent-verdict.unpark-connection')
+type ParkedSocket = net.Socket & { [UNPARK]?: () => void }
+
+/** How long a preconnected socket waits for a request before it is closed. */
+export const PARK_MS = 3_000
+
+/**
+ * Opens up to `count` connections (TCP, and TLS for https) to the origin of `baseURL` ahead of the first judge
+ * requests, for the transport's agent to hand to them: the first wave of calls then skips the connection's round
+ * trips (and the TLS handshake) on the path to its answers. Nothing is written on them until a request takes
+ * one; TLS is verified exactly as for a request (same defaults: a certificate the request would refuse fails
+ * the parked connection, which is then dropped). A connection unused after `parkMs`, closed by the server or
+ * failed is dropped; none keeps the process alive. Returns how many were opened (0 for a URL that is not
+ * http(s)).
+ *
+ * @example
+ * preconnect('https://api.openai.com/v1', 8) // while the test workers start
+ */
+export function preconnect(baseURL: string, count: number, parkMs: number = PARK_MS): number {
+  let url: URL
+  try {
+    url = new URL(baseURL)
+  } catch {
+    return 0
+  }
+  const protocol = url.protocol
+  if (protocol !== 'http:' && protocol !== 'https:') return 0
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+  const port = url.port ? Number(url.port) : DEFAULT_PORT[protocol]
+  const key = originKey(protocol, host, port)
+  let sockets = parked.get(key)
+  if (!sockets) parked.set(key, (sockets = new Set()))
+  const wanted = Math.max(0, Math.floor(count)) - sockets.size
+  for (let i = 0; i < wanted; i++) {
+    const socket: ParkedSocket =
+      protocol === 'https:' ? tls.connect({ host, port, servername: serverNameFor(host) }) : net.connect({ host, port })
+    socket.unref()
+    const drop = () => {
+      parked.get(key)?.delete(socket)
+      if (parked.get(key)?.size === 0) parked.delete(key)
+      release()
+      socket.destroy()
+    }
+    // Bytes before any request (a server's goodbye) mean the connection is not fresh: drop it.
+    const onData = () => drop()
+    const timer = setTimeout(drop, parkMs)
+    timer.unref()
+    const release = () => {
+      clearTimeout(timer)
+      socket.off('error', drop)
+      socket.off('end', drop)
+      socket.off('close', drop)
+      socket.off('data', onData)
+      delete socket[UNPARK]
+      // In a request's hands the agent decides: a socket in use keeps the process alive, as any request does.
+      socket.ref()
+    }
+    socket.on('error', drop)
+    socket.on('end', drop)
+    socket.on('close', drop)
+    socket.on('data', onData)
+    socket[UNPARK] = release
+    sockets.add(socket)
+  }
+  return Math.max(0, wanted)
+}
+
+/**
+ * Connections parked for `baseURL`'s origin right now, not yet taken by a request.
+ *
+ * @example
+ * preconnect(base, 3); parkedConnections(base) // 3 once opened, 0 after three requests took them
+ */
+export function parkedConnections(baseURL: string): number {
+  const url = new URL(baseURL)
+  const protocol = url.protocol as 'http:' | 'https:'
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+  const port = url.port ? Number(url.port) : DEFAULT_PORT[protocol]
+  return parked.get(originKey(protocol, host, port))?.size ?? 0
 }
 
 function headerRecord(headers: unknown): Record<string, string> {

@@ -3,6 +3,7 @@
 // runner entry in the background while the runner is still loading the test file (decision 0031).
 import { readCassetteSettings } from '../config/cassette-mode'
 import { JUDGE_ENV, readJudgeSpec } from '../config/judge-spec'
+import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY } from '../config/limits'
 import { ownTransportUsable, requestsInterceptedHere } from './fetch-choice'
 import { remoteJudgeCaller } from './run-limit'
 import { loadBedrock, loadOpenAI } from './sdk'
@@ -44,22 +45,51 @@ export async function prewarmJudge(env: NodeJS.ProcessEnv = process.env): Promis
   }
 }
 
+/** Options of {@link prewarmJudgeHost}. */
+export interface PrewarmHostOptions {
+  /**
+   * Connections to open to the judge ahead of its first requests (`preconnect`): the run's judge limit by default
+   * (`AGENT_VERDICT_CONCURRENCY` or 8), so the first wave of calls finds them open; 0 opens none, as does
+   * `AGENT_VERDICT_PRECONNECT=0` in the environment.
+   */
+  connections?: number
+}
+
+/** At most this many connections are opened ahead, whatever the limit: the first wave is what they are for. */
+const MAX_PRECONNECT = 16
+
 /**
  * Loads the judge host's SDK in the runner's main process, where the run's coordinator makes the calls of
- * an OpenAI-compatible judge (decision 0032). The Vitest plugin calls it when the first worker is forked,
- * while this process waits for that worker to start; otherwise the first call would wait for it.
+ * an OpenAI-compatible judge (decision 0032), and opens the judge's connections ahead of the first wave of
+ * calls (`preconnect`, decision 0033). The Vitest plugin calls it when the first worker is forked, while this
+ * process waits for that worker to start; otherwise the first calls would wait for both. Nothing is opened when
+ * the run replays, when no judge or a Bedrock judge is set, when this process's requests go through a proxy
+ * dispatcher or an interceptor (the calls would not use them), or with `AGENT_VERDICT_PRECONNECT=0`. Never rejects.
  *
  * @example
  * void prewarmJudgeHost()
  */
-export async function prewarmJudgeHost(env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function prewarmJudgeHost(
+  env: NodeJS.ProcessEnv = process.env,
+  options: PrewarmHostOptions = {},
+): Promise<boolean> {
   try {
     if (env.AGENT_VERDICT_REMOTE_JUDGE === '0') return false
     const raw = env[JUDGE_ENV]
     if (!raw?.trim()) return false
     const cassettes = readCassetteSettings(env)
     if (cassettes.mode === 'replay' && !cassettes.update) return false
-    if (readJudgeSpec(raw).provider === 'bedrock') return false
+    const spec = readJudgeSpec(raw)
+    if (spec.provider === 'bedrock') return false
+    const connections =
+      env.AGENT_VERDICT_PRECONNECT === '0'
+        ? 0
+        : Math.min(MAX_PRECONNECT, options.connections ?? concurrencyFromEnv(env) ?? DEFAULT_JUDGE_CONCURRENCY)
+    // The URL the calls will use: the spec's, or the SDK's own default (its OPENAI_BASE_URL, else OpenAI's).
+    const baseURL =
+      spec.provider === 'openai-compatible' ? spec.baseURL : env.OPENAI_BASE_URL?.trim() || 'https://api.openai.com/v1'
+    if (connections > 0 && ownTransportUsable() && !requestsInterceptedHere())
+      (await import('./http-transport')).preconnect(baseURL, connections)
     await (await import('./judge-host')).warmJudgeHost()
     return true
   } catch {

@@ -50,3 +50,55 @@ afterAll(() => {
   expect(fake.calls).toHaveLength(3) // the judge was called, over HTTP
   expect(readFileSync(join(project, 'undici.txt'), 'utf8')).toBe('not loaded')
 }, 120_000)
+
+it("the plugin opens the judge's connections while the worker starts, and the calls go out on them (decision 0033)", async () => {
+  // A counting proxy in front of the fake judge: when each connection was accepted, and when its first byte came.
+  // This project links the package (as npm link or a workspace does), so Vite runs the coordinator's copy of it
+  // as source while the plugin's is Node's: the parked connections must be found across the two copies.
+  const { createServer, connect } = await import('node:net')
+  const upstream = new URL(fake.baseURL)
+  const connections: Array<{ acceptedAt: number; firstByteAt?: number }> = []
+  const proxy = createServer((client) => {
+    const seen: { acceptedAt: number; firstByteAt?: number } = { acceptedAt: Date.now() }
+    connections.push(seen)
+    client.once('data', () => (seen.firstByteAt = Date.now()))
+    const server = connect(Number(upstream.port), upstream.hostname)
+    client.pipe(server).pipe(client)
+    client.on('error', () => server.destroy())
+    server.on('error', () => client.destroy())
+  })
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r))
+  try {
+    writeFileSync(
+      join(project, 'preconnect.eval.ts'),
+      `import { writeFileSync } from 'node:fs'
+import { expect, test } from 'vitest'
+
+writeFileSync('file-started.txt', String(Date.now()))
+for (const i of [1, 2, 3])
+  test(\`answer \${i}\`, async () => {
+    await expect(\`The total is \${i} dollars.\`).toBeCorrect({ reference: \`Total: \${i} dollars\` })
+  })
+`,
+    )
+    fake.reset()
+    const base = `http://127.0.0.1:${(proxy.address() as { port: number }).port}${upstream.pathname}`
+    const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', 'preconnect.eval.ts'], {
+      AGENT_VERDICT_JUDGE: `openai-compatible:${base}#fake-judge`,
+      AGENT_VERDICT_MODE: 'live',
+      AGENT_VERDICT_CONCURRENCY: '3',
+    })
+    expect(result.code, result.output).toBe(0)
+    expect(fake.calls).toHaveLength(3)
+    const fileStarted = Number(readFileSync(join(project, 'file-started.txt'), 'utf8'))
+    // Three connections (the run's limit), all open before the test file even ran, and each carried a call:
+    // none was opened for the calls themselves.
+    expect(connections).toHaveLength(3)
+    for (const c of connections) {
+      expect(c.acceptedAt).toBeLessThanOrEqual(fileStarted)
+      expect(c.firstByteAt).toBeGreaterThanOrEqual(fileStarted)
+    }
+  } finally {
+    proxy.close()
+  }
+}, 120_000)
