@@ -13,6 +13,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'replay', load: () => import('./replay') },
   { name: 'batch-record', load: () => import('./batch-record') },
   { name: 'suite', load: () => import('./suite') },
+  { name: 'preconnect', load: () => import('./preconnect') },
 ]
 
 function formatValue(value: number | string): string {

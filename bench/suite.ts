@@ -46,7 +46,8 @@ export function project(packageDir: string, files: Record<string, string>): stri
   return dir
 }
 
-function evalFile(): string {
+/** The 40-assertion eval file (one `toBeCorrect` per test). */
+export function evalFile(): string {
   const tests = Array.from(
     { length: N },
     (_, i) =>
@@ -64,7 +65,7 @@ function plainFile(): string {
 }
 
 /** The first setup the README shows: the plugin when the package has it, else setupFiles + reporters. */
-function evalConfig(packageDir: string): { config: string; setup: string } {
+export function evalConfig(packageDir: string): { config: string; setup: string } {
   if (existsSync(join(packageDir, 'dist', 'vitest-plugin.js'))) {
     return {
       setup: 'plugin',
