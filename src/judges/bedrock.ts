@@ -8,7 +8,7 @@ import type { z } from 'zod'
 import { DEFAULT_BEDROCK_MODEL } from '../config/judge-spec'
 import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
-import { agreedVerdict, parseJudgeText, wholeDocument } from './parse-output'
+import { agreedVerdict, duplicateKey, parseJudgeText, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { registerSecret } from '../config/secrets'
 import { loadBedrock } from './sdk'
@@ -140,8 +140,11 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
       // they must agree, or there is no verdict.
       const candidates: unknown[] = tools.map((t) => t.input)
       for (const b of blocks)
-        if (b.text !== undefined && isVerdictText(b.text, request.schema))
+        if (b.text !== undefined && isVerdictText(b.text, request.schema)) {
+          // A text verdict with a key given twice is no verdict (parseJudgeText says why).
+          if (duplicateKey(wholeDocument(b.text)) !== undefined) parseJudgeText(b.text, request.schema, parse)
           candidates.push(JSON.parse(wholeDocument(b.text)))
+        }
       return { output: agreedVerdict(candidates, request.schema, parse), usage }
     },
     {

@@ -35,7 +35,63 @@ export function parseJudgeText<T>(text: string, schema: z.ZodType<T>, ctx: Parse
       { ...ctx, raw: text },
     )
   }
+  // JSON.parse keeps the last of two equal keys, so `{"score":0,"score":1}` would pass as a 1: a reply that
+  // says two things at once is no verdict (and nor is one whose keys differ only by their escapes).
+  const repeated = duplicateKey(document)
+  if (repeated !== undefined) {
+    throw new JudgeOutputError(
+      `${ctx.provider}:${ctx.model} returned an invalid verdict for ${ctx.metric} (key ${repeated} given twice; ` +
+        `JSON keeps only the last, so the reply says two things): "${short(text)}"`,
+      { ...ctx, raw: text },
+    )
+  }
   return validateJudgeOutput(value, schema, { ...ctx, raw: text })
+}
+
+/**
+ * The first key (as a path) that appears twice in one object of a JSON document, if any; keys are compared
+ * after their escapes are decoded (`"\u0073core"` is `"score"`). `document` must be valid JSON (it was parsed).
+ *
+ * @example
+ * duplicateKey('{"score":0,"score":1}') // 'score'
+ * duplicateKey('{"a":{"b":1},"c":{"b":2}}') // undefined
+ */
+export function duplicateKey(document: string): string | undefined {
+  // One frame per open object or array: the keys seen so far (objects only) and the path to it.
+  const frames: Array<{ keys?: Set<string>; path: string; key?: string }> = []
+  let expectKey = false
+  for (let i = 0; i < document.length; i++) {
+    const c = document[i]
+    if (c === '"') {
+      let end = i + 1
+      while (document[end] !== '"') end += document[end] === '\\' ? 2 : 1
+      const top = frames[frames.length - 1]
+      if (expectKey && top?.keys) {
+        const key = JSON.parse(document.slice(i, end + 1)) as string
+        if (top.keys.has(key)) return [top.path, key].filter(Boolean).join('.')
+        top.keys.add(key)
+        top.key = key
+        expectKey = false
+      }
+      i = end
+    } else if (c === '{' || c === '[') {
+      const parent = frames[frames.length - 1]
+      const path =
+        parent === undefined
+          ? ''
+          : parent.keys
+            ? [parent.path, parent.key].filter(Boolean).join('.')
+            : `${parent.path}[]`
+      frames.push(c === '{' ? { keys: new Set(), path } : { path })
+      expectKey = c === '{'
+    } else if (c === '}' || c === ']') {
+      frames.pop()
+      expectKey = false
+    } else if (c === ',') {
+      expectKey = frames[frames.length - 1]?.keys !== undefined
+    }
+  }
+  return undefined
 }
 
 /**

@@ -2,7 +2,7 @@ import * as z from 'zod'
 import { describe, expect, it } from 'vitest'
 import { JudgeOutputError } from '../../src/judges/errors'
 import { strictJsonSchema } from '../../src/judges/json-schema'
-import { parseJudgeText, wholeDocument } from '../../src/judges/parse-output'
+import { duplicateKey, parseJudgeText, wholeDocument } from '../../src/judges/parse-output'
 import { LikertSchema } from './helpers'
 
 const ctx = { provider: 'openai-compatible', model: 'llava', metric: 'overall-quality' }
@@ -60,6 +60,34 @@ describe('parseJudgeText', () => {
     expect(() => parseJudgeText('{"reasoning":"r","score":2,"pass":true}', LikertSchema, ctx)).toThrow(
       /unexpected key pass/,
     )
+  })
+
+  it('a key given twice is no verdict, whichever copy would fail: JSON.parse keeps only the last', () => {
+    // {"score":1,"score":5} parses as a 5: the failing 1 must not be silently dropped.
+    expect(() => parseJudgeText('{"reasoning":"wrong","score":1,"score":5}', LikertSchema, ctx)).toThrow(
+      /key score given twice/,
+    )
+    // The same key spelled with an escape, and inside a fence.
+    expect(() => parseJudgeText('```json\n{"reasoning":"r","score":1,"\\u0073core":5}\n```', LikertSchema, ctx)).toThrow(
+      /key score given twice/,
+    )
+    try {
+      parseJudgeText('{"reasoning":"r","reasoning":"s","score":2}', LikertSchema, ctx)
+      expect.unreachable()
+    } catch (error) {
+      // Retryable: the judge is asked again, and an answer that stays two-faced ends unjudgeable.
+      expect(error).toBeInstanceOf(JudgeOutputError)
+      expect((error as JudgeOutputError).retryable).toBe(true)
+    }
+  })
+
+  it('duplicateKey names the repeated key by its path and ignores equal keys in different objects', () => {
+    expect(duplicateKey('{"a":{"b":1,"b":2}}')).toBe('a.b')
+    expect(duplicateKey('{"a":[{"b":1},{"b":2,"c":{"d":1,"d":1}}]}')).toBe('a[].c.d')
+    expect(duplicateKey('{"a":{"b":1},"c":{"b":2},"s":"{\\"a\\":1,\\"a\\":2}"}')).toBeUndefined()
+    expect(duplicateKey('[{"a":1},{"a":1}]')).toBeUndefined()
+    expect(duplicateKey('{"q":"a \\" quote","q2":"\\\\","q":1}')).toBe('q')
+    expect(duplicateKey('{}')).toBeUndefined()
   })
 
   it('drops nulls that stand for omitted optional fields', () => {

@@ -82,6 +82,14 @@ const ENTRIES: Entry[] = [
   { name: 'two JSON objects: pass then fail', allowed: UNJUDGEABLE, texts: (k) => [`${j(k.pass)}\n${j(k.fail)}`] },
   { name: 'two JSON objects: fail then pass', allowed: UNJUDGEABLE, texts: (k) => [`${j(k.fail)}${j(k.pass)}`] },
   { name: 'JSON array holding both verdicts', allowed: UNJUDGEABLE, texts: (k) => [j([k.pass, k.fail])] },
+  {
+    // `{...fail, ...pass}` written out with every key twice: JSON.parse keeps the passing copies.
+    name: 'one object giving every key twice, failing values then passing ones',
+    allowed: NOT_PASS,
+    texts: (k) => [`${j(k.fail).slice(0, -1)},${j(k.pass).slice(1)}`],
+    // Bedrock's SDK hands the tool input over already parsed (one value per key): a plain fail there.
+    blocks: (k) => [tool(k.fail)],
+  },
   { name: 'passing verdict nested under a key', allowed: UNJUDGEABLE, texts: (k) => [j({ verdict: k.pass })] },
   { name: 'the passing verdict as a JSON string', allowed: UNJUDGEABLE, texts: (k) => [j(j(k.pass))] },
   // Not JSON, or not all of it.
