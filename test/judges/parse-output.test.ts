@@ -68,9 +68,9 @@ describe('parseJudgeText', () => {
       /key score given twice/,
     )
     // The same key spelled with an escape, and inside a fence.
-    expect(() => parseJudgeText('```json\n{"reasoning":"r","score":1,"\\u0073core":5}\n```', LikertSchema, ctx)).toThrow(
-      /key score given twice/,
-    )
+    expect(() =>
+      parseJudgeText('```json\n{"reasoning":"r","score":1,"\\u0073core":5}\n```', LikertSchema, ctx),
+    ).toThrow(/key score given twice/)
     try {
       parseJudgeText('{"reasoning":"r","reasoning":"s","score":2}', LikertSchema, ctx)
       expect.unreachable()
