@@ -13,6 +13,15 @@ import { runnerHooks, testBufferKey, testNameOf, type TaskLike } from './runtime
 const buffered = new Map<string, TestVerdictMeta>()
 
 /**
+ * Where a trial's own verdicts and traces go while `withTrials` judges it: held, one group per attachment,
+ * until the rule decides, then attached with the trials' one assertion (its `.not`, its outcome) by
+ * {@link attachTrialVerdicts} — never as assertions of their own: a `.not` over trials judged `fail` would
+ * otherwise count as k failed assertions.
+ */
+export const TRIAL_EVIDENCE = Symbol('agent-verdict.trial-evidence')
+export type TrialEvidence = Array<{ verdicts: Verdict[]; traces?: ReportTrace[] }>
+
+/**
  * Attaches verdicts (and traces, for trace matchers) to the running test: Vitest's
  * `task.meta[VERDICT_META_KEY]`, read by `agent-verdict/reporter`; under Jest a per-test buffer that
  * `agent-verdict/jest` flushes to the worker's verdict log after each test. With `assertion`, each
@@ -29,13 +38,38 @@ export function attachVerdicts(
   traces?: ReportTrace[],
   assertion?: { matcher: string; passed: boolean },
 ): void {
-  // Scrubbed here, where secrets configured in code are known; the reporter process only knows env ones (0017).
-  verdicts = scrubDeep(verdicts)
-  traces = traces && scrubDeep(traces)
+  const evidence = (ctx as { [TRIAL_EVIDENCE]?: TrialEvidence })[TRIAL_EVIDENCE]
+  if (evidence) {
+    evidence.push({ verdicts, traces })
+    return
+  }
+  attachGroups(ctx, [{ verdicts, traces }], assertion)
+}
+
+/**
+ * Attaches a trials assertion: each trial's held verdicts and traces (as their matcher attached them, so span
+ * ids stay one-to-one per trial), then the rule's summary verdict, all under the one assertion.
+ *
+ * @example
+ * attachTrialVerdicts(this, evidence, summary, { matcher: 'toCompleteTask', passed })
+ */
+export function attachTrialVerdicts(
+  ctx: MatcherContext,
+  evidence: TrialEvidence,
+  summary: Verdict,
+  assertion: { matcher: string; passed: boolean },
+): void {
+  attachGroups(ctx, [...evidence, { verdicts: [summary] }], assertion)
+}
+
+function attachGroups(
+  ctx: MatcherContext,
+  groups: TrialEvidence,
+  assertion: { matcher: string; passed: boolean } | undefined,
+): void {
   const hooks = runnerHooks()
   const task = hooks?.runningTask?.() ?? ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)
-  const renamed = uniqueIds(target.verdicts, verdicts)
   const asserted = assertion
     ? {
         id: nextAssertionId(target, assertion.matcher),
@@ -46,25 +80,31 @@ export function attachVerdicts(
     : undefined
   // Kept apart too: an assertion may produce no verdict at all (a clean trace) and must still be counted.
   if (asserted) (target.assertions ??= []).push(asserted)
-  target.verdicts.push(
-    ...verdicts.map((v) => {
-      const id = v.id && renamed.has(v.id) ? { id: renamed.get(v.id) } : {}
-      return { ...v, ...id, ...(asserted ? { assertion: asserted } : {}) }
-    }),
-  )
-  if (traces?.length) {
-    const relinked =
-      renamed.size === 0
-        ? traces
-        : traces.map((t) => ({
-            ...t,
-            spans: t.spans.map((sp) => ({ ...sp, verdictIds: sp.verdictIds.map((id) => renamed.get(id) ?? id) })),
-          }))
-    ;(target.traces ??= []).push(...relinked)
+  for (const group of groups) {
+    // Scrubbed here, where secrets configured in code are known; the reporter process only knows env ones (0017).
+    const verdicts = scrubDeep(group.verdicts)
+    const traces = group.traces && scrubDeep(group.traces)
+    const renamed = uniqueIds(target.verdicts, verdicts)
+    target.verdicts.push(
+      ...verdicts.map((v) => {
+        const id = v.id && renamed.has(v.id) ? { id: renamed.get(v.id) } : {}
+        return { ...v, ...id, ...(asserted ? { assertion: asserted } : {}) }
+      }),
+    )
+    if (traces?.length) {
+      const relinked =
+        renamed.size === 0
+          ? traces
+          : traces.map((t) => ({
+              ...t,
+              spans: t.spans.map((sp) => ({ ...sp, verdictIds: sp.verdictIds.map((id) => renamed.get(id) ?? id) })),
+            }))
+      ;(target.traces ??= []).push(...relinked)
+    }
+    labelRecordedEntries(verdicts)
+    // Vitest's own reporters (JUnit, github-actions, HTML, verbose) show them too (decision 0026).
+    annotateVerdicts(task as AnnotatableTask | undefined, verdicts, traces)
   }
-  labelRecordedEntries(verdicts)
-  // Vitest's own reporters (JUnit, github-actions, HTML, verbose) show them too (decision 0026).
-  annotateVerdicts(task as AnnotatableTask | undefined, verdicts, traces)
 }
 
 /** `toBeCorrect#2` for the second `toBeCorrect` assertion of a test: groups one assertion's verdicts. */

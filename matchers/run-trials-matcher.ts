@@ -59,7 +59,10 @@ export async function runTrialsMatcher<I extends { output: string }, O extends {
     inputs.map((input) => runMetric(call.metric, input, { judge, threshold: call.threshold, samples: call.samples })),
   )
   const verdict = summarizeTrials(perTrial, rule)
-  attachVerdicts(ctx, [verdict])
+  const isNot = ctx.isNot === true
+  // `pass: isNot` makes the runner fail in both directions: no verdict is never a pass, nor a "not".
+  const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
+  attachVerdicts(ctx, [verdict], undefined, { matcher: call.name, passed: verdict.outcome !== 'unjudgeable' && pass !== isNot })
   const t = verdict.trials!
   const message = () =>
     [
@@ -71,6 +74,5 @@ export async function runTrialsMatcher<I extends { output: string }, O extends {
       `Trials: ${t.outcomes.map((o, i) => `${i + 1} ${o === 'pass' ? '✓' : o === 'fail' ? '✗' : '?'}`).join('  ')}`,
       ...perTrial.flatMap((v, i) => (v.outcome === 'pass' ? [] : [`Trial ${i + 1}: ${v.outcome} — ${v.reason}`])),
     ].join('\n')
-  const pass = verdict.outcome === 'unjudgeable' ? ctx.isNot === true : verdict.pass
   return { pass, message, meta: { verdict } }
 }

@@ -4,7 +4,7 @@ import { describeRule, parseTrialRule, summarizeTrials, type TrialRuleOption } f
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { matcherHint, usageMessage } from './messages'
-import { attachVerdicts } from './attach-verdicts'
+import { attachTrialVerdicts, TRIAL_EVIDENCE, type TrialEvidence } from './attach-verdicts'
 import { track } from './unawaited-guard'
 
 /** The option a trace matcher takes when `received` comes from `runTrials`. */
@@ -93,8 +93,13 @@ export function withTraceTrials<A extends unknown[], I extends number>(
           usageMessage(name, this.isNot, 'options', `received ${received.k} trials, so ${(error as Error).message}`),
         )
       }
-      // Each trial is judged as a plain assertion; the polarity belongs to the rule, not to each trial.
-      const plain = Object.create(this, { isNot: { value: false } }) as MatcherContext
+      // Each trial is judged as a plain assertion; the polarity belongs to the rule, not to each trial. Its
+      // verdicts and traces are evidence for the rule, attached below with the rule's one assertion.
+      const evidence: TrialEvidence = []
+      const plain = Object.create(this, {
+        isNot: { value: false },
+        [TRIAL_EVIDENCE]: { value: evidence },
+      }) as MatcherContext
       const perTrial: Verdict[] = []
       for (const [i, result] of received.results.entries()) {
         const r = await call.call(plain, result, ...innerArgs)
@@ -113,7 +118,12 @@ export function withTraceTrials<A extends unknown[], I extends number>(
       }
       // Judge tokens and cost are on the trials' own verdicts already; the summary adds none.
       const verdict = summarizeTrials(perTrial, rule)
-      attachVerdicts(this, [verdict])
+      const isNot = this.isNot === true
+      const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
+      attachTrialVerdicts(this, evidence, verdict, {
+        matcher: name,
+        passed: verdict.outcome !== 'unjudgeable' && pass !== isNot,
+      })
       const t = verdict.trials!
       const message = () =>
         [
@@ -125,7 +135,6 @@ export function withTraceTrials<A extends unknown[], I extends number>(
           `Trials: ${t.outcomes.map((o, i) => `${i + 1} ${o === 'pass' ? '✓' : o === 'fail' ? '✗' : '?'}`).join('  ')}`,
           ...perTrial.flatMap((v, i) => (v.outcome === 'pass' ? [] : [`Trial ${i + 1}: ${v.outcome} — ${v.reason}`])),
         ].join('\n')
-      const pass = verdict.outcome === 'unjudgeable' ? this.isNot === true : verdict.pass
       return { pass, message, meta: { verdict } }
     })
   }

@@ -3,6 +3,7 @@ import '../../matchers/vitest'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import { runTrials } from '../../src/trials/run-trials'
+import { assertionStatus, countAssertions } from '../../src/verdict/assertion'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
 import { imageUrlsOf, startJudgeHarness, type JudgeHarness } from '../support/recording-judge'
 
@@ -65,6 +66,35 @@ describe('trials on a multimodal matcher', () => {
       expect(await answers([])).not.toBeFaithfulToImage(CHART, { judge: h.judge, trials: 'pass^k' }),
     )
     expect(error.message).toContain('Faithfulness over 5 trials: pass — expected the rule not to be met')
+  })
+})
+
+describe("trials: the report counts the rule's assertion, .not included", () => {
+  const metaOf = (task: { meta: object }) => (task.meta as Record<string, TestVerdictMeta>)[VERDICT_META_KEY]
+
+  test('.not over trials the judge failed passes, and the report counts one passed assertion', async ({ task }) => {
+    await expect(await answers([0, 1, 2])).not.toBeFaithfulToImage(CHART, { judge: h.judge, trials: 'pass^k' })
+    const meta = metaOf(task)
+    expect(meta.assertions).toEqual([
+      { id: 'toBeFaithfulToImage#1', matcher: 'toBeFaithfulToImage', negated: true, passed: true },
+    ])
+    expect(meta.verdicts).toHaveLength(1)
+    expect(meta.verdicts[0]).toMatchObject({ outcome: 'fail', assertion: { negated: true, passed: true } })
+    expect(assertionStatus(meta.verdicts[0])).toBe('pass')
+    expect(countAssertions(meta.verdicts, meta.assertions)).toEqual({ assertions: 1, failed: 0 })
+  })
+
+  test('.not over trials the judge passed fails, and the report counts it failed', async ({ task }) => {
+    await failureOf(
+      expect(await answers([])).not.toBeCorrect({ judge: h.judge, reference: 'North America', trials: 'pass^k' }),
+    )
+    const meta = metaOf(task)
+    expect(meta.verdicts[0]).toMatchObject({
+      outcome: 'pass',
+      assertion: { matcher: 'toBeCorrect', negated: true, passed: false },
+    })
+    expect(assertionStatus(meta.verdicts[0])).toBe('fail')
+    expect(countAssertions(meta.verdicts, meta.assertions)).toEqual({ assertions: 1, failed: 1 })
   })
 })
 

@@ -3,6 +3,7 @@
 import '../../../matchers/vitest'
 import { describe, expect, test } from 'vitest'
 import { runTrials } from '../../../src/trials/run-trials'
+import { assertionStatus, countAssertions } from '../../../src/verdict/assertion'
 import { useJudgeHarness } from '../../support/recording-judge'
 import { metaOf, otelRun, rejectionOf } from './helpers'
 
@@ -37,6 +38,35 @@ describe('toHaveNoFailingSpans over trials', () => {
     await expect(trials).toHaveNoFailingSpans({ judge: h.judge, trials: 'pass@k' })
     await expect(trials).toHaveNoFailingSpans({ judge: h.judge, trials: { passRate: 0.8 } })
     await expect(trials).not.toHaveNoFailingSpans({ judge: h.judge, trials: 'pass^k' })
+  })
+})
+
+describe("trace trials in the report: one assertion, its .not, each trial's verdicts under it", () => {
+  test('.not pass^5 with trial 3 failing passes, and counts as one passed assertion, not five', async ({ task }) => {
+    await expect(await runs()).not.toHaveNoFailingSpans({ judge: h.judge, trials: 'pass^k' })
+    const meta = metaOf(task)
+    expect(meta.assertions).toEqual([
+      { id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: true, passed: true },
+    ])
+    expect(meta.traces).toHaveLength(5)
+    // Every trial's span verdicts and the rule's summary belong to the one assertion.
+    expect(new Set(meta.verdicts.map((v) => v.assertion?.id))).toEqual(new Set(['toHaveNoFailingSpans#1']))
+    expect(meta.verdicts.some((v) => v.outcome === 'fail')).toBe(true)
+    expect(meta.verdicts.every((v) => assertionStatus(v) !== 'fail')).toBe(true)
+    expect(countAssertions(meta.verdicts, meta.assertions)).toEqual({ assertions: 1, failed: 0 })
+    // Span ids stay one-to-one per trial: the trees link to verdicts that exist.
+    const ids = new Set(meta.verdicts.map((v) => v.id))
+    for (const trace of meta.traces ?? [])
+      for (const sp of trace.spans) for (const id of sp.verdictIds) expect(ids).toContain(id)
+  })
+
+  test('pass^5 with trial 3 failing fails and counts as one failed assertion', async ({ task }) => {
+    await rejectionOf(expect(await runs()).toHaveNoFailingSpans({ judge: h.judge, trials: 'pass^k' }))
+    const meta = metaOf(task)
+    expect(meta.assertions).toEqual([
+      { id: 'toHaveNoFailingSpans#1', matcher: 'toHaveNoFailingSpans', negated: false, passed: false },
+    ])
+    expect(countAssertions(meta.verdicts, meta.assertions)).toEqual({ assertions: 1, failed: 1 })
   })
 })
 
