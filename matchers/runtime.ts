@@ -48,8 +48,14 @@ export type TestIdentity = Pick<
   'task' | 'testPath' | 'currentTestName' | 'currentConcurrentTestName' | 'currentTestIdentity'
 >
 
-/** The running test's full name; Jest's concurrent tests only know it through `currentConcurrentTestName`. */
+/**
+ * The running test's full name: in Vitest the test whose async context the call runs in (the global
+ * `expect`'s `currentTestName` is the test that started last, another one under concurrency); Jest's
+ * concurrent tests only know it through `currentConcurrentTestName`.
+ */
 export function testNameOf(ctx: TestIdentity): string | undefined {
+  const running = hooks?.runningTask?.() as { fullTestName?: unknown } | undefined
+  if (typeof running?.fullTestName === 'string') return running.fullTestName
   return ctx.currentConcurrentTestName?.() ?? ctx.currentTestName
 }
 

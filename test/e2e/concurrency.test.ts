@@ -1,9 +1,10 @@
 // Issue 18: the Vitest plugin's defaults run an eval file's judge assertions at the judge's limit, and
 // 50 concurrent tests with distinct verdicts land each verdict on its own report row — with the global
 // `expect` (and the context's), under the real Vitest and Jest CLIs on fixture projects.
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { parseCassette } from '../../src/cassette/store'
 import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { FakeJudgeRule } from '../../src/testing/schemas'
@@ -88,6 +89,24 @@ describe('Vitest with agentVerdict() and no other option', () => {
     expect(result.output).toMatch(/✓ .*quick check among the evals/)
     for (const n of ['first', 'second', 'third']) expect(result.output).toContain(`✓ unit.test.ts > sequential ${n}`) // no overlap there
     expectOwnVerdicts(await readReport(join(project, 'agent-verdict-report.json')))
+  }, 180_000)
+
+  it('labels each recorded cassette entry with the test that made the call, under the plugin’s concurrency', async () => {
+    fake.reset()
+    const result = await run(project, [...vitest, 'answers.eval.ts'], { ...judgeEnv(), AGENT_VERDICT_MODE: 'record' })
+    expect(result.code, result.output).toBe(1)
+    const cassette = parseCassette(
+      readFileSync(join(project, '__verdicts__', 'answers.eval.ts.json'), 'utf8'),
+      'answers',
+    )
+    const entries = Object.values(cassette.entries)
+    expect(entries).toHaveLength(30)
+    for (const entry of entries) {
+      // The judged text carries its case's tag; the label must name that case's test, not the one started last.
+      const tagged = /\[case-(\d\d)\]/.exec(entry.judged ?? '')?.[1]
+      expect(tagged, JSON.stringify(entry)).toBeDefined()
+      expect(entry.test, entry.judged).toMatch(new RegExp(`^case ${tagged}\\b`))
+    }
   }, 180_000)
 
   it('runs the eval file’s judge calls at the judge’s limit (8 in flight), leaving unit tests sequential', async () => {
