@@ -1,5 +1,7 @@
 // Errors of async matchers end in the user's test line: the frames after an `await` inside the matcher
-// no longer reach the test, so the call site, captured when the matcher is called, is appended.
+// no longer reach the test, so the call site, captured when the matcher is called, is appended. And what a
+// matcher hands the runner to print (its message, actual and expected, an error) is scrubbed of secrets.
+import { scrubDeep, scrubSecrets } from '../src/config/secrets'
 
 const FRAMES = /\n {4}at /
 
@@ -31,9 +33,41 @@ export function withCallSite(error: unknown, callSiteStack: string | undefined):
 }
 
 /**
+ * A matcher's result as the runner prints it, scrubbed of the secrets known when it is read: the message
+ * (built lazily, so secrets registered meanwhile count), and `actual`/`expected` (e.g. a tool call's
+ * arguments). The judged text a message quotes is the user's own, and may hold a key (decision 0017).
+ *
+ * @example
+ * return scrubbedResult({ pass, message })
+ */
+export function scrubbedResult(result: unknown): unknown {
+  if (!result || typeof result !== 'object') return result
+  const r = result as { message?: unknown; actual?: unknown; expected?: unknown }
+  const message = r.message
+  return {
+    ...r,
+    ...(typeof message === 'function' ? { message: () => scrubSecrets(String(message.call(r))) } : {}),
+    ...('actual' in r ? { actual: scrubDeep(r.actual) } : {}),
+    ...('expected' in r ? { expected: scrubDeep(r.expected) } : {}),
+  }
+}
+
+/** The error with its message and stack scrubbed of known secrets (the same object, rethrown). */
+export function scrubbedError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error
+  try {
+    error.message = scrubSecrets(error.message)
+    if (typeof error.stack === 'string') error.stack = scrubSecrets(error.stack)
+  } catch {
+    // A frozen error: it is thrown as it is.
+  }
+  return error
+}
+
+/**
  * Wraps a matcher so an error it rejects with carries the frames of the line that called it, as the
- * runners' own async matchers do (`Error.captureStackTrace` at the call). Synchronous results and
- * thrown errors pass through unchanged.
+ * runners' own async matchers do (`Error.captureStackTrace` at the call), and so what it hands the runner
+ * to print — its result's message, actual and expected, or its error — is scrubbed of secrets.
  *
  * @example
  * expect.extend({ toBeCorrect: atCallSite(toBeCorrect) })
@@ -44,12 +78,17 @@ export function atCallSite<F extends (...args: never[]) => unknown>(matcher: F):
     const site: { stack?: string } = {}
     // Captured now, while the test's frame is still on the stack; frames above `wrapped` are left out.
     Error.captureStackTrace(site, wrapped)
-    const result = call.apply(this, args)
+    let result: unknown
+    try {
+      result = call.apply(this, args)
+    } catch (error) {
+      throw scrubbedError(error)
+    }
     if (result instanceof Promise)
-      return result.catch((error: unknown) => {
-        throw withCallSite(error, site.stack)
+      return result.then(scrubbedResult, (error: unknown) => {
+        throw scrubbedError(withCallSite(error, site.stack))
       })
-    return result
+    return scrubbedResult(result)
   }
   Object.defineProperty(wrapped, 'name', { value: matcher.name })
   return wrapped as unknown as F

@@ -96,5 +96,6 @@ export const matchers = {
   toUseToolsEfficiently: atCallSite(asyncMatchers.toUseToolsEfficiently),
   toCompleteTask: atCallSite(asyncMatchers.toCompleteTask),
   toFollowPlan: atCallSite(asyncMatchers.toFollowPlan),
-  ...syncMatchers,
+  toCallTool: atCallSite(syncMatchers.toCallTool),
+  toStayWithinBudget: atCallSite(syncMatchers.toStayWithinBudget),
 }

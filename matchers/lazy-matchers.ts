@@ -114,7 +114,7 @@ function syncStandIn(name: (typeof SYNC_NAMES)[number]): AnyMatcher {
     return (trace.syncMatchers[name] as unknown as AnyMatcher).apply(this, args)
   }
   Object.defineProperty(standIn, 'name', { value: name })
-  return standIn
+  return atCallSite(standIn)
 }
 
 /**

@@ -62,7 +62,10 @@ export async function runTrialsMatcher<I extends { output: string }, O extends {
   const isNot = ctx.isNot === true
   // `pass: isNot` makes the runner fail in both directions: no verdict is never a pass, nor a "not".
   const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
-  attachVerdicts(ctx, [verdict], undefined, { matcher: call.name, passed: verdict.outcome !== 'unjudgeable' && pass !== isNot })
+  attachVerdicts(ctx, [verdict], undefined, {
+    matcher: call.name,
+    passed: verdict.outcome !== 'unjudgeable' && pass !== isNot,
+  })
   const t = verdict.trials!
   const message = () =>
     [

@@ -64,7 +64,7 @@ export function readJudgeSpec(spec: string, setting: string = JUDGE_ENV): JudgeS
   const semi = tail.indexOf(';', modelStart)
   const rest = (semi < 0 ? tail : tail.slice(0, semi)).trim()
   const optionText = semi < 0 ? '' : tail.slice(semi + 1)
-  const shown = redactUrl(value.replace(/(;\s*header\.[^=;]+=)[^;]*/gi, '$1[redacted]'))
+  const shown = `${redactUrl(semi < 0 ? value : value.slice(0, value.length - optionText.length - 1))}${semi < 0 ? '' : `;${shownOptions(optionText)}`}`
   const bad = (why: string) => new SettingError(`AGENT_VERDICT_JUDGE="${shown}" is invalid: ${why}.`, setting)
   const options = parseSpecOptions(optionText, bad)
   // Registered before any refusal below, so a refused spec cannot leak them either.
@@ -134,6 +134,32 @@ export function judgeIdForReport(env: Env = process.env): string | null {
   }
 }
 
+/** Options whose values are settings, never credentials: shown as written in an error. */
+const PLAIN_OPTIONS = new Set(['timeout', 'retry', 'concurrency'])
+
+/**
+ * An option's name as an error may show it: a short word is a (mistyped) option name; anything else may be
+ * a value cut off at a `;` (a header value holding one), so it is not echoed.
+ */
+function shownKey(key: string): string {
+  return /^[A-Za-z][A-Za-z._-]{0,23}$/.test(key) ? `"${key}"` : '(not shown: it looks like a value, not a name)'
+}
+
+/** The options as an error shows them: every value redacted but timeout, retry and concurrency's. */
+function shownOptions(text: string): string {
+  return text
+    .split(';')
+    .map((item) => {
+      const eq = item.indexOf('=')
+      const key = (eq < 0 ? item : item.slice(0, eq)).trim()
+      if (!key) return item
+      const name = /^header\./i.test(key) || /^[A-Za-z][A-Za-z._-]{0,23}$/.test(key) ? key : '[redacted]'
+      if (eq < 0) return name
+      return PLAIN_OPTIONS.has(key) ? item.trim() : `${name}=[redacted]`
+    })
+    .join(';')
+}
+
 function parseSpecOptions(text: string, bad: (why: string) => SettingError): JudgeSpecOptions {
   const options: JudgeSpecOptions = {}
   for (const item of text.split(';')) {
@@ -158,7 +184,7 @@ function parseSpecOptions(text: string, bad: (why: string) => SettingError): Jud
       if (!Number.isInteger(n) || n < 1) throw bad(`option concurrency=${raw} needs a positive integer`)
       options.concurrency = n
     } else {
-      throw bad(`unknown option "${key}"; accepted: ${SPEC_OPTIONS}`)
+      throw bad(`unknown option ${shownKey(key)}; accepted: ${SPEC_OPTIONS}`)
     }
   }
   return options

@@ -52,8 +52,8 @@ export function registerSecret(value: string | undefined | null): void {
   if (typeof value !== 'string') return
   const trimmed = value.trim()
   if (trimmed.length >= MIN_SECRET_LENGTH) registered.add(trimmed)
-  // A header value "Bearer xyz" is also sent (and echoed) as its bare token.
-  const token = /^(?:bearer|basic)\s+(\S+)$/i.exec(trimmed)?.[1]
+  // A header value "Bearer xyz" (or "Token xyz", "Key xyz": any scheme word) is also echoed as its bare token.
+  const token = /^[A-Za-z][\w.-]*\s+(\S+)$/.exec(trimmed)?.[1]
   if (token && token.length >= MIN_SECRET_LENGTH) registered.add(token)
 }
 
@@ -74,12 +74,17 @@ export function registerHeaderSecrets(headers: Record<string, unknown> | undefin
 
 /**
  * The user name and password of a URL (`http://user:pass@host`), or `undefined` when it has none.
- * Registers both as secrets so that any later echo is scrubbed.
+ * Registers both as secrets so that any later echo is scrubbed, and so are the values of its query
+ * string (`?subscription-key=…`, `?key=…`: gateways take keys there).
  *
  * @example
  * urlCredentials('http://bob:s3cret-pass@127.0.0.1:8080/v1') // { username: 'bob', password: 's3cret-pass' }
  */
 export function urlCredentials(url: string): { username: string; password: string } | undefined {
+  for (const value of queryValues(url)) {
+    registerSecret(value)
+    registerSecret(decodeSafely(value))
+  }
   const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url.trim())
   if (!match) return undefined
   const userinfo = match[1]
@@ -101,13 +106,33 @@ export function urlCredentials(url: string): { username: string; password: strin
 }
 
 /**
- * `url` with any userinfo replaced by `[redacted]`, for messages that name an endpoint.
+ * `url` with any userinfo and every query value replaced by `[redacted]`, for messages that name an endpoint.
  *
  * @example
- * redactUrl('http://bob:pw@host/v1') // 'http://[redacted]@host/v1'
+ * redactUrl('http://bob:pw@host/v1?subscription-key=abc') // 'http://[redacted]@host/v1?subscription-key=[redacted]'
  */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1[redacted]@')
+  return url
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1[redacted]@')
+    .replace(/([?&][^=&#\s;]*=)[^&#\s;]*/g, (_, key: string) => `${key}[redacted]`)
+}
+
+/** The values of a URL's query string, as written (`?a=1&b=2` → `['1', '2']`). */
+function queryValues(url: string): string[] {
+  const query = /\?([^#\s;]*)/.exec(url)?.[1]
+  if (!query) return []
+  return query.split('&').flatMap((pair) => {
+    const eq = pair.indexOf('=')
+    return eq < 0 ? [] : [pair.slice(eq + 1)]
+  })
+}
+
+function decodeSafely(s: string): string {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
 }
 
 /**
@@ -185,6 +210,8 @@ function knownSecrets(): string[] {
     const userinfo = /:\/\/([^/?#\s]*)@/.exec(spec)?.[1]
     if (userinfo)
       for (const part of [userinfo, ...userinfo.split(':')]) if (part.length >= MIN_SECRET_LENGTH) values.push(part)
+    for (const part of queryValues(spec))
+      for (const v of [part, decodeSafely(part)]) if (v.length >= MIN_SECRET_LENGTH) values.push(v)
   }
   // JSON-escaped and URL-encoded copies of each value too (a judge echoing a header dump).
   const forms = new Set<string>()

@@ -1,4 +1,5 @@
 // One multi-aspect judge call per span, and its reply turned into span verdicts.
+import { scrubSecrets } from '../config/secrets'
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
@@ -83,7 +84,8 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
       signal: ctx.signal,
     },
   )
-  const subject = oneLineExcerpt(plainText(span.output) || plainText(span.input), SUBJECT_CHARS)
+  // Scrubbed before it is cut: a cut through a key would leave a part no later scrub recognises.
+  const subject = oneLineExcerpt(scrubSecrets(plainText(span.output) || plainText(span.input)), SUBJECT_CHARS)
   if (result.status === 'unjudgeable') {
     const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
     const info: JudgeInfo = {

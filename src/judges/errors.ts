@@ -148,7 +148,8 @@ export class JudgeOutputError extends JudgeError {
     options: Omit<JudgeErrorOptions, 'retryable'> & { raw: string; usage?: JudgeUsage; retryable?: boolean },
   ) {
     super(message, { ...options, retryable: options.retryable ?? true })
-    this.excerpt = scrubSecrets(excerptOf(options.raw))
+    // Scrubbed before it is cut: a cut through a key would leave a part no scrub recognises.
+    this.excerpt = excerptOf(scrubSecrets(options.raw))
     this.usage = options.usage
   }
 }

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { z } from 'zod'
+import { scrubSecrets } from '../config/secrets'
 import { JudgeOutputError, type JudgeErrorContext } from './errors'
 import { strictJsonSchema } from './json-schema'
 import type { JudgeUsage } from './types'
@@ -215,6 +216,7 @@ function dropNulls(value: unknown): unknown {
 
 // Not src/verdict/text's oneLineExcerpt: judges may import only config and media (DESIGN's arrows).
 function short(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
+  // Scrubbed before it is cut: a cut through a key would leave a part no scrub recognises.
+  const flat = scrubSecrets(text).replace(/\s+/g, ' ').trim()
   return flat.length > max ? `${flat.slice(0, max)}…` : flat
 }

@@ -1,3 +1,4 @@
+import { scrubSecrets } from '../config/secrets'
 import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
@@ -70,7 +71,8 @@ export async function runMetric<I extends { output: string }, O extends { reason
     level: 'output' as const,
     scale: metric.scale,
     threshold,
-    subject: truncate(parsed.data.output, SUBJECT_MAX_CHARS),
+    // Scrubbed before it is cut: a cut through a key would leave a part no later scrub recognises.
+    subject: truncate(scrubSecrets(parsed.data.output), SUBJECT_MAX_CHARS),
     ...(image ? { image: { digest: image.digest, format: image.format, source: image.source } } : {}),
   }
   if (result.status === 'unjudgeable') {

@@ -11,10 +11,11 @@ import { attachVerdicts } from '../../matchers/attach-verdicts'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
 import { bedrockJudge } from '../../src/judges/bedrock'
 import { defineJudge, parseJudgeSpec } from '../../src/judges/config'
-import { JudgeConfigError, JudgeError } from '../../src/judges/errors'
+import { JudgeConfigError, JudgeError, JudgeOutputError } from '../../src/judges/errors'
+import { parseJudgeText } from '../../src/judges/parse-output'
 import { openaiJudge } from '../../src/judges/openai'
 import { redactUrl, registerHeaderSecrets, scrubDeep, scrubSecrets, urlCredentials } from '../../src/config/secrets'
-import { completion, likertRequest } from './helpers'
+import { completion, LikertSchema, likertRequest } from './helpers'
 
 const API = 'https://gateway.secrets.test/v1'
 let echoHeaders = false
@@ -134,6 +135,29 @@ describe('URL credentials', () => {
     expect(redactUrl('https://u:p@host/v1')).toBe('https://[redacted]@host/v1')
   })
 
+  it("a key in the query string (a gateway's ?subscription-key=…) is redacted from endpoints and registered", () => {
+    expect(redactUrl('https://apim.test/v1?subscription-key=qs-secret-1a2b3c4d&x=1')).toBe(
+      'https://apim.test/v1?subscription-key=[redacted]&x=[redacted]',
+    )
+    expect(redactUrl('judge at https://u:p@apim.test/v1 failed')).toBe(
+      'judge at https://[redacted]@apim.test/v1 failed',
+    )
+    urlCredentials('https://apim.test/v1?key=qs-secret-9z8y7x6w')
+    expect(scrubSecrets('the gateway echoed qs-secret-9z8y7x6w')).toBe('the gateway echoed [redacted]')
+    // From AGENT_VERDICT_JUDGE, in every process (a reporter's too).
+    withEnv('AGENT_VERDICT_JUDGE', 'openai-compatible:https://apim.test/v1?subscription-key=qs-env-5v4u3t2s#m', () =>
+      expect(scrubSecrets('refused qs-env-5v4u3t2s')).toBe('refused [redacted]'),
+    )
+  })
+
+  it('a header value with any scheme word (Token, Key…) registers its bare token too', () => {
+    registerHeaderSecrets({
+      Authorization: 'Token tok-value-77665544',
+      'Proxy-Authorization': 'Key key-value-33221100',
+    })
+    expect(scrubSecrets('quoted tok-value-77665544 and key-value-33221100')).toBe('quoted [redacted] and [redacted]')
+  })
+
   it.each([
     [
       'AGENT_VERDICT_JUDGE',
@@ -209,6 +233,32 @@ describe('AGENT_VERDICT_JUDGE options', () => {
     ['bedrock;header.x-a=abcdefgh', /header.NAME=VALUE is for openai/],
   ])('rejects %s saying what to write', (spec, why) => {
     expect(() => parseJudgeSpec(spec)).toThrow(why)
+  })
+
+  it.each([
+    [
+      "an unknown option's value",
+      'openai-compatible:http://127.0.0.1:1/v1#m;key=opt-secret-1234',
+      /unknown option "key"/,
+    ],
+    ['a token option', 'openai-compatible:http://127.0.0.1:1/v1#m;token=opt-secret-1234', /unknown option "token"/],
+    [
+      'a header value holding a ;',
+      'openai-compatible:http://127.0.0.1:1/v1#m;header.x-gateway-token=abc;opt-secret-1234',
+      /unknown option \(not shown: it looks like a value, not a name\)/,
+    ],
+    ['a query key', 'openai-compatible:http://127.0.0.1:1/v1?subscription-key=opt-secret-1234#m;bogus=1', /"bogus"/],
+  ])('never echoes %s in a configuration error', (_, spec, why) => {
+    const error = (() => {
+      try {
+        parseJudgeSpec(spec)
+      } catch (e) {
+        return e as Error
+      }
+      throw new Error('expected a configuration error')
+    })()
+    expect(error.message).toMatch(why)
+    expect(error.message).not.toContain('opt-secret')
   })
 
   it('never echoes a header value in a configuration error', () => {
@@ -324,5 +374,33 @@ describe('verdicts attached to a test', () => {
     expect(JSON.stringify(meta)).not.toContain('attach-secret-6t5r4e')
     expect(meta.verdicts[0].reason).toBe('the judge quoted [redacted]')
     expect(verdict.reason).toBe('the judge quoted attach-secret-6t5r4e') // the caller's object is not mutated
+  })
+})
+
+describe('a cut never splits a secret', () => {
+  const KEY = 'cut-secret-abcdefghijklmnop'
+  registerHeaderSecrets({ 'x-gateway-token': KEY })
+
+  it('the invalid-reply message: scrubbed first, then cut to its excerpt', () => {
+    // The 160-character cut falls inside the key: cut first, the tail "cut-secret-abcdef…" matched no secret.
+    const reply = `${'x'.repeat(150)} ${KEY} and more prose`
+    const error = (() => {
+      try {
+        parseJudgeText(reply, LikertSchema, { provider: 'openai', model: 'm', metric: 'quality' })
+      } catch (e) {
+        return e as JudgeOutputError
+      }
+      throw new Error('expected a JudgeOutputError')
+    })()
+    expect(error.message).not.toContain('cut-sec')
+    expect(error.excerpt).not.toContain('cut-sec')
+  })
+
+  it('the excerpt of a long raw reply (head and tail)', () => {
+    for (let at = 100; at < 200; at += 7) {
+      const raw = `${'h'.repeat(at)}${KEY}${'m'.repeat(900)}${KEY}${'t'.repeat(at)}`
+      const error = new JudgeOutputError('bad', { provider: 'openai', model: 'm', raw })
+      expect(error.excerpt, `key at ${at}`).not.toContain('cut-sec')
+    }
   })
 })

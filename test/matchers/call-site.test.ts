@@ -3,6 +3,9 @@
 import '../../matchers/vitest'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { atCallSite, withCallSite } from '../../matchers/call-site'
+import { registerSecret } from '../../src/config/secrets'
+import { loadTrace } from '../../src/trace/load'
+import { GAIA_SUBAGENT } from './trace/helpers'
 import { CassetteMissError } from '../../src/cassette/errors'
 import { countingJudge } from '../cassette/helpers'
 
@@ -71,5 +74,56 @@ describe('registered matchers', () => {
     expect(error).toBeInstanceOf(CassetteMissError)
     expect(judge.calls).toHaveLength(0)
     expect(linesOfThisFile(error)).toContain(line)
+  })
+})
+
+// What a matcher hands the runner to print is the user's own text as often as ours: a key in the judged
+// output, a token in a tool call's arguments. It is scrubbed as the verdicts are (decision 0017).
+describe('atCallSite scrubs what the runner prints', () => {
+  const KEY = 'printed-secret-5e4d3c2b'
+  registerSecret(KEY)
+
+  test('an async result: the message (read lazily) and actual/expected', async () => {
+    const matcher = atCallSite(async () => ({
+      pass: false,
+      message: () => `Received: "the agent said ${KEY}"`,
+      actual: [{ name: 'call_api', args: { token: KEY } }],
+      expected: { name: 'call_api' },
+      meta: { kept: true },
+    }))
+    const result = (await matcher()) as { message: () => string; actual: unknown; meta: unknown; pass: boolean }
+    expect(result.pass).toBe(false)
+    expect(result.message()).toBe('Received: "the agent said [redacted]"')
+    expect(JSON.stringify(result.actual)).not.toContain(KEY)
+    expect(result.meta).toEqual({ kept: true })
+  })
+
+  test('a synchronous result and errors thrown or rejected', async () => {
+    const sync = atCallSite(() => ({ pass: false, message: () => `args ${KEY}` }))
+    expect((sync() as { message: () => string }).message()).toBe('args [redacted]')
+    const throws = atCallSite(() => {
+      throw new TypeError(`bad input ${KEY}`)
+    })
+    expect(() => throws()).toThrow('bad input [redacted]')
+    const rejects = atCallSite(async () => {
+      throw new Error(`judge quoted ${KEY}`)
+    })
+    const error = await caught(rejects())
+    expect(error.message).toBe('judge quoted [redacted]')
+    expect(error.stack).not.toContain(KEY)
+  })
+
+  test('the real matchers: a failing toCallTool does not print a secret from the tool arguments', async () => {
+    const trace = await loadTrace(GAIA_SUBAGENT)
+    // Stands for a token in a tool call's arguments: this trace's audio file id.
+    registerSecret('1f975693-876d-457b-a649-393859e79bf3')
+    let message = ''
+    try {
+      expect(trace).toCallTool('send_email')
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toContain('inspect_file_as_text {"file_path":"data/gaia/validation/[redacted].mp3"')
+    expect(message).not.toContain('1f975693-876d')
   })
 })
