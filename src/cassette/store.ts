@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
 import * as z from 'zod'
 import { JudgeUsageSchema } from '../judges/usage'
 import { CassetteError, CassetteFormatError, displayPath } from './errors'
@@ -240,19 +241,37 @@ export function parseCassette(text: string, file: string): CassetteFile {
       { file },
     )
   }
-  return migrate(parsed.data)
+  const migrated = migrate(parsed.data)
+  if (migrated.conflict !== undefined) {
+    throw new CassetteFormatError(
+      `cassette ${displayPath(file)} lists the key ${migrated.conflict.slice(0, 12)}… twice with different judge replies (a merge resolved by keeping both sides?) — keep the entry you mean and delete the other, or delete the file to re-record its verdicts`,
+      { file },
+    )
+  }
+  return migrated.cassette
 }
 
-/** Any version read into the in-memory form; the next write saves it in the current format. */
-function migrate(data: z.infer<CassetteSchemas['v1']> | z.infer<CassetteSchemas['v2']>): CassetteFile {
+/**
+ * Any version read into the in-memory form; the next write saves it in the current format. A key listed
+ * twice with the same reply (a hand-resolved merge conflict) keeps one copy; with different replies it is a
+ * conflict: replaying "the first" would decide the verdict by the order of the lines.
+ */
+function migrate(data: z.infer<CassetteSchemas['v1']> | z.infer<CassetteSchemas['v2']>): {
+  cassette: CassetteFile
+  conflict?: string
+} {
   const entries: Record<string, CassetteEntry> = {}
+  let conflict: string | undefined
   if (data.version === 1) {
     for (const [key, { latencyMs: _volatile, ...entry }] of Object.entries(data.entries)) entries[key] = entry
   } else {
-    // A key listed twice (a hand-resolved merge conflict) keeps its first entry.
-    for (const { key, ...entry } of data.entries) entries[key] ??= entry
+    for (const { key, ...entry } of data.entries) {
+      const first = entries[key]
+      if (first === undefined) entries[key] = entry
+      else if (conflict === undefined && !isDeepStrictEqual(first.output, entry.output)) conflict = key
+    }
   }
-  return { version: CASSETTE_VERSION, entries }
+  return { cassette: { version: CASSETTE_VERSION, entries }, ...(conflict !== undefined ? { conflict } : {}) }
 }
 
 /** A temp file older than this is abandoned whoever wrote it: a live write takes milliseconds (pid reuse, other hosts). */

@@ -153,6 +153,26 @@ describe('readCassette', () => {
     expect((await readCassette(file)).entries[KEY_A].test).toBe('a')
   })
 
+  it('refuses a key listed twice with different judge replies: which one replays must not depend on line order', async () => {
+    const file = join(tempDir(), 'conflict.json')
+    const once = serializeCassette({ version: 2, entries: { [KEY_A]: labelled('a', 'toBeCorrect', 'correctness') } })
+    const [first] = (JSON.parse(once) as { entries: Array<{ output: Record<string, unknown> }> }).entries
+    const other = { ...first, output: { ...first.output, score: 5, reasoning: 'the other side of the merge' } }
+    for (const order of [
+      [first, other],
+      [other, first],
+    ]) {
+      writeFileSync(file, JSON.stringify({ version: 2, entries: order }))
+      const err = await formatError(readCassette(file))
+      expect(err.file).toBe(file)
+      expect(err.message).toMatch(
+        new RegExp(
+          `lists the key ${KEY_A.slice(0, 12)}… twice with different judge replies .* keep the entry you mean and delete the other`,
+        ),
+      )
+    }
+  })
+
   it('names the file and says to delete or fix it when the JSON is corrupt', async () => {
     const file = join(tempDir(), 'corrupt.json')
     writeFileSync(file, '{"version":1,"entries":{')
