@@ -92,10 +92,20 @@ export function toHaveNoFailingSpans(
     const full = await diagnose(trace, { ...rest, judge, agent: false })
     const diagnosis = metrics ? restrictToMetrics(trace, full, metrics) : full
     const outcome = diagnosis.verdict.outcome
-    const unjudgeableFails = outcome === 'unjudgeable' && allowUnjudgeable !== true
+    const verdicts = verdictsOfDiagnosis(diagnosis)
+    // A judge was asked for, yet no span was judged and the detectors found nothing: the selection matched
+    // nothing (a typo in `select`, a trace without llm or tool spans). That is no evidence, so no pass, nor a
+    // "not" — unless the metrics asked for are the detectors alone.
+    const judgedMetricsAsked = !metrics || metrics.some((m) => m !== 'detectors')
+    const nothingJudged =
+      diagnosis.mode === 'judge' &&
+      judgedMetricsAsked &&
+      outcome !== 'fail' &&
+      !verdicts.some((v) => v.level === 'span' && v.judge !== undefined)
+    const unjudgeableFails = (outcome === 'unjudgeable' && allowUnjudgeable !== true) || nothingJudged
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeableFails ? this.isNot === true : outcome !== 'fail'
-    attachVerdicts(this, verdictsOfDiagnosis(diagnosis), [reportTraceOf(diagnosis)], {
+    attachVerdicts(this, verdicts, [reportTraceOf(diagnosis)], {
       matcher: NAME,
       passed: !unjudgeableFails && pass !== (this.isNot === true),
     })
@@ -103,6 +113,7 @@ export function toHaveNoFailingSpans(
       failureMessage(trace, diagnosis, {
         isNot: this.isNot === true,
         args,
+        nothingJudged,
         unjudgeableFails,
         allowUnjudgeable: allowUnjudgeable === true,
         metrics,
@@ -119,6 +130,7 @@ function failureMessage(
   opts: {
     isNot: boolean
     args: string
+    nothingJudged: boolean
     unjudgeableFails: boolean
     allowUnjudgeable: boolean
     metrics?: string[]
@@ -135,6 +147,14 @@ function failureMessage(
   const propagated = d.failingLeaves.filter((l) => l.propagates)
   const contained = d.failingLeaves.filter((l) => !l.propagates)
 
+  if (opts.nothingJudged) {
+    const kinds = [...new Set(trace.spans.map((s) => s.kind))].sort().join(', ')
+    lines.push(
+      `Nothing judged: the selection matched no span to judge among the trace's ${trace.size} ${trace.size === 1 ? 'span' : 'spans'} (kinds: ${kinds || 'none'}), and the detectors found nothing — so this fails${opts.isNot ? ' under .not too' : ''}.`,
+      'Widen `select` (by default the llm and tool spans are judged), or pass { judge: false } to check the trace with the deterministic detectors alone.',
+    )
+    return lines.join('\n')
+  }
   if (opts.unjudgeableFails) {
     lines.push(
       `Unjudgeable: the trace has no verdict for every span it wanted one for, so this fails${opts.isNot ? ' under .not too' : ''} — pass { allowUnjudgeable: true } to accept that.`,

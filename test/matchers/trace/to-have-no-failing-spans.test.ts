@@ -169,6 +169,34 @@ describe('toHaveNoFailingSpans on a real TRAIL trace', () => {
     expect(h.fake.calls[0].usage!.prompt_tokens).toBeLessThanOrEqual(4_000)
   })
 
+  test('a selection that matches nothing is no pass, nor a .not — even with a judge that would fail everything', async ({
+    task,
+  }) => {
+    h.fake.setFaults([{ type: 'server-error', status: 500 }])
+    const trace = await loadTrace(GAIA_CLEAN)
+    const select = { name: 'no-such-span' }
+    for (const assertion of [
+      expect(trace).toHaveNoFailingSpans({ judge: h.judge, select, policy: RATE_LIMITS_ONLY }),
+      expect(trace).not.toHaveNoFailingSpans({ judge: h.judge, select, policy: RATE_LIMITS_ONLY }),
+    ]) {
+      const error = await rejectionOf(assertion)
+      expect(error.message).toMatch(
+        /Nothing judged: the selection matched no span to judge among the trace's \d+ spans \(kinds: /,
+      )
+      expect(error.message).toContain('Widen `select`')
+    }
+    expect(h.fake.calls).toHaveLength(0)
+    expect(metaOf(task).assertions?.map((a) => a.passed)).toEqual([false, false])
+    // The detectors alone, asked for as such, are not a judgement that needs a span.
+    await expect(trace).toHaveNoFailingSpans({
+      judge: h.judge,
+      select,
+      metrics: ['detectors'],
+      policy: RATE_LIMITS_ONLY,
+    })
+    h.fake.setFaults([])
+  })
+
   test('metrics: only the listed span verdicts can fail a span (the same judge calls either way)', async ({ task }) => {
     h.fake.setRules([
       {
