@@ -90,9 +90,39 @@ const CONFUSABLES: Readonly<Record<string, string>> = {
   υ: 'u',
   χ: 'x',
   ϲ: 'c',
+  // Armenian
+  օ: 'o',
+  ս: 'u',
+  հ: 'h',
+  ո: 'n',
+  զ: 'q',
+  ց: 'g',
+  // Latin small capitals (NFKD leaves them as they are)
+  ᴀ: 'a',
+  ᴄ: 'c',
+  ᴅ: 'd',
+  ᴇ: 'e',
+  ɪ: 'i',
+  ᴊ: 'j',
+  ᴋ: 'k',
+  ʟ: 'l',
+  ᴍ: 'm',
+  ɴ: 'n',
+  ᴏ: 'o',
+  ᴘ: 'p',
+  ʀ: 'r',
+  ꜱ: 's',
+  ᴛ: 't',
+  ᴜ: 'u',
+  ᴠ: 'v',
+  ᴡ: 'w',
+  ʏ: 'y',
+  ᴢ: 'z',
 }
-// Invisible characters (zero-width, joiners, BOM, soft hyphen …) a tokenizer may drop: never a boundary.
-const INVISIBLE = /^\p{Cf}$/u
+// Invisible characters a reader or tokenizer may drop, never a boundary: format characters (zero-width, joiners,
+// BOM, soft hyphen …), every default-ignorable code point (variation selectors, the combining grapheme joiner,
+// Hangul fillers), control characters, and combining marks (a decomposed accent: `e` + U+0301 reads as `é`).
+const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}\p{Mn}\p{Me}]$/u
 const SPACE = /^\s$/u
 // How far a tag-like sequence may be spread by spaces and invisible characters before we stop looking
 // (bounded, so hostile text cannot make escaping quadratic).
@@ -108,7 +138,8 @@ function fold(ch: string): string {
 function skipBlank(text: string, i: number, end: number): number {
   while (i < end) {
     const c = text.charCodeAt(i)
-    if (c === 32 || (c >= 9 && c <= 13)) {
+    // Spaces, and the ASCII control characters (NUL, BEL …): none of them ends a tag for a reader.
+    if (c <= 32 || c === 127) {
       i++
       continue
     }
@@ -136,11 +167,15 @@ function isTagRest(text: string, from: number): boolean {
       // ASCII, the common case: no normalization needed.
       if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95) name += text[i]
       else if (c >= 65 && c <= 90) name += String.fromCharCode(c + 32)
-      else break
+      else if ((c < 32 && (c < 9 || c > 13)) || c === 127) {
+        // A control character inside the name is invisible too; a space or line break ends it.
+      } else break
       i++
       continue
     }
     const ch = String.fromCodePoint(text.codePointAt(i)!)
+    // A line or paragraph separator ends the name (NEL is a control character, but a break to a reader).
+    if (ch === '\u0085' || SPACE.test(ch)) break
     i += ch.length
     if (INVISIBLE.test(ch)) continue
     const folded = fold(ch)
