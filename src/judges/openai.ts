@@ -5,14 +5,14 @@ import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions'
-import { JudgeConfigError, JudgeOutputError } from './errors'
+import { JudgeConfigError, JudgeOutputError, type JudgeErrorContext } from './errors'
 import { replyJsonSchema, strictJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { judgeErrorFromWire, type RemoteClientOptions } from './remote-call'
 import { attemptPermit, remoteJudgeCaller } from './run-limit'
 import { presentKey, redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
-import type { ContentPart, JudgeRequest } from './types'
+import type { ContentPart, JudgeRequest, JudgeUsage } from './types'
 
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   model: string
@@ -142,52 +142,51 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
             inputTokens: completion.usage?.prompt_tokens ?? 0,
             outputTokens: completion.usage?.completion_tokens ?? 0,
           }
-          const choice = completion.choices?.[0]
-          const text = choice?.message?.content ?? ''
+          const choices = completion.choices ?? []
           const who = `${provider}:${model}`
-          if (!choice)
+          if (choices.length === 0 || !choices[0])
             throw new JudgeOutputError(`${who} returned no choices for ${request.metric}`, {
               ...ctx,
               raw: JSON.stringify(completion),
               usage,
             })
-          if (choice.message?.refusal) {
-            throw new JudgeOutputError(`${who} refused to judge ${request.metric}: ${choice.message.refusal}`, {
-              ...ctx,
-              raw: choice.message.refusal,
-              usage,
-              retryable: false,
-            })
-          }
-          if (choice.finish_reason === 'length') {
-            throw new JudgeOutputError(
-              `${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`,
-              { ...ctx, raw: text, usage, retryable: false },
-            )
-          }
-          if (choice.finish_reason === 'content_filter') {
-            throw new JudgeOutputError(`${who} reply for ${request.metric} was blocked by the content filter`, {
-              ...ctx,
-              raw: text,
-              usage,
-              retryable: false,
-            })
-          }
-          const parse = { ...ctx, metric: request.metric, usage }
-          const output = parseJudgeText(text, request.schema, parse)
-          // One choice is asked for; a server that sends more gets them all checked, never "the first one".
-          if (completion.choices.length > 1) {
-            const texts = completion.choices.map((c) => c?.message?.content ?? '')
-            return {
-              output: agreedVerdict(
-                texts.map((t) => parseJudgeText(t, request.schema, parse)),
-                request.schema,
-                { ...parse, raw: texts.join('\n') },
-              ),
-              usage,
+          // One choice is asked for; a server that sends more gets every one checked, never "the first one".
+          for (const choice of choices) {
+            const text = typeof choice?.message?.content === 'string' ? choice.message.content : ''
+            if (choice?.message?.refusal) {
+              throw new JudgeOutputError(`${who} refused to judge ${request.metric}: ${choice.message.refusal}`, {
+                ...ctx,
+                raw: choice.message.refusal,
+                usage,
+                retryable: false,
+              })
+            }
+            if (choice?.finish_reason === 'length') {
+              throw new JudgeOutputError(
+                `${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`,
+                { ...ctx, raw: text, usage, retryable: false },
+              )
+            }
+            if (choice?.finish_reason === 'content_filter') {
+              throw new JudgeOutputError(`${who} reply for ${request.metric} was blocked by the content filter`, {
+                ...ctx,
+                raw: text,
+                usage,
+                retryable: false,
+              })
             }
           }
-          return { output, usage }
+          const parse = { ...ctx, metric: request.metric, usage }
+          const texts = choices.map((c) => replyText(c?.message, who, request.metric, { ...ctx, usage }))
+          if (texts.length === 1) return { output: parseJudgeText(texts[0], request.schema, parse), usage }
+          return {
+            output: agreedVerdict(
+              texts.map((t) => parseJudgeText(t, request.schema, parse)),
+              request.schema,
+              { ...parse, raw: texts.join('\n') },
+            ),
+            usage,
+          }
         } catch (err) {
           if (adjustments < 2 && adapt(err, body, features, Boolean(baseURL))) continue
           throw err
@@ -267,4 +266,38 @@ function toOpenAIPart(part: ContentPart): ChatCompletionContentPart {
   if (part.type === 'text') return { type: 'text', text: part.text }
   const base64 = Buffer.from(part.bytes).toString('base64')
   return { type: 'image_url', image_url: { url: `data:image/${part.format};base64,${base64}` } }
+}
+
+/**
+ * A choice's reply as text: the string content, or the text parts of a content array (some OpenAI-compatible
+ * servers send `[{ type: 'text', text }]`). Tool calls instead of a reply, or content of another type, are no
+ * verdict, said as such.
+ */
+function replyText(
+  message: { content?: unknown; tool_calls?: unknown } | undefined,
+  who: string,
+  metric: string,
+  ctx: JudgeErrorContext & { usage?: JudgeUsage },
+): string {
+  const content = message?.content
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) {
+    const parts = content as Array<{ type?: unknown; text?: unknown }>
+    if (parts.every((p) => p && typeof p === 'object' && p.type === 'text' && typeof p.text === 'string'))
+      return parts.map((p) => p.text as string).join('')
+  }
+  if (
+    (content === null || content === undefined) &&
+    Array.isArray(message?.tool_calls) &&
+    message.tool_calls.length > 0
+  )
+    throw new JudgeOutputError(`${who} called a tool instead of replying with a verdict for ${metric}`, {
+      ...ctx,
+      raw: JSON.stringify(message.tool_calls),
+    })
+  if (content === null || content === undefined) return ''
+  throw new JudgeOutputError(
+    `${who} replied with message content of type ${Array.isArray(content) ? 'array (not only text parts)' : typeof content} for ${metric}; a verdict is text`,
+    { ...ctx, raw: JSON.stringify(content) },
+  )
 }

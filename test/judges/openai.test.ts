@@ -228,6 +228,59 @@ describe('openaiJudge with an OpenAI-compatible server (baseURL)', () => {
     expect(bodies).toHaveLength(2)
   })
 
+  describe('reply shapes some compatible servers send', () => {
+    const withMessage =
+      (message: Record<string, unknown>, extra: Array<Record<string, unknown>> = []) =>
+      () => {
+        const body = completion('') as { choices: Array<Record<string, unknown>> }
+        body.choices = [{ ...body.choices[0], message: { role: 'assistant', refusal: null, ...message } }, ...extra]
+        return HttpResponse.json(body)
+      }
+    const judge = () => openaiJudge({ model: 'm', baseURL: API, retry: recordingSleep() })
+
+    it('content as an array of text parts is the reply they join to', async () => {
+      replies = [
+        withMessage({
+          content: [
+            { type: 'text', text: verdict.slice(0, 20) },
+            { type: 'text', text: verdict.slice(20) },
+          ],
+        }),
+      ]
+      expect((await judge().evaluate(likertRequest())).output).toMatchObject({ score: 4 })
+    })
+
+    it('content of another type, or tool calls instead of a reply, is no verdict, said as such', async () => {
+      replies = [withMessage({ content: { verdict: 'pass' } }), withMessage({ content: { verdict: 'pass' } })]
+      await expect(judge().evaluate(likertRequest())).rejects.toThrow(
+        /replied with message content of type object .*a verdict is text/,
+      )
+      const call = { id: 'c1', type: 'function', function: { name: 'verdict', arguments: verdict } }
+      replies = [withMessage({ content: null, tool_calls: [call] }), withMessage({ content: null, tool_calls: [call] })]
+      await expect(judge().evaluate(likertRequest())).rejects.toThrow(
+        /called a tool instead of replying with a verdict/,
+      )
+    })
+
+    it('a second choice that was refused or cut off makes the reply no verdict, though its text agrees', async () => {
+      const second = (over: Record<string, unknown>) => ({
+        index: 1,
+        message: { role: 'assistant', content: verdict, refusal: null },
+        finish_reason: 'stop',
+        logprobs: null,
+        ...over,
+      })
+      replies = [
+        withMessage({ content: verdict }, [
+          second({ message: { role: 'assistant', content: verdict, refusal: 'no' } }),
+        ]),
+      ]
+      await expect(judge().evaluate(likertRequest())).rejects.toThrow(/refused to judge/)
+      replies = [withMessage({ content: verdict }, [second({ finish_reason: 'length' })])]
+      await expect(judge().evaluate(likertRequest())).rejects.toThrow(/cut off at the token limit/)
+    })
+  })
+
   it('falls back to json_object with the schema in the prompt when json_schema is rejected', async () => {
     replies = [
       () =>
