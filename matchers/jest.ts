@@ -1,6 +1,6 @@
 // `agent-verdict/jest` — a Jest `setupFilesAfterEnv` entry: registers the matchers, writes each
 // test's verdicts to the worker's verdict log, guards against un-awaited matchers, adds the types.
-import { afterAll, afterEach, expect } from '@jest/globals'
+import { afterAll, afterEach, beforeEach, expect } from '@jest/globals'
 import { matchers } from './index'
 import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from './jest-state'
 import { notAwaitedMessage } from './messages'
@@ -18,10 +18,18 @@ const state = () => expect.getState() as JestState
 expect.extend(matchers)
 // Workers learn the run-wide judge limit's address from AGENT_VERDICT_COORDINATOR (set by agent-verdict/global-setup).
 useCoordinator(undefined)
+// Jest runs beforeEach again for each retry (`jest.retryTimes`): the count is the test's attempt.
+const attempts = new Map<string, number>()
 configureRuntime({
   runner: 'jest',
   isUpdate: () => state().snapshotState?._updateSnapshot === 'all',
   testTimeLimit: () => jestTimeLimit(),
+  attemptOf: (ctx) => String(attempts.get(testNameOf(ctx) ?? '') ?? 0),
+})
+
+beforeEach(() => {
+  const name = testNameOf(state()) ?? ''
+  attempts.set(name, (attempts.get(name) ?? -1) + 1)
 })
 
 afterEach(async () => {

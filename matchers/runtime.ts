@@ -17,6 +17,11 @@ export interface RunnerHooks {
   currentTask?(): TaskLike | undefined
   /** The running test's start and timeout, so judge calls end before it (decision 0017). */
   testTimeLimit?(ctx: MatcherContext): TestTimeLimit | undefined
+  /**
+   * Which run of the test this is (a retry, a repeat), e.g. `'1.0'`: identical judge calls are numbered per
+   * test and per attempt, so a retried test replays the entries its first attempt recorded.
+   */
+  attemptOf?(ctx: MatcherContext): string | undefined
 }
 
 let hooks: RunnerHooks | undefined

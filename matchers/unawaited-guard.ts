@@ -2,7 +2,7 @@
 // a test that forgot to `await` one (decision 0007) instead of losing its verdict or crashing the worker.
 import { runInCassetteScope } from '../src/cassette/scope'
 import type { MatcherContext, MatcherResult } from './context'
-import { testKeyOf, testNameOf } from './runtime'
+import { runnerHooks, testKeyOf, testNameOf } from './runtime'
 
 interface TrackedCall {
   name: string
@@ -54,7 +54,10 @@ export function track<T extends MatcherResult>(ctx: MatcherContext, name: string
     try {
       let result: T
       try {
-        result = await runInCassetteScope({ test: testNameOf(ctx), matcher: ctx.isNot ? `not.${name}` : name }, start)
+        result = await runInCassetteScope(
+          { test: testNameOf(ctx), attempt: runnerHooks()?.attemptOf?.(ctx), matcher: ctx.isNot ? `not.${name}` : name },
+          start,
+        )
       } catch (error: unknown) {
         if (!call.abandoned) throw error
         call.failure = error instanceof Error ? error.message : String(error)

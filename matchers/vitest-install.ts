@@ -67,6 +67,11 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
     currentTask: () => TestRunner.getCurrentTest(),
     testTimeLimit: (ctx) =>
       vitestTimeLimit((running.getStore() ?? ctx.task ?? TestRunner.getCurrentTest()) as TimedTaskLike | undefined),
+    // Vitest counts a test's retries and repeats on its result, set before each attempt runs.
+    attemptOf: (ctx) => {
+      const task = (running.getStore() ?? ctx.task) as { result?: { retryCount?: number; repeatCount?: number } } | undefined
+      return `${task?.result?.retryCount ?? 0}.${task?.result?.repeatCount ?? 0}`
+    },
   })
 
   // With `agent-verdict/vitest-plugin`, an eval file's tests run concurrently (as with `sequence.concurrent`,

@@ -172,12 +172,14 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
     async evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> {
       if (mode === 'live') return judge.evaluate(request, signal)
       const base = cassetteKey(judge, request)
-      // Numbered synchronously, before any await, so concurrent samples get distinct entries.
-      const occurrence = occurrences.get(base) ?? 0
-      occurrences.set(base, occurrence + 1)
+      const scope = currentCassetteScope()
+      // Identical requests are numbered within their test and its attempt, synchronously, before any await (so
+      // concurrent samples get distinct entries): which test asks first, or a retry, never changes a test's keys.
+      const counter = `${scope?.test ?? ''}\u0000${scope?.attempt ?? ''}\u0000${base}`
+      const occurrence = occurrences.get(counter) ?? 0
+      occurrences.set(counter, occurrence + 1)
       const key = occurrence === 0 ? base : cassetteKey(judge, request, occurrence)
       usedKeys.add(key)
-      const scope = currentCassetteScope()
       const miss = (reason: 'missing' | 'stale', detail?: string) =>
         new CassetteMissError({
           metric: request.metric,

@@ -16,6 +16,8 @@ export interface RecordedCall {
 export interface CassetteScope {
   /** Full test name (`describe › test`). */
   test?: string
+  /** Which run of the test (a retry or repeat): identical calls are numbered per test and attempt. */
+  attempt?: string
   matcher?: string
   /** Entries recorded by this matcher call so far. */
   readonly recorded: RecordedCall[]
@@ -30,7 +32,7 @@ const storage = new AsyncLocalStorage<CassetteScope>()
  * @example
  * return runInCassetteScope({ test: 'refund › is correct', matcher: 'toBeCorrect' }, () => evaluate())
  */
-export function runInCassetteScope<T>(labels: { test?: string; matcher?: string }, fn: () => T): T {
+export function runInCassetteScope<T>(labels: { test?: string; attempt?: string; matcher?: string }, fn: () => T): T {
   return storage.run({ ...labels, recorded: [] }, fn)
 }
 

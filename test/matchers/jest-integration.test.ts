@@ -83,6 +83,18 @@ test('jest: verdicts are recorded beside the test file and replayed with 0 judge
   expect(fake.stats.requests).toBe(0)
 })
 
+test('jest: a retried test (jest.retryTimes) replays the entries its first attempt recorded, in CI too', async () => {
+  const dir = makeJestProject('jest-retry')
+  dirs.push(dir)
+  addJestFixture(dir, 'retry.fixture.ts')
+  fake.reset()
+  const first = await runJest(dir, judgeEnv())
+  expect(first.tests.map((t) => t.status)).toEqual(['passed'])
+  expect(fake.calls).toHaveLength(2) // the retry replayed both
+  const second = await runJest(dir, { AGENT_VERDICT_JUDGE: 'openai-compatible:http://127.0.0.1:9/v1#fake-judge', CI: 'true' })
+  expect(second.tests.map((t) => t.status)).toEqual(['passed'])
+})
+
 test('jest without the log variable writes no log and still judges', async () => {
   const dir = makeJestProject('jest-nolog')
   dirs.push(dir)

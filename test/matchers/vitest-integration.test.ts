@@ -75,6 +75,32 @@ test('concurrent tests with the context expect each get exactly their own verdic
   }
 })
 
+test('a retried test and tests asking the same thing replay what they recorded: CI passes with the judge gone', async () => {
+  const dir = project('attempts')
+  addFixture(dir, 'attempts.fixture.ts')
+  fake.reset()
+  const recorded = await runVitest(dir, { ...judgeEnv(), AGENT_VERDICT_MODE: 'auto' })
+  expect(recorded.tests.map((t) => [t.title, t.status])).toEqual([
+    ['retried after a flaky step', 'passed'],
+    ['first', 'passed'],
+    ['second', 'passed'],
+    ['third', 'passed'],
+  ])
+  // The retry's two calls replay the first attempt's two entries (numbered per attempt): no third call.
+  const file = join(dir, '__verdicts__', 'attempts.test.ts.json')
+  expect(Object.keys(parseCassette(readFileSync(file, 'utf8'), file).entries)).toHaveLength(3)
+  for (let i = 0; i < 3; i++) {
+    const replay = await runVitest(dir, {
+      AGENT_VERDICT_JUDGE: 'openai-compatible:http://127.0.0.1:9/v1#fake-judge',
+      CI: 'true',
+    })
+    expect(
+      replay.tests.map((t) => t.status),
+      replay.stderr,
+    ).toEqual(['passed', 'passed', 'passed', 'passed'])
+  }
+})
+
 // Steps of one scenario (record, replay, CI miss, -u), in this order even when CI shuffles the suite.
 describe('cassette per test file', { shuffle: false }, () => {
   let dir: string
