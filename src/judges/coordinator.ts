@@ -147,6 +147,10 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
   const server: Server = createServer((socket) => {
     sockets.add(socket)
     socket.setNoDelay(true)
+    // Serving never keeps the process alive (the listening socket is unref'd too): a worker's end holds it open
+    // while it waits. Under Jest, whose global setup has no teardown, a run in one process (one test file runs
+    // in band) would otherwise never exit: this end of its own connection stayed referenced.
+    socket.unref()
     const held = new Map<number, LimiterRelease>()
     const queued = new Map<number, AbortController>()
     const calls = new Map<number, AbortController>()

@@ -84,4 +84,19 @@ describe('one judge limit for the whole run (4 workers)', () => {
     // Said once for the run, not once per worker.
     expect(result.output.match(/no run coordinator/g)).toHaveLength(1)
   }, 180_000)
+
+  it('Jest with the global setup and one test file (run in band, no workers) ends when its tests do', async () => {
+    const project = makeProject('run-limit', packageDir, ['jest', '@swc/jest'])
+    cleanup.push(project)
+    for (const n of [2, 3, 4]) rmSync(join(project, `worker${n}.test.ts`))
+    fake.reset()
+    fake.setFaults([])
+    const started = Date.now()
+    // Jest's global setup has no teardown: the coordinator's end of the run's own connection kept Jest open forever.
+    const result = await run(project, [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'], env())
+    expect(result.code, result.output).toBe(0)
+    expect(result.output).not.toMatch(/did not exit/)
+    expect(fake.stats.byStatus['200']).toBeGreaterThan(0)
+    expect(Date.now() - started).toBeLessThan(50_000)
+  }, 60_000)
 })
