@@ -65,5 +65,7 @@ function parseArgs(text: string): unknown {
 /** True when `call` is the tool `name`: its tool name or its span name equals it (or matches the RegExp). */
 export function isTool(call: FoundToolCall, name: string | RegExp): boolean {
   const names = [call.name, call.span.name]
-  return names.some((n) => (typeof name === 'string' ? n === name : name.test(n)))
+  // A RegExp with the g or y flag keeps lastIndex between test() calls: a reused one would skip matches.
+  const pattern = typeof name === 'string' ? undefined : new RegExp(name.source, name.flags.replace(/[gy]/g, ''))
+  return names.some((n) => (pattern === undefined ? n === name : pattern.test(n)))
 }

@@ -142,11 +142,30 @@ export async function* eachTrace(globsOrPaths: string | readonly string[]): Asyn
  * const files = (await expandTracePattern('examples/traces')).sort()
  */
 export async function expandTracePattern(pattern: string): Promise<string[]> {
-  if (fg.isDynamicPattern(pattern)) return fg(pattern, { onlyFiles: true, ignore: ['**/node_modules/**'] })
+  if (fg.isDynamicPattern(pattern)) return walk(pattern)
   const info = await stat(pattern).catch(() => undefined)
   if (!info) return []
   // A FIFO or device named on its own is returned too: loading refuses it with a message that says what it is.
   if (!info.isDirectory()) return [pattern]
   const base = fg.convertPathToPattern(pattern.replace(/[\\/]+$/, '') || '/')
-  return fg(`${base}/**/*.{json,jsonl}`, { onlyFiles: true, ignore: ['**/node_modules/**'] })
+  return walk(`${base}/**/*.{json,jsonl}`)
+}
+
+/**
+ * A glob's files. Symbolic links to directories are not walked into (a loop such as `d/up -> ..` made the walk
+ * count one file dozens of times, or never end); a link to a file is kept, as the file it points to.
+ */
+async function walk(pattern: string): Promise<string[]> {
+  const found = await fg(pattern, {
+    onlyFiles: false,
+    followSymbolicLinks: false,
+    objectMode: true,
+    ignore: ['**/node_modules/**'],
+  })
+  const files: string[] = []
+  for (const entry of found) {
+    if (entry.dirent.isFile()) files.push(entry.path)
+    else if (entry.dirent.isSymbolicLink() && (await stat(entry.path).catch(() => undefined))?.isFile()) files.push(entry.path)
+  }
+  return files
 }

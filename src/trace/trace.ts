@@ -163,7 +163,7 @@ export class Trace {
       if (kinds && !kinds.includes(s.kind)) return false
       if (
         query.name !== undefined &&
-        !(typeof query.name === 'string' ? s.name === query.name : query.name.test(s.name))
+        !(typeof query.name === 'string' ? s.name === query.name : matchesOnce(query.name, s.name))
       )
         return false
       if (attr) {
@@ -223,4 +223,12 @@ function cycleError(nodes: Map<string, TraceNode>): TraceFormatError {
     `parent ids form a cycle: ${names}; a span cannot be its own ancestor — check how the exporter sets parent span ids`,
     { spanIds: cycle.map((s) => s.id) },
   )
+}
+
+/** `pattern.test(text)` as if the pattern were fresh: the g and y flags' `lastIndex` would skip matches of a reused RegExp. */
+function matchesOnce(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0
+  const hit = pattern.test(text)
+  pattern.lastIndex = 0
+  return hit
 }

@@ -16,6 +16,17 @@ describe('toCallTool on a TRAIL trace', () => {
     expect(trace).toCallTool('web_search', { times: 0 })
   })
 
+  test('a RegExp with the g flag, reused, matches every time (its lastIndex made the second use miss)', async () => {
+    const trace = await loadTrace(GAIA_SUBAGENT)
+    const tool = /inspect_file/g
+    expect(trace).toCallTool(tool)
+    expect(trace).toCallTool(tool)
+    expect(() => expect(trace).not.toCallTool(tool)).toThrow(/inspect_file_as_text/)
+    const sticky = /TextInspector/g
+    expect(trace.find({ name: sticky }).length).toBeGreaterThan(0)
+    expect(trace.find({ name: sticky }).length).toBeGreaterThan(0)
+  })
+
   test('fail: the message says what was expected and lists every call made, marking matches', async () => {
     const trace = await loadTrace(GAIA_SUBAGENT)
     const error = thrownBy(() =>
