@@ -165,7 +165,8 @@ async function walk(pattern: string): Promise<string[]> {
   const files: string[] = []
   for (const entry of found) {
     if (entry.dirent.isFile()) files.push(entry.path)
-    else if (entry.dirent.isSymbolicLink() && (await stat(entry.path).catch(() => undefined))?.isFile()) files.push(entry.path)
+    else if (entry.dirent.isSymbolicLink() && (await stat(entry.path).catch(() => undefined))?.isFile())
+      files.push(entry.path)
   }
   return files
 }

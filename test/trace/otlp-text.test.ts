@@ -134,6 +134,50 @@ describe('readOtlpText (span-by-span OTLP reading)', () => {
     expect(() => parseTraces(truncated, 'run.json')).toThrow(/not valid JSON.*truncated/)
   })
 
+  it('refuses two spellings of a span container, or one in the wrong case, rather than drop their spans unseen', () => {
+    const span = (id: string) => ({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: id,
+      name: `s${id}`,
+      startTimeUnixNano: '1',
+      endTimeUnixNano: '2',
+      status: { code: 2 },
+    })
+    const cases: Array<[unknown, RegExp]> = [
+      [
+        {
+          resourceSpans: [
+            {
+              scopeSpans: [{ spans: [span('00f067aa0ba902b7')] }],
+              instrumentationLibrarySpans: [{ spans: [span('00f067aa0ba902b8')] }],
+            },
+          ],
+        },
+        /at \$\.resourceSpans\[0\]: has both "scopeSpans" and "instrumentationLibrarySpans"/,
+      ],
+      [
+        {
+          resourceSpans: [{ scopeSpans: [{ spans: [span('00f067aa0ba902b7')] }] }],
+          resource_spans: [{ scopeSpans: [{ spans: [span('00f067aa0ba902b8')] }] }],
+        },
+        /has both "resourceSpans" and "resource_spans"/,
+      ],
+      [
+        {
+          resourceSpans: [
+            { scopeSpans: [{ spans: [span('00f067aa0ba902b7')] }] },
+            { ScopeSpans: [{ spans: [span('00f067aa0ba902b8')] }] },
+          ],
+        },
+        /at \$\.resourceSpans\[1\]\.ScopeSpans: has "ScopeSpans", which is not an OTLP key/,
+      ],
+    ]
+    for (const [doc, why] of cases) {
+      expect(() => parseTraces(JSON.stringify(doc), 'x.json')).toThrow(why)
+      expect(() => tracesFromValue(doc, 'x.json')).toThrow(TraceFormatError)
+    }
+  })
+
   it('names the span path of a parent-id cycle found after a streamed read', () => {
     const a = span(1, { parentSpanId: '0000000000000002' })
     const b = span(2, { parentSpanId: '0000000000000001' })

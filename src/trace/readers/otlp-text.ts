@@ -12,6 +12,9 @@ const CLOSE_BRACE = 125
 const OPEN_BRACKET = 91
 const CLOSE_BRACKET = 93
 
+/** The container keys in lower case: a key that matches one only without case is handed to the whole-document reader. */
+const ODD_CASE: ReadonlySet<string> = new Set([...RESOURCE_SPANS, ...SCOPE_SPANS].map((k) => k.toLowerCase()))
+
 /** Spans of one `scopeSpans[s]` entry: their text ranges sit at `ranges[2 * from …  2 * to)`. */
 interface ScopeGroup {
   r: number
@@ -168,7 +171,9 @@ function split(t: string): Split | undefined {
     if (t.charCodeAt(at) !== OPEN_BRACE) return -1
     let ssSeen = false
     return members(t, at, (key, v) => {
-      if (!(SCOPE_SPANS as readonly string[]).includes(key)) return skipChecked(t, v)
+      // A key differing only in case (`ScopeSpans`): the whole-document reader says what is wrong with it.
+      if (!(SCOPE_SPANS as readonly string[]).includes(key))
+        return ODD_CASE.has(key.toLowerCase()) ? -1 : skipChecked(t, v)
       if (ssSeen) return -1
       ssSeen = true
       return elements(t, v, (s, e) => scope(r, key, s, e))
@@ -176,7 +181,8 @@ function split(t: string): Split | undefined {
   }
   let rsSeen = false
   i = members(t, i, (key, v) => {
-    if (!(RESOURCE_SPANS as readonly string[]).includes(key)) return skipChecked(t, v)
+    if (!(RESOURCE_SPANS as readonly string[]).includes(key))
+      return ODD_CASE.has(key.toLowerCase()) ? -1 : skipChecked(t, v)
     if (rsSeen) return -1
     rsSeen = true
     return elements(t, v, resource)

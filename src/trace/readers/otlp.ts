@@ -1,4 +1,4 @@
-import { expected } from '../errors'
+import { expected, TraceFormatError } from '../errors'
 import type { Span, SpanEvent } from '../span'
 import { unixNanoToNs } from '../time'
 import { newSpan, toStatus } from './common'
@@ -22,6 +22,32 @@ function pick(obj: Json, keys: readonly string[]): [string, unknown] {
   return [keys[0], undefined]
 }
 
+/**
+ * {@link pick}, refusing what would drop spans unseen: two spellings of the key in one object (only one would be
+ * read), or a key that differs from one of them only in case (`ScopeSpans`, which would not be read at all).
+ */
+function pickOnly(obj: Json, keys: readonly string[], path: string, file: string | undefined): [string, unknown] {
+  const present = keys.filter((k) => obj[k] !== undefined)
+  if (present.length > 1)
+    throw new TraceFormatError(
+      `has both ${present.map((k) => `"${k}"`).join(' and ')}; an OTLP export uses one of them, and reading one would drop the other's spans — merge them into "${keys[0]}"`,
+      { file, jsonPath: path },
+    )
+  if (present.length === 0) {
+    const lower = new Set(keys.map((k) => k.toLowerCase()))
+    const odd = Object.keys(obj).find((k) => lower.has(k.toLowerCase()))
+    if (odd !== undefined)
+      throw new TraceFormatError(
+        `has "${odd}", which is not an OTLP key (keys are case-sensitive: "${keys[0]}"); its spans would not be read`,
+        {
+          file,
+          jsonPath: `${path}.${odd}`,
+        },
+      )
+  }
+  return pick(obj, keys)
+}
+
 /** True for an OTLP JSON `ExportTraceServiceRequest` (`{resourceSpans: [...]}`). */
 export function isOtlpRequest(doc: unknown): doc is Json {
   return isObject(doc) && Array.isArray(pick(doc, RESOURCE_SPANS)[1])
@@ -37,13 +63,13 @@ export function isOtlpRequest(doc: unknown): doc is Json {
 export function readOtlp(doc: Json, ctx: ReadContext): Span[] {
   const file = ctx.source
   const out: Span[] = []
-  const [rsKey, resourceSpans] = pick(doc, RESOURCE_SPANS)
+  const [rsKey, resourceSpans] = pickOnly(doc, RESOURCE_SPANS, '$', file)
   if (!Array.isArray(resourceSpans)) throw expected('an array of resourceSpans', resourceSpans, `$.${rsKey}`, file)
   for (let r = 0; r < resourceSpans.length; r++) {
     const rs = resourceSpans[r]
     const rsPath = `$.${rsKey}[${r}]`
     if (!isObject(rs)) throw expected('a resourceSpans object', rs, rsPath, file)
-    const [ssKey, scopeSpans] = pick(rs, SCOPE_SPANS)
+    const [ssKey, scopeSpans] = pickOnly(rs, SCOPE_SPANS, rsPath, file)
     if (scopeSpans === undefined) continue
     if (!Array.isArray(scopeSpans)) throw expected('an array of scopeSpans', scopeSpans, `${rsPath}.${ssKey}`, file)
     for (let s = 0; s < scopeSpans.length; s++) {
