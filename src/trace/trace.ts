@@ -1,5 +1,6 @@
 import { TraceFormatError } from './errors'
 import type { Span, SpanKind } from './span'
+import { spanToJSON } from './span-json'
 
 /** Something a reader noticed and tolerated (orphans, duplicates, unparseable payloads …). */
 export interface TraceWarning {
@@ -46,7 +47,15 @@ export class Trace {
     // Index loops: for small traces this runs as baseline code, where for…of pays an iterator step per element.
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]
-      if (nodes.has(span.id)) {
+      const kept = nodes.get(span.id)
+      if (kept) {
+        // Two records of one span that differ (a failing copy after a clean one, another tool under the same
+        // id): keeping either would decide the diagnosis silently, so the trace is refused.
+        if (JSON.stringify(spanToJSON(kept.span)) !== JSON.stringify(spanToJSON(span)))
+          throw new TraceFormatError(
+            `span ${span.id} appears twice with different content (${kept.span.kind}:${kept.span.name}, then ${span.kind}:${span.name}${span.status !== kept.span.status ? `, status ${kept.span.status} then ${span.status}` : ''}); a trace holds one record per span — remove the extra copy from the export`,
+            { file: options.source, spanIds: [span.id] },
+          )
         this.warnings.push({
           code: 'duplicate-span',
           spanId: span.id,

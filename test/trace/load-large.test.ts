@@ -72,7 +72,10 @@ describe('trace files too large for one string', () => {
     const doc = JSON.parse(rec.otlpJson())
     const long = 'é✓ '.repeat(40_000) // ~200 KB of multi-byte text in one attribute
     doc.resourceSpans[0].scopeSpans[0].spans[0].attributes.push({ key: 'long', value: { stringValue: long } })
-    const jsonl = `${JSON.stringify(doc)}\n${rec.otlpJson()}\n`
+    // A second line of another run (the same run twice would hold each span twice, with different content).
+    const other = createRecorder({ seed: 61 })
+    agentRun(other.tracer)
+    const jsonl = `${JSON.stringify(doc)}\n${other.otlpJson()}\n`
     const path = write('chunks.jsonl', jsonl)
     const traces = await loadJsonlFile(path)
     expect(view(traces)).toEqual(view(parseTraces(jsonl, path)))

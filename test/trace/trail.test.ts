@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { TraceFormatError } from '../../src/trace/errors'
 import { loadTrace, loadTraces } from '../../src/trace/load'
+import { parseTraces } from '../../src/trace/parse'
 import {
   FIXTURE_DIR,
   HAS_TRAIL,
@@ -71,6 +73,25 @@ describe('TRAIL fixtures in the repo', () => {
     expect(dup).toHaveLength(1)
     expect(dup[0].spanId).toBe('b14646a5fcac02fd')
     expect(dup[0].message).toContain('b14646a5fcac02fd')
+  })
+
+  it('refuses a duplicate whose copies differ, in any field: keeping the first hid a failing second copy', async () => {
+    const text = readFileSync(join(FIXTURE_DIR, '72822db6e120878d916b515c2501246b.json'), 'utf8')
+    // The fixture's duplicate is two identical records (a warning, above). Make the second one differ.
+    const at = text.lastIndexOf('"span_id": "b14646a5fcac02fd"')
+    expect(at).toBeGreaterThan(text.indexOf('"span_id": "b14646a5fcac02fd"'))
+    const name = text.indexOf('"span_name": "LiteLLMModel.__call__"', at)
+    const changed = `${text.slice(0, name)}"span_name": "LiteLLMModel.__call__ (retry)"${text.slice(name + '"span_name": "LiteLLMModel.__call__"'.length)}`
+    const error = (() => {
+      try {
+        parseTraces(changed, 'dup.json')
+      } catch (e) {
+        return e as TraceFormatError
+      }
+      throw new Error('expected a TraceFormatError')
+    })()
+    expect(error).toBeInstanceOf(TraceFormatError)
+    expect(error.message).toMatch(/span b14646a5fcac02fd appears twice with different content .*remove the extra copy/)
   })
 
   it('loads the whole fixture directory sorted by path', async () => {
