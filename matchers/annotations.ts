@@ -4,6 +4,7 @@
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
 import { formatScoreVsMin } from '../src/verdict/score'
+import { terminalSafe } from '../src/verdict/safe-text'
 import { oneLineExcerpt } from '../src/verdict/text'
 import { annotationMode } from '../src/config/annotations'
 
@@ -31,7 +32,7 @@ const TYPE: Record<Verdict['outcome'], VerdictAnnotation['type']> = {
 
 function spanLabel(spanId: string, traces: readonly ReportTrace[] | undefined): string {
   const span = traces?.flatMap((t) => t.spans).find((s) => s.id === spanId)
-  return span ? `span ${span.kind}:${span.name} (id ${spanId})` : `span ${spanId}`
+  return terminalSafe(span ? `span ${span.kind}:${span.name} (id ${spanId})` : `span ${spanId}`)
 }
 
 /**
@@ -46,14 +47,14 @@ export function verdictAnnotation(verdict: Verdict, traces?: readonly ReportTrac
   if (verdict.outcome === 'unjudgeable') {
     return {
       type: 'warning',
-      message: `agent-verdict ${verdict.metric}${where}: unjudgeable — ${oneLineExcerpt(verdict.reason, MAX_REASON)}`,
+      message: `agent-verdict ${verdict.metric}${where}: unjudgeable — ${terminalSafe(oneLineExcerpt(verdict.reason, MAX_REASON))}`,
     }
   }
   // A binary verdict's outcome says it all (and some, like budget, keep a count in `raw`, not a score).
   const figures = verdict.scale === 'binary' ? '' : ` (${formatScoreVsMin(verdict)})`
   return {
     type: TYPE[verdict.outcome],
-    message: `agent-verdict ${verdict.metric}${where}: ${verdict.outcome}${figures}${category} — ${oneLineExcerpt(verdict.reason, MAX_REASON)}`,
+    message: `agent-verdict ${verdict.metric}${where}: ${verdict.outcome}${figures}${category} — ${terminalSafe(oneLineExcerpt(verdict.reason, MAX_REASON))}`,
   }
 }
 

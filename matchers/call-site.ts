@@ -2,6 +2,7 @@
 // no longer reach the test, so the call site, captured when the matcher is called, is appended. And what a
 // matcher hands the runner to print (its message, actual and expected, an error) is scrubbed of secrets.
 import { scrubDeep, scrubSecrets } from '../src/config/secrets'
+import { terminalSafe } from '../src/verdict/safe-text'
 
 const FRAMES = /\n {4}at /
 
@@ -40,13 +41,24 @@ export function withCallSite(error: unknown, callSiteStack: string | undefined):
  * @example
  * return scrubbedResult({ pass, message })
  */
+// In a whole message only the runner's own colours (SGR: ESC [ … m), line breaks and tabs are ours: any other escape
+// sequence, a carriage return, a C1 control or a bidi override came from judged text a field-level guard missed.
+// eslint-disable-next-line no-control-regex
+const NOT_OURS =
+  /\u001b(?!\[[0-9;]*m)|[\u0000-\u0008\u000b-\u001a\u001c-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
+/** A whole matcher message made unable to move the cursor or rewrite a line, its colours and lines kept. */
+export function terminalMessage(text: string): string {
+  return text.replace(NOT_OURS, terminalSafe)
+}
+
 export function scrubbedResult(result: unknown): unknown {
   if (!result || typeof result !== 'object') return result
   const r = result as { message?: unknown; actual?: unknown; expected?: unknown }
   const message = r.message
   return {
     ...r,
-    ...(typeof message === 'function' ? { message: () => scrubSecrets(String(message.call(r))) } : {}),
+    ...(typeof message === 'function' ? { message: () => terminalMessage(scrubSecrets(String(message.call(r)))) } : {}),
     ...('actual' in r ? { actual: scrubDeep(r.actual) } : {}),
     ...('expected' in r ? { expected: scrubDeep(r.expected) } : {}),
   }

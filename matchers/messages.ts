@@ -4,6 +4,7 @@ import { metricLabel } from '../src/diagnosis/format'
 import type { FailingLeaf } from '../src/diagnosis/types'
 import type { Trace } from '../src/trace/trace'
 import { formatScoreVsMin } from '../src/verdict/score'
+import { terminalSafe } from '../src/verdict/safe-text'
 import { oneLineExcerpt, shortSpanId } from '../src/verdict/text'
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherUtils } from './context'
@@ -30,8 +31,17 @@ export function excerpt(text: string, max = RECEIVED_EXCERPT): string {
 
 /** The received output, cut to a readable length on one line, printed by the runner when it can. */
 function printExcerpt(text: string, utils: MatcherUtils | undefined): string {
-  if (!utils) return excerpt(text)
-  return utils.printReceived(oneLineExcerpt(text, RECEIVED_EXCERPT))
+  if (!utils) return terminalSafe(excerpt(text))
+  return utils.printReceived(terminalSafe(oneLineExcerpt(text, RECEIVED_EXCERPT)))
+}
+
+/**
+ * Judged content (a reason, a span or tool name) as a message may print it: its lines kept, every control
+ * character in them shown as a visible stand-in, so it cannot move the cursor or overwrite a line (a reason
+ * ending in `\x1b[1A\x1b[2K\rRubric: pass` printed a pass over the failure).
+ */
+export function safeLines(text: string): string {
+  return text.split('\n').map(terminalSafe).join('\n')
 }
 
 /** Judge, prompt version and whether the verdict was replayed, for the last line of a message. */
@@ -53,13 +63,13 @@ export function verdictLines(verdict: Verdict, title: string, isNot = false, uti
   if (verdict.outcome === 'unjudgeable') {
     return [
       `${title}: unjudgeable — the judge gave no valid verdict, so this fails${isNot ? ' under .not too' : ''}`,
-      `Cause: ${verdict.reason}`,
+      `Cause: ${safeLines(verdict.reason)}`,
     ]
   }
   const expectation = isNot ? ' — expected it not to pass' : ''
   return [
     `${title}: ${verdict.outcome} (${formatScoreVsMin(verdict)})${expectation}`,
-    `Reason: ${verdict.reason}`,
+    `Reason: ${safeLines(verdict.reason)}`,
     ...(verdict.samples ? [`Samples: ${verdict.samples.join(', ')}`] : []),
     ...(verdict.subject !== undefined ? [`Received: ${printExcerpt(verdict.subject, utils)}`] : []),
     ...(judgeLine(verdict) ? [judgeLine(verdict)!] : []),
@@ -130,7 +140,9 @@ export function formatSpanPath(names: readonly string[]): string {
  * describeSpan(trace, span) // 'llm:LiteLLMModel.__call__ (id dc63c344…, path main › … › Step 1 › LiteLLMModel.__call__)'
  */
 export function describeSpan(trace: Trace, span: { id: string; kind: string; name: string }): string {
-  return `${span.kind}:${span.name} (id ${shortSpanId(span.id)}, path ${formatSpanPath(trace.path(span.id))})`
+  return terminalSafe(
+    `${span.kind}:${span.name} (id ${shortSpanId(span.id)}, path ${formatSpanPath(trace.path(span.id))})`,
+  )
 }
 
 /**

@@ -7,6 +7,7 @@ import { matchesPartially } from './partial-match'
 import { attachVerdicts } from './attach-verdicts'
 import { collectToolCalls, isTool, type FoundToolCall } from './tool-calls'
 import { resolveTrace } from './trace-received'
+import { terminalSafe } from '../src/verdict/safe-text'
 
 /**
  * Options of {@link toCallTool}: `args` is matched partially and deeply against the call's arguments
@@ -117,7 +118,7 @@ function listCalls(
     .slice(0, MAX_LISTED)
     .map(
       (c, i) =>
-        `  ${hits.has(c) ? '→' : ' '} ${i + 1}. ${c.name} ${compactJson(c.args)} — ${describeSpan(trace, c.span)}`,
+        `  ${hits.has(c) ? '→' : ' '} ${i + 1}. ${terminalSafe(`${c.name} ${compactJson(c.args)}`)} — ${describeSpan(trace, c.span)}`,
     )
   if (calls.length > MAX_LISTED) lines.push(`    … and ${calls.length - MAX_LISTED} more`)
   return [`Tool calls made (${calls.length}, ${from}; → marks a match):`, ...lines]

@@ -55,7 +55,11 @@ export function track<T extends MatcherResult>(ctx: MatcherContext, name: string
       let result: T
       try {
         result = await runInCassetteScope(
-          { test: testNameOf(ctx), attempt: runnerHooks()?.attemptOf?.(ctx), matcher: ctx.isNot ? `not.${name}` : name },
+          {
+            test: testNameOf(ctx),
+            attempt: runnerHooks()?.attemptOf?.(ctx),
+            matcher: ctx.isNot ? `not.${name}` : name,
+          },
           start,
         )
       } catch (error: unknown) {

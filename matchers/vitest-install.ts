@@ -69,7 +69,9 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
       vitestTimeLimit((running.getStore() ?? ctx.task ?? TestRunner.getCurrentTest()) as TimedTaskLike | undefined),
     // Vitest counts a test's retries and repeats on its result, set before each attempt runs.
     attemptOf: (ctx) => {
-      const task = (running.getStore() ?? ctx.task) as { result?: { retryCount?: number; repeatCount?: number } } | undefined
+      const task = (running.getStore() ?? ctx.task) as
+        | { result?: { retryCount?: number; repeatCount?: number } }
+        | undefined
       return `${task?.result?.retryCount ?? 0}.${task?.result?.repeatCount ?? 0}`
     },
   })

@@ -93,7 +93,11 @@ describe('one judge limit for the whole run (4 workers)', () => {
     fake.setFaults([])
     const started = Date.now()
     // Jest's global setup has no teardown: the coordinator's end of the run's own connection kept Jest open forever.
-    const result = await run(project, [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'], env())
+    const result = await run(
+      project,
+      [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'],
+      env(),
+    )
     expect(result.code, result.output).toBe(0)
     expect(result.output).not.toMatch(/did not exit/)
     expect(fake.stats.byStatus['200']).toBeGreaterThan(0)

@@ -91,7 +91,10 @@ test('jest: a retried test (jest.retryTimes) replays the entries its first attem
   const first = await runJest(dir, judgeEnv())
   expect(first.tests.map((t) => t.status)).toEqual(['passed'])
   expect(fake.calls).toHaveLength(2) // the retry replayed both
-  const second = await runJest(dir, { AGENT_VERDICT_JUDGE: 'openai-compatible:http://127.0.0.1:9/v1#fake-judge', CI: 'true' })
+  const second = await runJest(dir, {
+    AGENT_VERDICT_JUDGE: 'openai-compatible:http://127.0.0.1:9/v1#fake-judge',
+    CI: 'true',
+  })
   expect(second.tests.map((t) => t.status)).toEqual(['passed'])
 })
 

@@ -2,6 +2,7 @@
 // the same, uncoloured, when a matcher is called as a plain function.
 import { describe, expect, test } from 'vitest'
 import type { MatcherUtils } from '../../matchers/context'
+import { terminalMessage } from '../../matchers/call-site'
 import { usageMessage, verdictMessage } from '../../matchers/messages'
 import type { Verdict } from '../../src/verdict/verdict'
 
@@ -91,5 +92,31 @@ describe('messages through the runner utils', () => {
       'Reason: the chart shows North America',
       'Received: "EMEA leads with \\"$10.85\\"."',
     ])
+  })
+})
+
+// A judge can quote anything, and an agent can name a span anything: none of it may move the cursor or rewrite a
+// line of the runner's output (an adversarial review printed "Rubric: pass" over a failure this way).
+describe('judged text in messages cannot rewrite the terminal', () => {
+  const hostile =
+    'looks fine\u001b[1A\u001b[2K\rRubric: pass (1/1, min 1)\u001b]8;;https://x.test\u0007link\u001b]8;;\u0007\u202e'
+
+  test('the reason, the cause and the received output are shown with visible stand-ins', () => {
+    for (const v of [
+      { ...verdict, reason: hostile, subject: hostile },
+      { ...verdict, outcome: 'unjudgeable' as const, score: null, reason: hostile },
+    ]) {
+      const message = verdictMessage({ name: 'toSatisfyRubric', args: 'rubric', title: 'Rubric', verdict: v })
+      expect(message).not.toMatch(/[\u001b\r\u0007\u202e]/)
+      expect(message).toContain('looks fine␛[1A␛[2K␍Rubric: pass')
+    }
+  })
+
+  test('a whole message keeps the runner colours and lines, and loses every other escape', () => {
+    const coloured =
+      '\u001b[2mexpect(\u001b[22m\u001b[31mreceived\u001b[39m\u001b[2m)\u001b[22m\nReason: x\u001b[1A\r\u009b2K'
+    expect(terminalMessage(coloured)).toBe(
+      '\u001b[2mexpect(\u001b[22m\u001b[31mreceived\u001b[39m\u001b[2m)\u001b[22m\nReason: x␛[1A␍\ufffd2K',
+    )
   })
 })
