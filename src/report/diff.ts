@@ -56,8 +56,11 @@ export interface VerdictDiff {
  */
 export function itemsFromReport(report: Report): DiffItem[] {
   const items: DiffItem[] = []
+  // Counted over the whole report, not per test: two tests of one file can share a full name (`describe('a') >
+  // test('b')` and `test('a > b')`, a static `test.each` title), and one key for both merged them — a regression
+  // of the first was compared with the second's verdict and hidden.
+  const seen = new Map<string, number>()
   for (const test of report.tests) {
-    const seen = new Map<string, number>()
     for (const v of test.verdicts) {
       const base = [`${test.file} › ${test.name}`, v.metric, ...(v.spanId ? [v.spanId] : [])].join(' › ')
       const n = (seen.get(base) ?? 0) + 1

@@ -1,5 +1,7 @@
 // Renders a verdict diff as terminal text (one line per change) and as Markdown for a PR comment / step summary.
+import { terminalSafe } from '../verdict/safe-text'
 import type { DiffChange, DiffItem, VerdictDiff } from './diff'
+import { escapeMarkdownCell } from './render-github-summary'
 
 const num = (n: number) => String(Math.round(n * 10_000) / 10_000)
 const signed = (n: number, f: (n: number) => string) => (n >= 0 ? `+${f(n)}` : `-${f(-n)}`)
@@ -43,17 +45,14 @@ export function renderDiffText(d: VerdictDiff): string {
   for (const i of d.removed) lines.push(`removed  ${i.key}: ${state(i)}`)
   const [tokens, cost] = costLines(d)
   lines.push(`tokens   ${tokens}`, `cost     ${cost}`, counts(d))
-  return lines.join('\n') + '\n'
+  // Test names and reasons are user and judge text: a control character in one must not erase the line above it.
+  return lines.map(terminalSafe).join('\n') + '\n'
 }
 
-// Test names and reasons are user/judge text: keep them from breaking the table or injecting markup.
+// Test names and reasons are user/judge text: the step summary's escaping, so none breaks a row (a `\|`, a lone
+// `\r`), embeds an image or a link, or adds markup.
 function cell(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, ' ')
+  return escapeMarkdownCell(text)
 }
 
 /**

@@ -82,6 +82,55 @@ describe('diffVerdicts with trials', () => {
     })
     expect(items.map((i) => i.key)).toEqual(['a.ts › t › correctness', 'a.ts › t › correctness #2'])
   })
+
+  it('numbers two tests of one file that share a full name, so a regression of the first is not hidden', async () => {
+    const { itemsFromReport } = await import('../../src/report/diff')
+    const v = (outcome: 'pass' | 'fail') =>
+      ({
+        metric: 'correctness',
+        level: 'output',
+        scale: 'binary',
+        raw: 1,
+        score: outcome === 'pass' ? 1 : 0,
+        threshold: 1,
+        pass: outcome === 'pass',
+        outcome,
+        reason: outcome,
+      }) as const
+    const report = (first: 'pass' | 'fail') =>
+      ({
+        schemaVersion: 2,
+        run: {
+          startedAt: 'x',
+          judge: null,
+          mode: 'auto',
+          totals: {
+            assertions: 2,
+            failed: 0,
+            verdicts: 2,
+            judgedFail: 0,
+            unjudgeable: 0,
+            judgeCalls: 0,
+            judgeRetries: 0,
+            judgeReasks: 0,
+            cachedCalls: 0,
+            tokens: 0,
+            costUsd: 0,
+          },
+        },
+        // describe('refund') > test('policy') and test('refund > policy'): one full name, two tests.
+        tests: [
+          { file: 'a.ts', name: 'refund > policy', state: first, verdicts: [v(first)] },
+          { file: 'a.ts', name: 'refund > policy', state: 'pass', verdicts: [v('pass')] },
+        ],
+      }) as Parameters<typeof itemsFromReport>[0]
+    const d = diffVerdicts(
+      { label: 'base', items: itemsFromReport(report('pass')) },
+      { label: 'head', items: itemsFromReport(report('fail')) },
+    )
+    expect(d.regressions).toBe(1)
+    expect(d.flipped.map((c) => c.key)).toEqual(['a.ts › refund > policy › correctness'])
+  })
 })
 
 describe('renderDiffMarkdown', () => {
@@ -95,5 +144,31 @@ describe('renderDiffMarkdown', () => {
     expect(md).not.toContain('<img')
     expect(md).toContain('a.ts › t \\| &lt;img src=x onerror=alert(1)&gt; \\| injected \\| row \\| › m')
     expect(md.split('\n').filter((l) => l.startsWith('| new'))).toHaveLength(1)
+  })
+
+  it('a lone carriage return, an escaped pipe, an image or a link in a name stays inside its cell, as text', () => {
+    const key =
+      'a.ts › x\\| forged \r| 🟢 flipped | all tests | ![pixel](https://evil.test/p.png) [details](https://evil.test)'
+    const d = diffVerdicts(
+      { label: 'a', items: [] },
+      { label: 'b', items: [{ key, outcome: 'pass', score: 1, tokens: 0, costUsd: 0 }] },
+    )
+    const md = renderDiffMarkdown(d)
+    const rows = md.split('\n').filter((l) => l.startsWith('| new'))
+    expect(rows).toHaveLength(1)
+    expect(md).not.toMatch(/(^|[^\\])!\[pixel\]|(^|[^\\])\[details\]/)
+  })
+})
+
+describe('renderDiffText', () => {
+  it('shows control characters in names as stand-ins: a name cannot erase the regression line above it', () => {
+    const key = 'term\u001b[1A\u001b[2K\r0 flipped (0 regressions)'
+    const d = diffVerdicts(
+      { label: 'a', items: [{ key, outcome: 'pass', score: 1, tokens: 0, costUsd: 0 }] },
+      { label: 'b', items: [{ key, outcome: 'fail', score: 0, tokens: 0, costUsd: 0 }] },
+    )
+    const text = renderDiffText(d)
+    expect(text).not.toMatch(/[\u001b\r]/)
+    expect(text).toContain('term␛[1A␛[2K␍0 flipped (0 regressions)')
   })
 })
