@@ -4,8 +4,11 @@ import { join, resolve } from 'node:path'
 import { JestVerdictLineSchema, type JestVerdictLine } from '../src/verdict/jest-log'
 
 export interface JestVerdictLog {
-  /** By {@link jestTestKey}; when a test logged several lines (retries), the last one wins. */
-  entries: Map<string, JestVerdictLine>
+  /**
+   * By {@link jestTestKey}, every line in the order it was logged: a test logs one per attempt (retries), and two
+   * tests of one file can share a full name (`describe('a') > test('b')` and `test('a b')`).
+   */
+  entries: Map<string, JestVerdictLine[]>
   warnings: string[]
 }
 
@@ -22,7 +25,7 @@ export function jestTestKey(testPath: string, fullName: string): string {
  * const { entries } = await readJestVerdictLog(process.env.AGENT_VERDICT_JEST_LOG_DIR!)
  */
 export async function readJestVerdictLog(dir: string): Promise<JestVerdictLog> {
-  const entries = new Map<string, JestVerdictLine>()
+  const entries = new Map<string, JestVerdictLine[]>()
   const warnings: string[] = []
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.jsonl')).sort()
   for (const file of files) {
@@ -48,7 +51,10 @@ export async function readJestVerdictLog(dir: string): Promise<JestVerdictLog> {
         warnings.push(`${file}:${i + 1}: skipped an invalid verdict line at ${issue.path.join('.')}: ${issue.message}`)
         return
       }
-      entries.set(jestTestKey(parsed.data.testPath, parsed.data.fullName), parsed.data)
+      const key = jestTestKey(parsed.data.testPath, parsed.data.fullName)
+      const list = entries.get(key)
+      if (list) list.push(parsed.data)
+      else entries.set(key, [parsed.data])
     })
   }
   return { entries, warnings }

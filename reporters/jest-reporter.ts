@@ -14,6 +14,8 @@ export type { ReporterOptions } from './options'
 // The few fields of Jest's types this reporter reads; structural so the published types need no @jest/* package.
 interface JestAssertion {
   fullName: string
+  /** Attempts the test ran (retries + 1). */
+  invocations?: number
   status: string
   duration?: number | null
   failureMessages?: string[]
@@ -78,13 +80,16 @@ export default class AgentVerdictJestReporter {
       for (const file of results.testResults) {
         for (const assertion of file.testResults) {
           const key = jestTestKey(file.testFilePath, assertion.fullName)
-          const entry = log.entries.get(key)
-          if (!entry) continue
-          log.entries.delete(key)
-          tests.push(toReportTest(this.rootDir, file.testFilePath, assertion, entry))
+          const lines = log.entries.get(key)
+          if (!lines?.length) continue
+          // This test's lines come first (one per attempt; its last attempt decides); a later test of the same
+          // full name takes the ones after them — never all of them, which hid one test's failing verdict.
+          const own = lines.splice(0, Math.max(1, assertion.invocations ?? 1))
+          if (lines.length === 0) log.entries.delete(key)
+          tests.push(toReportTest(this.rootDir, file.testFilePath, assertion, own[own.length - 1]))
         }
       }
-      for (const entry of log.entries.values()) {
+      for (const entry of [...log.entries.values()].flat()) {
         log.warnings.push(
           `verdicts logged for "${entry.fullName}" in ${this.display(entry.testPath)}, but Jest reported no such test; kept as pending`,
         )

@@ -45,3 +45,46 @@ describe('agent-verdict/jest-reporter gates', () => {
     expect(printed).toBe('')
   })
 })
+
+describe('agent-verdict/jest-reporter with tests that share a full name, and retries', () => {
+  it('gives each test its own lines: the failing one is not hidden behind the passing one, and the gate breaks', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'av-jest-dup-'))
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    const reporter = new AgentVerdictJestReporter(
+      { rootDir: root },
+      { outputFile: 'r.json', silent: true, gates: { minPassRate: 1 } },
+    )
+    reporter.onRunStart()
+    const testPath = join(root, 'a.test.ts')
+    const [fail, pass] = outputVerdicts()
+    const log = jestVerdictLogPath(process.env[JEST_LOG_DIR_ENV]!)
+    // describe('refund') > test('policy') ran twice (a retry: fail, then fail again), then test('refund policy') passed.
+    for (const verdicts of [[pass], [fail], [pass]])
+      appendFileSync(log, JSON.stringify({ testPath, fullName: 'refund policy', verdicts }) + '\n')
+    await reporter.onRunComplete(undefined, {
+      testResults: [
+        {
+          testFilePath: testPath,
+          testResults: [
+            { fullName: 'refund policy', status: 'failed', invocations: 2 },
+            { fullName: 'refund policy', status: 'passed', invocations: 1 },
+          ],
+        },
+      ],
+    })
+    stderr.mockRestore()
+    const { readFileSync } = await import('node:fs')
+    const report = JSON.parse(readFileSync(join(root, 'r.json'), 'utf8'))
+    expect(
+      report.tests.map((t: { state: string; verdicts: Array<{ outcome: string }> }) => [
+        t.state,
+        t.verdicts.map((v) => v.outcome),
+      ]),
+    ).toEqual([
+      ['fail', ['fail']],
+      ['pass', ['pass']],
+    ])
+    expect(report.run.totals.failed).toBe(1)
+    expect(reporter.getLastError()?.message).toMatch(/gate minPassRate broken/)
+  })
+})

@@ -40,7 +40,7 @@ describe('readJestVerdictLog', () => {
     ])
   })
 
-  it('keeps the last line when a retried test logged twice, and reads a missing dir as empty', async () => {
+  it('keeps every line of a key in order (attempts, or two tests sharing a full name), and reads a missing dir as empty', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'av-jestlog-'))
     const [fail, pass] = outputVerdicts()
     appendFileSync(
@@ -48,7 +48,10 @@ describe('readJestVerdictLog', () => {
       JSON.stringify(line({ verdicts: [fail] })) + '\n' + JSON.stringify(line({ verdicts: [pass] })) + '\n',
     )
     const log = await readJestVerdictLog(dir)
-    expect(log.entries.get(jestTestKey('/repo/test/a.test.ts', 'suite works'))!.verdicts).toEqual([pass])
+    expect(log.entries.get(jestTestKey('/repo/test/a.test.ts', 'suite works'))!.map((l) => l.verdicts)).toEqual([
+      [fail],
+      [pass],
+    ])
     expect((await readJestVerdictLog(join(dir, 'nope'))).entries.size).toBe(0)
   })
 })
