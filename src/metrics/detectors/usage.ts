@@ -26,20 +26,37 @@ export interface LlmUsage {
 
 /**
  * Usage of every LLM call of a trace, in start order. An LLM span that wraps other LLM spans with
- * token counts (a framework span around the provider span) is left out so nothing is counted twice.
+ * token counts (a framework span around the provider span) is counted once: the wrapper or what it
+ * wraps, whichever counts more tokens (never less than the trace shows). An LLM call inside a tool or an
+ * agent below an LLM span is a call of its own, not wrapped.
  *
  * @example
  * const total = llmUsage(trace).reduce((n, u) => n + (u.tokens ?? 0), 0)
  */
 export function llmUsage(trace: Trace, prices: PriceTable = {}): LlmUsage[] {
   const llms = trace.spans.filter((s) => s.kind === 'llm')
-  const wrappers = new Set<string>()
+  // Each LLM span with counts, under the LLM spans that wrap it (up to the nearest tool or agent span).
+  const wrapped = new Map<string, Span[]>()
   for (const s of llms) {
     if (!s.tokens) continue
-    for (const a of trace.ancestors(s.id)) if (a.kind === 'llm') wrappers.add(a.id)
+    for (const a of trace.ancestors(s.id)) {
+      if (a.kind === 'tool' || a.kind === 'agent') break
+      if (a.kind !== 'llm') continue
+      const inner = wrapped.get(a.id)
+      if (inner) inner.push(s)
+      else wrapped.set(a.id, [s])
+    }
+  }
+  const left = new Set<string>()
+  for (const [id, inner] of wrapped) {
+    const own = tokensOf(trace.get(id)!) ?? 0
+    const within = inner.reduce((n, s) => n + (tokensOf(s) ?? 0), 0)
+    // A wrapper that reports more than the calls it wraps keeps its count: leaving it out under-counted a budget.
+    if (own > within) for (const s of inner) left.add(s.id)
+    else left.add(id)
   }
   return llms
-    .filter((s) => !wrappers.has(s.id))
+    .filter((s) => !left.has(s.id))
     .sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0))
     .map((span) => ({ span, tokens: tokensOf(span), costUsd: costOf(span, prices) }))
 }

@@ -176,3 +176,21 @@ describe('checkBudget on SDK spans', () => {
     expect(() => checkBudget(trace, { tokenz: 5 } as never)).toThrow(/tokenz/)
   })
 })
+
+describe('LLM spans around LLM spans are counted once, never less than the trace shows', () => {
+  const hostile = (name: string) =>
+    parseTrace(readFileSync(join(import.meta.dirname, '../../fixtures/hostile-traces', name), 'utf8'), name)
+
+  it('an LLM call inside a tool of another LLM call is a call of its own (both counted)', () => {
+    const result = checkBudget(hostile('llm-tool-llm.json'), { tokens: 100_000, llmCalls: 1 })
+    expect(result.withinBudget).toBe(false)
+    expect(result.checks.find((c) => c.budget === 'llmCalls')?.actual).toBe(2)
+    expect(result.checks.find((c) => c.budget === 'tokens')?.actual).toBeGreaterThan(500_000)
+  })
+
+  it('a wrapper that reports more tokens than what it wraps keeps its count', () => {
+    const result = checkBudget(hostile('tokens-wrapper.json'), { tokens: 1000 })
+    expect(result.withinBudget).toBe(false)
+    expect(result.checks.find((c) => c.budget === 'tokens')?.actual).toBeGreaterThanOrEqual(900_000)
+  })
+})
