@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { diffVerdicts, type DiffItem } from '../../src/report/diff'
+import { buildReport } from '../../src/report/artifact'
+import { diffVerdicts, itemsFromReport, type DiffItem } from '../../src/report/diff'
+import type { ReportTest } from '../../src/verdict/report'
 import { renderDiffMarkdown, renderDiffText } from '../../src/report/render-diff'
 import { wilsonInterval } from '../../src/stats/interval'
 
@@ -45,85 +47,33 @@ describe('diffVerdicts with trials', () => {
     expect(d.scoreChanges.map((c) => c.label)).toEqual(['noise'])
   })
 
-  it('numbers repeated metrics of a test instead of letting one hide the other', async () => {
-    const { itemsFromReport } = await import('../../src/report/diff')
-    const verdict = {
+  const verdictOf = (outcome: 'pass' | 'fail') =>
+    ({
       metric: 'correctness',
       level: 'output',
       scale: 'binary',
-      raw: 1,
-      score: 1,
+      raw: outcome === 'pass' ? 1 : 0,
+      score: outcome === 'pass' ? 1 : 0,
       threshold: 1,
-      pass: true,
-      outcome: 'pass',
-      reason: 'ok',
-    } as const
-    const items = itemsFromReport({
-      schemaVersion: 2,
-      run: {
-        startedAt: 'x',
-        judge: null,
-        mode: 'auto',
-        totals: {
-          assertions: 2,
-          failed: 0,
-          verdicts: 2,
-          judgedFail: 0,
-          unjudgeable: 0,
-          judgeCalls: 0,
-          judgeRetries: 0,
-          judgeReasks: 0,
-          cachedCalls: 0,
-          tokens: 0,
-          costUsd: 0,
-        },
-      },
-      tests: [{ file: 'a.ts', name: 't', state: 'pass', verdicts: [verdict, verdict] }],
-    })
+      pass: outcome === 'pass',
+      outcome,
+      reason: outcome,
+    }) as const
+  const reportOf = (tests: ReportTest[]) => buildReport({ tests, startedAt: new Date(0), judge: null, mode: 'auto' })
+
+  it('numbers repeated metrics of a test instead of letting one hide the other', () => {
+    const verdict = verdictOf('pass')
+    const items = itemsFromReport(reportOf([{ file: 'a.ts', name: 't', state: 'pass', verdicts: [verdict, verdict] }]))
     expect(items.map((i) => i.key)).toEqual(['a.ts › t › correctness', 'a.ts › t › correctness #2'])
   })
 
-  it('numbers two tests of one file that share a full name, so a regression of the first is not hidden', async () => {
-    const { itemsFromReport } = await import('../../src/report/diff')
-    const v = (outcome: 'pass' | 'fail') =>
-      ({
-        metric: 'correctness',
-        level: 'output',
-        scale: 'binary',
-        raw: 1,
-        score: outcome === 'pass' ? 1 : 0,
-        threshold: 1,
-        pass: outcome === 'pass',
-        outcome,
-        reason: outcome,
-      }) as const
+  it('numbers two tests of one file that share a full name, so a regression of the first is not hidden', () => {
+    // describe('refund') > test('policy') and test('refund > policy'): one full name, two tests.
     const report = (first: 'pass' | 'fail') =>
-      ({
-        schemaVersion: 2,
-        run: {
-          startedAt: 'x',
-          judge: null,
-          mode: 'auto',
-          totals: {
-            assertions: 2,
-            failed: 0,
-            verdicts: 2,
-            judgedFail: 0,
-            unjudgeable: 0,
-            judgeCalls: 0,
-            judgeRetries: 0,
-            judgeReasks: 0,
-            cachedCalls: 0,
-            tokens: 0,
-            costUsd: 0,
-          },
-        },
-        // describe('refund') > test('policy') and test('refund > policy'): one full name, two tests.
-        tests: [
-          { file: 'a.ts', name: 'refund > policy', state: first, verdicts: [v(first)] },
-          { file: 'a.ts', name: 'refund > policy', state: 'pass', verdicts: [v('pass')] },
-        ],
-      }) as Parameters<typeof itemsFromReport>[0]
+      reportOf([
+        { file: 'a.ts', name: 'refund > policy', state: first, verdicts: [verdictOf(first)] },
+        { file: 'a.ts', name: 'refund > policy', state: 'pass', verdicts: [verdictOf('pass')] },
+      ])
     const d = diffVerdicts(
       { label: 'base', items: itemsFromReport(report('pass')) },
       { label: 'head', items: itemsFromReport(report('fail')) },
