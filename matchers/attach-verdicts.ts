@@ -47,6 +47,19 @@ export function attachVerdicts(
 }
 
 /**
+ * An assertion on one verdict as the runner and the report see it: `pass` as the matcher returns it — for an
+ * unjudgeable verdict `pass: isNot`, which fails in both directions (no verdict is never a pass, nor a "not") —
+ * and whether the assertion passed.
+ *
+ * @example
+ * const { pass, passed } = verdictAssertion(verdict, ctx.isNot === true)
+ */
+export function verdictAssertion(verdict: Verdict, isNot: boolean): { pass: boolean; passed: boolean } {
+  const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
+  return { pass, passed: verdict.outcome !== 'unjudgeable' && pass !== isNot }
+}
+
+/**
  * Attaches a trials assertion: each trial's held verdicts and traces (as their matcher attached them, so span
  * ids stay one-to-one per trial), then the rule's summary verdict, all under the one assertion.
  *

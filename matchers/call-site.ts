@@ -33,14 +33,6 @@ export function withCallSite(error: unknown, callSiteStack: string | undefined):
   return error
 }
 
-/**
- * A matcher's result as the runner prints it, scrubbed of the secrets known when it is read: the message
- * (built lazily, so secrets registered meanwhile count), and `actual`/`expected` (e.g. a tool call's
- * arguments). The judged text a message quotes is the user's own, and may hold a key (decision 0017).
- *
- * @example
- * return scrubbedResult({ pass, message })
- */
 // In a whole message only the runner's own colours (SGR: ESC [ … m), line breaks and tabs are ours: any other escape
 // sequence, a carriage return, a C1 control or a bidi override came from judged text a field-level guard missed.
 // eslint-disable-next-line no-control-regex
@@ -52,16 +44,24 @@ export function terminalMessage(text: string): string {
   return text.replace(NOT_OURS, terminalSafe)
 }
 
+/**
+ * A matcher's result as the runner prints it, scrubbed of the secrets known when it is read: the message
+ * (built lazily, so secrets registered meanwhile count), and `actual`/`expected` (e.g. a tool call's
+ * arguments), read only when the runner prints a failure. The judged text a message quotes is the user's own,
+ * and may hold a key (decision 0017).
+ *
+ * @example
+ * return scrubbedResult({ pass, message })
+ */
 export function scrubbedResult(result: unknown): unknown {
   if (!result || typeof result !== 'object') return result
   const r = result as { message?: unknown; actual?: unknown; expected?: unknown }
+  const out: Record<string, unknown> = { ...r }
   const message = r.message
-  return {
-    ...r,
-    ...(typeof message === 'function' ? { message: () => terminalMessage(scrubSecrets(String(message.call(r)))) } : {}),
-    ...('actual' in r ? { actual: scrubDeep(r.actual) } : {}),
-    ...('expected' in r ? { expected: scrubDeep(r.expected) } : {}),
-  }
+  if (typeof message === 'function') out.message = () => terminalMessage(scrubSecrets(String(message.call(r))))
+  for (const key of ['actual', 'expected'] as const)
+    if (key in r) Object.defineProperty(out, key, { enumerable: true, get: () => scrubDeep(r[key]) })
+  return out
 }
 
 /** The error with its message and stack scrubbed of known secrets (the same object, rethrown). */

@@ -40,7 +40,7 @@ function printExcerpt(text: string, utils: MatcherUtils | undefined): string {
  * character in them shown as a visible stand-in, so it cannot move the cursor or overwrite a line (a reason
  * ending in `\x1b[1A\x1b[2K\rRubric: pass` printed a pass over the failure).
  */
-export function safeLines(text: string): string {
+function safeLines(text: string): string {
   return text.split('\n').map(terminalSafe).join('\n')
 }
 

@@ -10,7 +10,7 @@ import type { TrialRuleOption } from '../src/trials/summarize'
 import type { MatcherContext, MatcherResult } from './context'
 import { usageMessage, verdictMessage } from './messages'
 import { parseReceived, type NormalizedReceived } from './received'
-import { attachVerdicts } from './attach-verdicts'
+import { attachVerdicts, verdictAssertion } from './attach-verdicts'
 import { judgeFor } from './test-judge'
 import { track } from './unawaited-guard'
 import { runTrialsMatcher } from './run-trials-matcher'
@@ -85,12 +85,8 @@ export function runOutputMatcher<I extends { output: string }, O extends { reaso
     const isNot = ctx.isNot === true
     const message = () =>
       verdictMessage({ name: spec.name, args: spec.args, title: spec.metric.title, isNot, verdict, utils: ctx.utils })
-    // `pass: isNot` makes the runner fail in both directions: no verdict is never a pass, nor a "not".
-    const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
-    attachVerdicts(ctx, [verdict], undefined, {
-      matcher: spec.name,
-      passed: verdict.outcome !== 'unjudgeable' && pass !== isNot,
-    })
+    const { pass, passed } = verdictAssertion(verdict, isNot)
+    attachVerdicts(ctx, [verdict], undefined, { matcher: spec.name, passed })
     return { pass, message, meta: { verdict } }
   }
   return track(ctx, spec.name, run)

@@ -8,7 +8,7 @@ import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { matcherHint, usageMessage } from './messages'
 import { parseReceived, type NormalizedReceived } from './received'
-import { attachVerdicts } from './attach-verdicts'
+import { attachVerdicts, verdictAssertion } from './attach-verdicts'
 import { judgeFor } from './test-judge'
 
 /** What the trials path needs of an output matcher call. */
@@ -59,13 +59,8 @@ export async function runTrialsMatcher<I extends { output: string }, O extends {
     inputs.map((input) => runMetric(call.metric, input, { judge, threshold: call.threshold, samples: call.samples })),
   )
   const verdict = summarizeTrials(perTrial, rule)
-  const isNot = ctx.isNot === true
-  // `pass: isNot` makes the runner fail in both directions: no verdict is never a pass, nor a "not".
-  const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
-  attachVerdicts(ctx, [verdict], undefined, {
-    matcher: call.name,
-    passed: verdict.outcome !== 'unjudgeable' && pass !== isNot,
-  })
+  const { pass, passed } = verdictAssertion(verdict, ctx.isNot === true)
+  attachVerdicts(ctx, [verdict], undefined, { matcher: call.name, passed })
   const t = verdict.trials!
   const message = () =>
     [

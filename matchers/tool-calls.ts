@@ -1,5 +1,5 @@
 import type { Message, Span } from '../src/trace/span'
-import type { Trace } from '../src/trace/trace'
+import { matchesOnce, type Trace } from '../src/trace/trace'
 
 /** One tool call found in a trace: an executed tool span, or a call an LLM asked for. */
 export interface FoundToolCall {
@@ -65,7 +65,5 @@ function parseArgs(text: string): unknown {
 /** True when `call` is the tool `name`: its tool name or its span name equals it (or matches the RegExp). */
 export function isTool(call: FoundToolCall, name: string | RegExp): boolean {
   const names = [call.name, call.span.name]
-  // A RegExp with the g or y flag keeps lastIndex between test() calls: a reused one would skip matches.
-  const pattern = typeof name === 'string' ? undefined : new RegExp(name.source, name.flags.replace(/[gy]/g, ''))
-  return names.some((n) => (pattern === undefined ? n === name : pattern.test(n)))
+  return names.some((n) => (typeof name === 'string' ? n === name : matchesOnce(name, n)))
 }

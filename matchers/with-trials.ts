@@ -4,7 +4,7 @@ import { describeRule, parseTrialRule, summarizeTrials, type TrialRuleOption } f
 import type { Verdict } from '../src/verdict/verdict'
 import type { MatcherContext, MatcherResult } from './context'
 import { matcherHint, usageMessage } from './messages'
-import { attachTrialVerdicts, TRIAL_EVIDENCE, type TrialEvidence } from './attach-verdicts'
+import { attachTrialVerdicts, TRIAL_EVIDENCE, type TrialEvidence, verdictAssertion } from './attach-verdicts'
 import { track } from './unawaited-guard'
 
 /** The option a trace matcher takes when `received` comes from `runTrials`. */
@@ -118,12 +118,8 @@ export function withTraceTrials<A extends unknown[], I extends number>(
       }
       // Judge tokens and cost are on the trials' own verdicts already; the summary adds none.
       const verdict = summarizeTrials(perTrial, rule)
-      const isNot = this.isNot === true
-      const pass = verdict.outcome === 'unjudgeable' ? isNot : verdict.pass
-      attachTrialVerdicts(this, evidence, verdict, {
-        matcher: name,
-        passed: verdict.outcome !== 'unjudgeable' && pass !== isNot,
-      })
+      const { pass, passed } = verdictAssertion(verdict, this.isNot === true)
+      attachTrialVerdicts(this, evidence, verdict, { matcher: name, passed })
       const t = verdict.trials!
       const message = () =>
         [

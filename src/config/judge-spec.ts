@@ -64,7 +64,8 @@ export function readJudgeSpec(spec: string, setting: string = JUDGE_ENV): JudgeS
   const semi = tail.indexOf(';', modelStart)
   const rest = (semi < 0 ? tail : tail.slice(0, semi)).trim()
   const optionText = semi < 0 ? '' : tail.slice(semi + 1)
-  const shown = `${redactUrl(semi < 0 ? value : value.slice(0, value.length - optionText.length - 1))}${semi < 0 ? '' : `;${shownOptions(optionText)}`}`
+  const head = semi < 0 ? value : value.slice(0, value.length - optionText.length - 1)
+  const shown = redactUrl(head) + (semi < 0 ? '' : `;${shownOptions(optionText)}`)
   const bad = (why: string) => new SettingError(`AGENT_VERDICT_JUDGE="${shown}" is invalid: ${why}.`, setting)
   const options = parseSpecOptions(optionText, bad)
   // Registered before any refusal below, so a refused spec cannot leak them either.
@@ -138,11 +139,13 @@ export function judgeIdForReport(env: Env = process.env): string | null {
 const PLAIN_OPTIONS = new Set(['timeout', 'retry', 'concurrency'])
 
 /**
- * An option's name as an error may show it: a short word is a (mistyped) option name; anything else may be
- * a value cut off at a `;` (a header value holding one), so it is not echoed.
+ * A short word is a (mistyped) option name; anything else may be a value cut off at a `;` (a header value holding
+ * one), so an error does not echo it.
  */
+const OPTION_NAME = /^[A-Za-z][A-Za-z._-]{0,23}$/
+
 function shownKey(key: string): string {
-  return /^[A-Za-z][A-Za-z._-]{0,23}$/.test(key) ? `"${key}"` : '(not shown: it looks like a value, not a name)'
+  return OPTION_NAME.test(key) ? `"${key}"` : '(not shown: it looks like a value, not a name)'
 }
 
 /** The options as an error shows them: every value redacted but timeout, retry and concurrency's. */
@@ -153,7 +156,7 @@ function shownOptions(text: string): string {
       const eq = item.indexOf('=')
       const key = (eq < 0 ? item : item.slice(0, eq)).trim()
       if (!key) return item
-      const name = /^header\./i.test(key) || /^[A-Za-z][A-Za-z._-]{0,23}$/.test(key) ? key : '[redacted]'
+      const name = /^header\./i.test(key) || OPTION_NAME.test(key) ? key : '[redacted]'
       if (eq < 0) return name
       return PLAIN_OPTIONS.has(key) ? item.trim() : `${name}=[redacted]`
     })

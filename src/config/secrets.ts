@@ -89,20 +89,13 @@ export function urlCredentials(url: string): { username: string; password: strin
   if (!match) return undefined
   const userinfo = match[1]
   const colon = userinfo.indexOf(':')
-  const decode = (s: string) => {
-    try {
-      return decodeURIComponent(s)
-    } catch {
-      return s
-    }
-  }
   const username = colon < 0 ? userinfo : userinfo.slice(0, colon)
   const password = colon < 0 ? '' : userinfo.slice(colon + 1)
   for (const part of [username, password, userinfo]) {
     registerSecret(part)
-    registerSecret(decode(part))
+    registerSecret(decodeSafely(part))
   }
-  return { username: decode(username), password: decode(password) }
+  return { username: decodeSafely(username), password: decodeSafely(password) }
 }
 
 /**

@@ -84,8 +84,9 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
       signal: ctx.signal,
     },
   )
-  // Scrubbed before it is cut: a cut through a key would leave a part no later scrub recognises.
-  const subject = oneLineExcerpt(scrubSecrets(plainText(span.output) || plainText(span.input)), SUBJECT_CHARS)
+  // A long text is scrubbed before it is cut: a cut through a key would leave a part no later scrub recognises.
+  const shown = plainText(span.output) || plainText(span.input)
+  const subject = oneLineExcerpt(shown.length > SUBJECT_CHARS ? scrubSecrets(shown) : shown, SUBJECT_CHARS)
   if (result.status === 'unjudgeable') {
     const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
     const info: JudgeInfo = {

@@ -8,7 +8,7 @@ import type { z } from 'zod'
 import { DEFAULT_BEDROCK_MODEL } from '../config/judge-spec'
 import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
-import { agreedVerdict, duplicateKey, parseJudgeText, wholeDocument } from './parse-output'
+import { agreedVerdict, parseJudgeText, parseReplyDocument, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { registerSecret } from '../config/secrets'
 import { loadBedrock } from './sdk'
@@ -139,12 +139,10 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
       // Every tool call is a candidate verdict, and so is a text block that is itself a whole verdict:
       // they must agree, or there is no verdict.
       const candidates: unknown[] = tools.map((t) => t.input)
+      // A text verdict giving a key twice is no verdict: parseReplyDocument refuses it.
       for (const b of blocks)
-        if (b.text !== undefined && isVerdictText(b.text, request.schema)) {
-          // A text verdict with a key given twice is no verdict (parseJudgeText says why).
-          if (duplicateKey(wholeDocument(b.text)) !== undefined) parseJudgeText(b.text, request.schema, parse)
-          candidates.push(JSON.parse(wholeDocument(b.text)))
-        }
+        if (b.text !== undefined && isVerdictText(b.text, request.schema))
+          candidates.push(parseReplyDocument(b.text, parse))
       return { output: agreedVerdict(candidates, request.schema, parse), usage }
     },
     {

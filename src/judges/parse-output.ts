@@ -22,6 +22,17 @@ type ParseContext = JudgeErrorContext & { metric: string; usage?: JudgeUsage }
  * parseJudgeText('```json\n{"reasoning":"ok","score":4}\n```', schema, { provider: 'openai', model: 'gpt-4.1', metric: 'quality' })
  */
 export function parseJudgeText<T>(text: string, schema: z.ZodType<T>, ctx: ParseContext): T {
+  return validateJudgeOutput(parseReplyDocument(text, ctx), schema, { ...ctx, raw: text })
+}
+
+/**
+ * A text reply as the one JSON document it must be (see {@link wholeDocument}), not yet checked against a schema;
+ * throws a (retryable) `JudgeOutputError` for text that is not one JSON document, or one that gives a key twice.
+ *
+ * @example
+ * candidates.push(parseReplyDocument(block.text, ctx))
+ */
+export function parseReplyDocument(text: string, ctx: ParseContext): unknown {
   const document = wholeDocument(text)
   let value: unknown
   try {
@@ -46,7 +57,7 @@ export function parseJudgeText<T>(text: string, schema: z.ZodType<T>, ctx: Parse
       { ...ctx, raw: text },
     )
   }
-  return validateJudgeOutput(value, schema, { ...ctx, raw: text })
+  return value
 }
 
 /**

@@ -71,8 +71,11 @@ export async function runMetric<I extends { output: string }, O extends { reason
     level: 'output' as const,
     scale: metric.scale,
     threshold,
-    // Scrubbed before it is cut: a cut through a key would leave a part no later scrub recognises.
-    subject: truncate(scrubSecrets(parsed.data.output), SUBJECT_MAX_CHARS),
+    // A long output is scrubbed before it is cut: a cut through a key would leave a part no later scrub recognises.
+    subject: truncate(
+      parsed.data.output.length > SUBJECT_MAX_CHARS ? scrubSecrets(parsed.data.output) : parsed.data.output,
+      SUBJECT_MAX_CHARS,
+    ),
     ...(image ? { image: { digest: image.digest, format: image.format, source: image.source } } : {}),
   }
   if (result.status === 'unjudgeable') {

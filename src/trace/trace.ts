@@ -234,8 +234,14 @@ function cycleError(nodes: Map<string, TraceNode>): TraceFormatError {
   )
 }
 
-/** `pattern.test(text)` as if the pattern were fresh: the g and y flags' `lastIndex` would skip matches of a reused RegExp. */
-function matchesOnce(pattern: RegExp, text: string): boolean {
+/**
+ * `pattern.test(text)` as if the pattern were fresh: the g and y flags' `lastIndex` would make a reused RegExp skip
+ * matches (`not.toCallTool(/delete_/g)` passed after `toCallTool(/delete_/g)` on the same trace).
+ *
+ * @example
+ * matchesOnce(/delete_/g, 'delete_account') // true, every time
+ */
+export function matchesOnce(pattern: RegExp, text: string): boolean {
   pattern.lastIndex = 0
   const hit = pattern.test(text)
   pattern.lastIndex = 0
