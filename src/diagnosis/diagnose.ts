@@ -1,6 +1,7 @@
 // diagnose(trace, options): detectors, span judgements bottom-up, propagation, the agent pass.
 import { abortGroup } from '../judges/abort-group'
 import { detect } from '../metrics/detectors/index'
+import { UNRECOGNIZED_ERROR_DETECTOR } from '../metrics/detectors/error-status'
 import type { Span } from '../trace/span'
 import type { SpanQuery, Trace } from '../trace/trace'
 import type { JudgeInfo, Verdict } from '../verdict/verdict'
@@ -73,7 +74,8 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
 
   const steps = compactSteps(trace)
   const selected = selectionLeaves(trace, trace.find(opts.select ?? DEFAULT_SELECT))
-  const explained = new Set(findings.map((f) => f.spanId))
+  // An unrecognized error's category is a fallback, not an explanation: the judge still looks at its span.
+  const explained = new Set(findings.filter((f) => f.detector !== UNRECOGNIZED_ERROR_DETECTOR).map((f) => f.spanId))
   const toJudge = judge ? selected.filter((s) => opts.judgeDetectorSpans || !explained.has(s.id)) : []
 
   let spansDone = 0

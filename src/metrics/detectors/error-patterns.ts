@@ -208,6 +208,49 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   ),
 ]
 
+/** Matches nothing: the fallback rules are chosen by where the error arose, never by its text. */
+const NEVER = /(?!)/
+
+/**
+ * The rules for an error that no rule in {@link ERROR_RULES} recognizes (an `UnboundLocalError` inside a tool,
+ * a `TypeError` in code the model wrote). An error is still an error: without these the span would yield no
+ * finding and `diagnose` would exit 0 on it (decision 0029). The category is the one TRAIL's annotators chose
+ * most often for such errors in their evidence texts (in-sample: the 90 TRAIL traces are all there is to count):
+ * - code the model wrote that failed when run: Formatting Errors (20 of 33 annotated code-execution failures);
+ * - anything else (a tool or call that raised): Environment Setup Errors, as the annotators filed a tool's own
+ *   crash (`UnboundLocalError` inside `inspect_file_as_text`); no category wins clearly there, so the reason
+ *   says the cause is unrecognized and the evidence quotes the error.
+ */
+export const UNRECOGNIZED_ERROR_RULES = {
+  modelCode: {
+    id: 'unrecognized-model-code',
+    category: 'Formatting Errors',
+    placement: 'producer',
+    reason: 'code the model wrote failed when run, with an error no rule recognizes',
+    pattern: NEVER,
+  },
+  call: {
+    id: 'unrecognized',
+    category: 'Environment Setup Errors',
+    placement: 'source',
+    reason: 'the call failed with an error no rule recognizes',
+    pattern: NEVER,
+  },
+} as const satisfies Record<string, ErrorRule>
+
+/** smolagents' wording for code the model wrote that raised when run (its interpreter's own errors included). */
+const MODEL_CODE_FAILED = /Code execution failed|\bInterpreterError\b|\bAgentExecutionError\b/
+
+/**
+ * The fallback rule for an error text that {@link classifyErrorText} does not recognize: model code or a call.
+ *
+ * @example
+ * unrecognizedErrorRule("Code execution failed at line 'x()' due to: TypeError").category // 'Formatting Errors'
+ */
+export function unrecognizedErrorRule(text: string): ErrorRule {
+  return MODEL_CODE_FAILED.test(text) ? UNRECOGNIZED_ERROR_RULES.modelCode : UNRECOGNIZED_ERROR_RULES.call
+}
+
 const RULE_BY_ID = new Map(ERROR_RULES.map((r) => [r.id, r]))
 
 /** A rule that matched, and where in the text. */

@@ -3,9 +3,10 @@ import type { Trace } from '../../trace/trace'
 import type { Finding } from './finding'
 import { forEachSpan } from './scan'
 import { errorBelow, isLeafKind, producerLlm, sourceLeaf, spanLabel } from './localize'
-import { classifySpanError, hasErrorSignal } from './signals'
+import { classifySpanError, hasErrorSignal, unrecognizedSpanError, type ClassifiedError } from './signals'
 
 export const ERROR_STATUS_DETECTOR = 'error-status'
+export const UNRECOGNIZED_ERROR_DETECTOR = 'unrecognized-error'
 
 /**
  * Findings for spans that record an error (status, exception event, HTTP status), one per root cause:
@@ -18,13 +19,35 @@ export const ERROR_STATUS_DETECTOR = 'error-status'
  * findings[0] // { spanId: '…', category: 'Formatting Errors', detector: 'error-status', … }
  */
 export function detectErrorStatus(trace: Trace): Finding[] {
+  return errorFindings(trace, ERROR_STATUS_DETECTOR, classifySpanError)
+}
+
+/**
+ * Findings for the error spans {@link detectErrorStatus} cannot classify (no rule recognizes the error), under the
+ * fallback categories of `UNRECOGNIZED_ERROR_RULES`, one per root cause like its. An error is still a failure:
+ * without these a trace whose only error is an `UnboundLocalError` in a tool would diagnose clean.
+ *
+ * @example
+ * detectUnrecognizedErrors(trace)[0] // { category: 'Environment Setup Errors', detector: 'unrecognized-error', … }
+ */
+export function detectUnrecognizedErrors(trace: Trace): Finding[] {
+  return errorFindings(trace, UNRECOGNIZED_ERROR_DETECTOR, (span) =>
+    classifySpanError(span) ? undefined : unrecognizedSpanError(span),
+  )
+}
+
+function errorFindings(
+  trace: Trace,
+  detector: string,
+  classify: (span: Span) => ClassifiedError | undefined,
+): Finding[] {
   const below = errorBelow(trace, hasErrorSignal)
   const failedRun = runFailed(trace)
   const out: Finding[] = []
   forEachSpan(trace.spans, (span) => {
     // A step/agent whose child failed only carries that child's error up the tree.
     if (!isLeafKind(span) && below.has(span.id)) return
-    const hit = classifySpanError(span)
+    const hit = classify(span)
     if (!hit) return
     const target =
       hit.rule.placement === 'producer'
@@ -34,7 +57,7 @@ export function detectErrorStatus(trace: Trace): Finding[] {
     const finding: Finding = {
       spanId: target.id,
       category: hit.rule.category,
-      detector: ERROR_STATUS_DETECTOR,
+      detector,
       evidence: hit.evidence,
       reason: moved ? `${hit.rule.reason}; raised in ${spanLabel(span)}` : hit.rule.reason,
       severity: failedRun(span) ? 'high' : 'medium',

@@ -6,7 +6,12 @@ import { BudgetSchema, checkBudget } from './budget'
 import { ANNOUNCED_CALL_DETECTOR, detectAnnouncedCalls } from './announced-call'
 import { ANSWER_TEMPLATE_DETECTOR, detectAnswerTemplate } from './answer-template'
 import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './answer-without-lookup'
-import { detectErrorStatus, ERROR_STATUS_DETECTOR } from './error-status'
+import {
+  detectErrorStatus,
+  detectUnrecognizedErrors,
+  ERROR_STATUS_DETECTOR,
+  UNRECOGNIZED_ERROR_DETECTOR,
+} from './error-status'
 import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
 import { DetectorProfileSchema, type Finding } from './finding'
 import { detectSelfReportedFailures, SELF_REPORTED_FAILURE_DETECTOR } from './self-reported-failure'
@@ -30,6 +35,7 @@ export const DETECTOR_NAMES = [
   ANNOUNCED_CALL_DETECTOR,
   ANSWER_TEMPLATE_DETECTOR,
   SELF_REPORTED_FAILURE_DETECTOR,
+  UNRECOGNIZED_ERROR_DETECTOR,
   'budget',
 ] as const
 /**
@@ -69,7 +75,8 @@ export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
  * them and again on the next model call whose input shows them; tools that returned an error page;
  * repeated identical tool calls; behaviour the run itself contradicts (a final answer before any of the
  * lookups its facts survey asked for, a call announced in the thought but missing from the code, an
- * answer that breaks the prompt's template); and exceeded budgets (when `budget` is given).
+ * answer that breaks the prompt's template); errors no rule recognizes, under a fallback category, on spans no other
+ * detector named (`unrecognized-error`); and exceeded budgets (when `budget` is given).
  *
  * @example
  * const trace = await loadTrace('traces/run.json')
@@ -91,6 +98,14 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   if (enabled.has(ANNOUNCED_CALL_DETECTOR)) pushAll(found, detectAnnouncedCalls(trace, runs))
   if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
   if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) pushAll(found, detectSelfReportedFailures(trace))
+  // A fallback: only where no other detector already named a problem on the span the error is blamed on.
+  if (enabled.has(UNRECOGNIZED_ERROR_DETECTOR)) {
+    const named = new Set(found.map((f) => f.spanId))
+    pushAll(
+      found,
+      detectUnrecognizedErrors(trace).filter((f) => !named.has(f.spanId)),
+    )
+  }
   if (enabled.has('budget') && opts.budget)
     pushAll(found, checkBudget(trace, opts.budget, { prices: opts.prices }).findings)
   return sortFindings(trace, dedupe(found))

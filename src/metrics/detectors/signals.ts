@@ -1,5 +1,11 @@
 import type { Span } from '../../trace/span'
-import { blankEchoedCode, classifyErrorText, ruleForHttpStatus, type ErrorRule } from './error-patterns'
+import {
+  blankEchoedCode,
+  classifyErrorText,
+  ruleForHttpStatus,
+  unrecognizedErrorRule,
+  type ErrorRule,
+} from './error-patterns'
 import { quoteEvidence } from './finding'
 
 /** Attributes that carry an HTTP response status (current and older OTel semantic conventions). */
@@ -87,6 +93,35 @@ export function classifySpanError(span: Span): ClassifiedError | undefined {
     if (rule) return { rule, evidence: quoteEvidence(messages[0] ?? String(code)) }
   }
   return undefined
+}
+
+/**
+ * A span's error that {@link classifySpanError} does not recognize, under its fallback rule (model code or a
+ * call, `unrecognizedErrorRule`): the evidence quotes the error's own line (after smolagents' echo of the code),
+ * the reason names the exception type. Undefined when the span records no error.
+ *
+ * @example
+ * unrecognizedSpanError(toolSpan) // { rule: { category: 'Environment Setup Errors', … }, evidence: "UnboundLocalError: cannot access local variable 'res' …" }
+ */
+export function unrecognizedSpanError(span: Span): ClassifiedError | undefined {
+  if (!hasErrorSignal(span)) return undefined
+  const events = exceptionEvents(span)
+  const types = events.map((e) => str(e.attributes['exception.type'])).filter((t) => t !== '')
+  const texts = [
+    ...events.map((e) => str(e.attributes['exception.message'])),
+    span.statusMessage,
+    str(span.attributes['error.type']),
+  ].filter((t) => t !== '')
+  const base = unrecognizedErrorRule([...types, ...texts].join('\n'))
+  const type = types[0] ?? str(span.attributes['error.type'])
+  const code = httpStatusOf(span)
+  const named = type !== '' ? type : code !== undefined ? `HTTP ${code}` : ''
+  const rule: ErrorRule = { ...base, reason: named === '' ? base.reason : `${base.reason} (${named})` }
+  const message = texts[0]
+  if (message === undefined) return { rule, evidence: quoteEvidence(type) }
+  // "Code execution failed at line '<code>' due to: X" — the quote starts at X, not at the model's code.
+  const due = blankEchoedCode(message).indexOf(' due to: ')
+  return { rule, evidence: quoteEvidence(due === -1 ? message : message.slice(due + ' due to: '.length)) }
 }
 
 /** A type name alone says little: quote the message line that names it, else the message, else the type. */
