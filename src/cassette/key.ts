@@ -33,11 +33,15 @@ function jsonSchemaOf(schema: z.ZodType): unknown {
 
 const sha256 = (text: string | Uint8Array) => createHash('sha256').update(text).digest('hex')
 
+/** Text with CRLF and lone CR line ends as LF: a checkout with git's `autocrlf` keys as the recording did. */
+const lf = (text: string) => (text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text)
+
 /**
  * The cassette key of a judge request: sha256 hex of a canonical JSON of the provider, model, prompt
  * version, system prompt, the user content in order (text, and image digests for images), the output
  * schema name and its JSON schema. Anything that can change the verdict changes the key; credentials
- * and request options are not part of it. `occurrence` > 0 keys the n-th repeat of an identical
+ * and request options are not part of it. Line ends are not: texts are keyed with CRLF and CR read as LF, so
+ * a fixture checked out on Windows (git `autocrlf`) replays the entry recorded from its LF copy. `occurrence` > 0 keys the n-th repeat of an identical
  * request in one run (self-consistency samples), so each sample is recorded and replayed.
  *
  * @example
@@ -49,7 +53,7 @@ export function cassetteKey(
   occurrence = 0,
 ): string {
   const content = request.content.map((part) =>
-    part.type === 'text' ? { text: part.text } : { image: part.digest || sha256(part.bytes) },
+    part.type === 'text' ? { text: lf(part.text) } : { image: part.digest || sha256(part.bytes) },
   )
   const base = sha256(
     canonicalJson({
@@ -57,7 +61,7 @@ export function cassetteKey(
       provider: judge.provider,
       model: judge.model,
       promptVersion: request.promptVersion,
-      system: request.system,
+      system: lf(request.system),
       content,
       schemaName: request.schemaName,
       schema: jsonSchemaOf(request.schema),

@@ -41,6 +41,20 @@ describe('cassetteKey', () => {
     expect(new Set([key, ...variants]).size).toBe(variants.length + 1)
   })
 
+  it('does not change with line ends (CRLF, CR, LF): an autocrlf checkout replays the LF recording', () => {
+    const lfText = 'Answer:\n42\n\nSource: the chart'
+    const key = cassetteKey(judge, verdictRequest(lfText))
+    expect(cassetteKey(judge, verdictRequest(lfText.replaceAll('\n', '\r\n')))).toBe(key)
+    expect(cassetteKey(judge, verdictRequest(lfText.replaceAll('\n', '\r')))).toBe(key)
+    const system = 'You are a careful judge.\nReason first, then score 1-5.'
+    expect(cassetteKey(judge, { ...base, system: system.replaceAll('\n', '\r\n') })).toBe(
+      cassetteKey(judge, { ...base, system }),
+    )
+    // Only line ends: a CR that adds a line, or text that differs otherwise, still changes the key.
+    expect(cassetteKey(judge, verdictRequest('Answer:\n\n42\n\nSource: the chart'))).not.toBe(key)
+    expect(cassetteKey(judge, verdictRequest('Answer:\r\n\r42\n\nSource: the chart'))).not.toBe(key)
+  })
+
   it('changes when one image byte changes, and with image order', async () => {
     const original = toImagePart(await loadImage(chart))
     const altered = Buffer.from(chart)
