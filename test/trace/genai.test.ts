@@ -57,6 +57,49 @@ describe('GenAI semantic conventions', () => {
     expect(s.tokens).toEqual({ prompt: 12, completion: 3, total: 15 })
   })
 
+  it('reads grouped token counts, and tells of counts it cannot read or a total below its parts', () => {
+    const ctx = new ReadContext()
+    const read = (attributes: Record<string, unknown>) => {
+      const span = newSpan(
+        's1',
+        null,
+        't1',
+        'chat',
+        0n,
+        1n,
+        'ok',
+        '',
+        { 'gen_ai.operation.name': 'chat', ...attributes },
+        [],
+      )
+      applyGenAi(span, ctx)
+      return span.tokens
+    }
+    expect(read({ 'gen_ai.usage.input_tokens': '1,000,000', 'gen_ai.usage.output_tokens': '2 500' })).toEqual({
+      prompt: 1_000_000,
+      completion: 2_500,
+      total: 1_002_500,
+    })
+    expect(ctx.warningsFor('t1')).toEqual([])
+    // A budget must not pass on a total that undercounts: the sum is kept, and the trace says why.
+    expect(
+      read({ 'gen_ai.usage.input_tokens': 1200, 'gen_ai.usage.output_tokens': 300, 'gen_ai.usage.total_tokens': 1000 }),
+    ).toEqual({
+      prompt: 1200,
+      completion: 300,
+      total: 1500,
+    })
+    expect(read({ 'gen_ai.usage.input_tokens': 'n/a', 'gen_ai.usage.output_tokens': '1,00' })).toBeUndefined()
+    const warnings = ctx.warningsFor('t1')
+    expect(warnings.map((w) => w.code)).toEqual(['token-counts', 'token-counts'])
+    expect(warnings[0].message).toContain('token total 1000 is below prompt 1200 + completion 300')
+    expect(warnings[1].message).toContain('unreadable token counts: prompt "n/a", completion "1,00"')
+    // An exporter that writes "n/a" on every span is told of five times, not once per span.
+    for (let i = 0; i < 20; i++) read({ 'gen_ai.usage.input_tokens': 'n/a' })
+    expect(ctx.warningsFor('t1')).toHaveLength(5)
+    expect(ctx.warningsFor('t1')[4].message).toContain('not listed')
+  })
+
   it('reads structured (non-string) messages and tool-call parts', () => {
     const s = mapped({
       'gen_ai.operation.name': 'chat',

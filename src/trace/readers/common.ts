@@ -36,19 +36,61 @@ export function newSpan(
   }
 }
 
-/** A non-negative integer from a number or a numeric string (`"4268"`), else undefined. */
+/** Digits grouped by thousands: `1,000,000`, `1 000 000`, `1_000_000` (a grouping char, then groups of three). */
+const GROUPED = /^\d{1,3}(?:([,_ \u00a0\u202f])\d{3})(?:\1\d{3})*$/
+
+/**
+ * A non-negative integer from a number or a numeric string (`"4268"`, `"1,000,000"`), else undefined.
+ *
+ * @example
+ * toCount('1,000,000') // 1000000
+ * toCount('1,00') // undefined
+ */
 export function toCount(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value !== '' ? Number(value) : NaN
+  let n = NaN
+  if (typeof value === 'number') n = value
+  else if (typeof value === 'string') {
+    const text = value.trim()
+    if (text !== '') n = GROUPED.test(text) ? Number(text.replace(/\D/g, '')) : Number(text)
+  }
   return Number.isFinite(n) && n >= 0 ? Math.trunc(n) : undefined
 }
 
-/** Token counts from whichever of prompt/completion/total are present; undefined when none is. */
-export function tokenCounts(prompt: unknown, completion: unknown, total: unknown): TokenCounts | undefined {
+/**
+ * Token counts from whichever of prompt/completion/total are present; undefined when none is. A count that is
+ * there but unreadable (`"n/a"`, `-5`), and a total below prompt + completion, are told to `problem` — a budget
+ * must not pass on a count it could not read — and the total is then at least prompt + completion.
+ *
+ * @example
+ * tokenCounts(1200, 300, 1000, console.warn) // { prompt: 1200, completion: 300, total: 1500 } (and a warning)
+ */
+export function tokenCounts(
+  prompt: unknown,
+  completion: unknown,
+  total: unknown,
+  problem?: (message: string) => void,
+): TokenCounts | undefined {
   const p = toCount(prompt)
   const c = toCount(completion)
   const t = toCount(total)
+  if (problem) {
+    const unread = (
+      [
+        ['prompt', prompt, p],
+        ['completion', completion, c],
+        ['total', total, t],
+      ] as const
+    ).filter(([, raw, read]) => raw !== undefined && raw !== null && read === undefined)
+    if (unread.length > 0)
+      problem(
+        `unreadable token count${unread.length > 1 ? 's' : ''}: ${unread.map(([name, raw]) => `${name} ${JSON.stringify(raw)}`).join(', ')}; counted as 0 (budgets see fewer tokens than were used)`,
+      )
+  }
   if (p === undefined && c === undefined && t === undefined) return undefined
-  return { prompt: p ?? 0, completion: c ?? 0, total: t ?? (p ?? 0) + (c ?? 0) }
+  const sum = (p ?? 0) + (c ?? 0)
+  if (t !== undefined && t < sum)
+    problem?.(`token total ${t} is below prompt ${p ?? 0} + completion ${c ?? 0}; the sum ${sum} is used`)
+  return { prompt: p ?? 0, completion: c ?? 0, total: t === undefined || t < sum ? sum : t }
 }
 
 /** A string attribute value, or undefined; numbers and booleans are stringified (OTLP may type them). */

@@ -50,6 +50,7 @@ export function applyGenAi(span: Span, ctx: ReadContext): void {
     a['gen_ai.usage.input_tokens'] ?? a['gen_ai.usage.prompt_tokens'],
     a['gen_ai.usage.output_tokens'] ?? a['gen_ai.usage.completion_tokens'],
     a['gen_ai.usage.total_tokens'] ?? a['llm.usage.total_tokens'],
+    (message) => ctx.warnTokens(span.traceId, span.id, span.name, message),
   )
   const toolName = asString(a['gen_ai.tool.name'])
   const op = asString(a['gen_ai.operation.name'])

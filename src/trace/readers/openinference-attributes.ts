@@ -97,7 +97,9 @@ export function applyOpenInference(span: Span, ctx: ReadContext): void {
   span.kind = openInferenceKind(kind)
   const modelName = asString(model)
   if (modelName) span.model = modelName
-  span.tokens = tokenCounts(prompt, completion, total)
+  span.tokens = tokenCounts(prompt, completion, total, (message) =>
+    ctx.warnTokens(span.traceId, span.id, span.name, message),
+  )
 
   switch (span.kind) {
     case 'llm':
