@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { withCassette } from '../../src/cassette/cassette-judge'
 import { diagnose } from '../../src/diagnosis/diagnose'
 import { parseTrace } from '../../src/trace/parse'
-import { at, createRecorder, record } from '../helpers/otel'
+import { agentSpan, at, createRecorder, record } from '../helpers/otel'
 import { formatFailingLeaf } from '../../src/diagnosis/format'
 import { SPAN_CATEGORY_METRIC, SPAN_METRICS, type PropagationPolicy } from '../../src/diagnosis/types'
 import { JudgeAbortError, JudgeConfigError } from '../../src/judges/errors'
@@ -316,22 +316,21 @@ describe('options', () => {
 
   test('a span with only an unrecognized error is still judged: the fallback category is no explanation', async () => {
     const rec = createRecorder({ seed: 3 })
-    record(rec.tracer, {
-      name: 'invoke_agent support',
-      start: at(0),
-      end: at(2_000),
-      ok: true,
-      attributes: { 'gen_ai.operation.name': 'invoke_agent' },
-      children: [
-        {
-          name: 'execute_tool inspect',
-          start: at(100),
-          end: at(400),
-          attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'inspect' },
-          error: { type: 'UnboundLocalError', message: "cannot access local variable 'res'", time: at(350) },
-        },
-      ],
-    })
+    record(
+      rec.tracer,
+      agentSpan(
+        [
+          {
+            name: 'execute_tool inspect',
+            start: at(100),
+            end: at(400),
+            attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'inspect' },
+            error: { type: 'UnboundLocalError', message: "cannot access local variable 'res'", time: at(350) },
+          },
+        ],
+        2_000,
+      ),
+    )
     const trace = parseTrace(rec.otlpJson(), 'sdk-run.json')
     const toolSpan = trace.spansByKind('tool')[0]
     const d = await diagnose(trace, { judge: fakeJudgeClient(fake), select: { kind: 'tool' }, agent: false })

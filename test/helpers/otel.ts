@@ -355,3 +355,20 @@ export function openLlmetryChat(tracer: Tracer, offsetMs = 0): OtelSpan {
     },
   })
 }
+
+/**
+ * An `invoke_agent` span (GenAI conventions, status OK) holding `children`, from 0 to `end` ms.
+ *
+ * @example
+ * record(rec.tracer, agentSpan([{ name: 'execute_tool search', start: at(100), end: at(400) }]))
+ */
+export function agentSpan(children: SpanSpec[], end = 10_000): SpanSpec {
+  return {
+    name: 'invoke_agent support',
+    start: at(0),
+    end: at(end),
+    ok: true,
+    attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+    children,
+  }
+}

@@ -7,6 +7,7 @@ import { parseTrace } from '../../../src/trace/parse'
 import type { Trace } from '../../../src/trace/trace'
 import {
   agentRun,
+  agentSpan,
   at,
   createRecorder,
   HTTP_FAILURES,
@@ -50,14 +51,7 @@ const tool = (start: number, name: string, extra: Partial<SpanSpec> & { attribut
 })
 
 /** An agent run whose children are `children`. */
-const agent = (children: SpanSpec[]): SpanSpec => ({
-  name: 'invoke_agent support',
-  start: at(0),
-  end: at(10_000),
-  ok: true,
-  attributes: { 'gen_ai.operation.name': 'invoke_agent' },
-  children,
-})
+const agent = (children: SpanSpec[]): SpanSpec => agentSpan(children)
 
 function only(findings: Finding[]): Finding {
   expect(findings).toHaveLength(1)

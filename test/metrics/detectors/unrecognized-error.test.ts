@@ -8,19 +8,12 @@ import { errorBelow, isLeafKind, producerLlm, sourceLeaf } from '../../../src/me
 import { hasErrorSignal } from '../../../src/metrics/detectors/signals'
 import { parseTrace } from '../../../src/trace/parse'
 import type { Trace } from '../../../src/trace/trace'
-import { at, createRecorder, record, type SpanSpec } from '../../helpers/otel'
+import { agentSpan, at, createRecorder, record, type SpanSpec } from '../../helpers/otel'
 import { allTrailTraces, HAVE_TRAIL, spanText, trailTrace } from './trail'
 
 function otlp(children: SpanSpec[]): Trace {
   const rec = createRecorder({ seed: 11 })
-  record(rec.tracer, {
-    name: 'invoke_agent support',
-    start: at(0),
-    end: at(10_000),
-    ok: true,
-    attributes: { 'gen_ai.operation.name': 'invoke_agent' },
-    children,
-  })
+  record(rec.tracer, agentSpan(children))
   return parseTrace(rec.otlpJson(), 'sdk-run.json')
 }
 
