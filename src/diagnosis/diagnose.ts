@@ -151,7 +151,16 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
 function selectionLeaves(trace: Trace, selected: Span[]): Span[] {
   const ids = new Set(selected.map((s) => s.id))
   const covered = new Set<string>()
-  for (const s of selected) for (const a of trace.ancestors(s.id)) if (ids.has(a.id)) covered.add(a.id)
+  // Spans whose ancestors were all visited already: a walk up stops at one, so deep chains stay linear.
+  const walked = new Set<string>()
+  for (const s of selected) {
+    for (let a = trace.parent(s.id); a; a = trace.parent(a.id)) {
+      if (ids.has(a.id)) covered.add(a.id)
+      if (walked.has(a.id)) break
+      walked.add(a.id)
+    }
+    walked.add(s.id)
+  }
   return selected.filter((s) => !covered.has(s.id))
 }
 

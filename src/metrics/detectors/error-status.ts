@@ -68,12 +68,32 @@ function errorFindings(
   return out
 }
 
-/** An error that also failed the enclosing agent run (or the trace root) is high severity. */
+/**
+ * An error that also failed the enclosing agent run (or the trace root) is high severity. The run of each span
+ * is remembered along the way up, so a deep chain of failing calls costs one walk, not one per call.
+ */
 function runFailed(trace: Trace): (span: Span) => boolean {
-  return (span) => {
-    const ancestors = trace.ancestors(span.id)
-    const agent = ancestors.find((a) => a.kind === 'agent')
-    const top = agent ?? ancestors[ancestors.length - 1]
-    return top !== undefined && top.status === 'error'
+  // A span's run: its parent if that is an agent or the root, else its parent's run (none for a root).
+  const runOf = new Map<string, Span | undefined>()
+  const top = (span: Span): Span | undefined => {
+    const path: Span[] = []
+    let found: Span | undefined
+    for (let cur = span; ; ) {
+      if (runOf.has(cur.id)) {
+        found = runOf.get(cur.id)
+        break
+      }
+      const parent = trace.parent(cur.id)
+      if (!parent) break
+      path.push(cur)
+      if (parent.kind === 'agent' || !trace.parent(parent.id)) {
+        found = parent
+        break
+      }
+      cur = parent
+    }
+    for (const s of path) runOf.set(s.id, found)
+    return found
   }
+  return (span) => top(span)?.status === 'error'
 }

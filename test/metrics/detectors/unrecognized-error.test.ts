@@ -64,6 +64,33 @@ describe('an error no rule recognizes', () => {
   })
 })
 
+describe('a deep chain of failing calls (one walk up the tree, not one per call)', () => {
+  it('names every call, high severity where its run failed and medium under a run that did not', () => {
+    const T = '0af7651916cd43dd8448eb211c80319c'
+    const n = 3000
+    const spans: string[] = []
+    for (let i = 0; i < n; i++) {
+      const id = (i + 1).toString(16).padStart(16, '0')
+      const parent = i === 0 ? '' : i.toString(16).padStart(16, '0')
+      // The root is a failed agent run; span 1500 a nested run that succeeded; the rest alternate LLM and TOOL.
+      const kind = i === 0 || i === 1500 ? 'AGENT' : i % 2 ? 'LLM' : 'TOOL'
+      const status = i === 1500 ? '{"code":1}' : '{"code":2,"message":"KeyError: x"}'
+      spans.push(
+        `{"traceId":"${T}","spanId":"${id}","parentSpanId":"${parent}","name":"s${i}","kind":1,"startTimeUnixNano":"${1000 + i}","endTimeUnixNano":"${100000 - i}","attributes":[{"key":"openinference.span.kind","value":{"stringValue":"${kind}"}}],"events":[],"status":${status}}`,
+      )
+    }
+    const trace = parseTrace(
+      `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"s"},"spans":[${spans.join(',')}]}]}]}`,
+      'deep.json',
+    )
+    const found = detect(trace).filter((f) => f.detector === 'unrecognized-error')
+    expect(found).toHaveLength(n - 2)
+    const depth = (f: { spanId: string }) => Number.parseInt(f.spanId, 16) - 1
+    expect(found.filter((f) => f.severity === 'high').map(depth)).toEqual(Array.from({ length: 1499 }, (_, i) => i + 1))
+    expect(found.filter((f) => f.severity === 'medium')).toHaveLength(n - 1501)
+  })
+})
+
 describe.skipIf(!HAVE_TRAIL)('unrecognized errors in the real TRAIL traces', () => {
   it('the TextInspectorTool crash of b5576ffc (labelled Environment Setup Errors by TRAIL) is found', () => {
     const trace = trailTrace('GAIA', 'b5576ffc')
