@@ -40,9 +40,10 @@ const lf = (text: string) => (text.includes('\r') ? text.replace(/\r\n?/g, '\n')
  * The cassette key of a judge request: sha256 hex of a canonical JSON of the provider, model, prompt
  * version, system prompt, the user content in order (text, and image digests for images), the output
  * schema name and its JSON schema. Anything that can change the verdict changes the key; credentials
- * and request options are not part of it. Line ends are not: texts are keyed with CRLF and CR read as LF, so
- * a fixture checked out on Windows (git `autocrlf`) replays the entry recorded from its LF copy. `occurrence` > 0 keys the n-th repeat of an identical
- * request in one run (self-consistency samples), so each sample is recorded and replayed.
+ * and request options are not part of it. Nor are line ends: texts are keyed with CRLF and CR read as LF,
+ * so a fixture checked out on Windows (git `autocrlf`) replays the entry recorded from its LF copy.
+ * `occurrence` > 0 keys the n-th repeat of an identical request in one run (self-consistency samples),
+ * so each sample is recorded and replayed.
  *
  * @example
  * const key = cassetteKey(judge, request) // '9c1f…' (64 hex chars)

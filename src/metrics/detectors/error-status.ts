@@ -3,7 +3,7 @@ import type { Trace } from '../../trace/trace'
 import type { Finding } from './finding'
 import { forEachSpan } from './scan'
 import { errorBelow, isLeafKind, producerLlm, sourceLeaf, spanLabel } from './localize'
-import { classifySpanError, hasErrorSignal, unrecognizedSpanError, type ClassifiedError } from './signals'
+import { classifySpanError, hasErrorSignal, unrecognizedSpanError } from './signals'
 
 export const ERROR_STATUS_DETECTOR = 'error-status'
 export const UNRECOGNIZED_ERROR_DETECTOR = 'unrecognized-error'
@@ -14,40 +14,27 @@ export const UNRECOGNIZED_ERROR_DETECTOR = 'unrecognized-error'
  * named on an LLM/TOOL span — the tool or model call that raised it, or for model-output errors
  * (malformed code, tool-call arguments) the LLM span that wrote the output.
  *
- * @example
- * const findings = detectErrorStatus(trace)
- * findings[0] // { spanId: '…', category: 'Formatting Errors', detector: 'error-status', … }
- */
-export function detectErrorStatus(trace: Trace): Finding[] {
-  return errorFindings(trace, ERROR_STATUS_DETECTOR, classifySpanError)
-}
-
-/**
- * Findings for the error spans {@link detectErrorStatus} cannot classify (no rule recognizes the error), under the
- * fallback categories of `UNRECOGNIZED_ERROR_RULES`, one per root cause like its. An error is still a failure:
- * without these a trace whose only error is an `UnboundLocalError` in a tool would diagnose clean.
+ * - `recognized`: errors a rule of `ERROR_RULES` classifies (detector `error-status`);
+ * - `unrecognized`: the others, under the fallback categories of `UNRECOGNIZED_ERROR_RULES` (detector
+ *   `unrecognized-error`). An error is still a failure: without these a trace whose only error is an
+ *   `UnboundLocalError` in a tool would diagnose clean.
+ *
+ * One walk serves both, so the tree below each span and each span's run are worked out once.
  *
  * @example
- * detectUnrecognizedErrors(trace)[0] // { category: 'Environment Setup Errors', detector: 'unrecognized-error', … }
+ * const { recognized, unrecognized } = detectErrorSpans(trace)
+ * recognized[0] // { spanId: '…', category: 'Formatting Errors', detector: 'error-status', … }
  */
-export function detectUnrecognizedErrors(trace: Trace): Finding[] {
-  return errorFindings(trace, UNRECOGNIZED_ERROR_DETECTOR, (span) =>
-    classifySpanError(span) ? undefined : unrecognizedSpanError(span),
-  )
-}
-
-function errorFindings(
-  trace: Trace,
-  detector: string,
-  classify: (span: Span) => ClassifiedError | undefined,
-): Finding[] {
+export function detectErrorSpans(trace: Trace): { recognized: Finding[]; unrecognized: Finding[] } {
   const below = errorBelow(trace, hasErrorSignal)
   const failedRun = runFailed(trace)
-  const out: Finding[] = []
+  const recognized: Finding[] = []
+  const unrecognized: Finding[] = []
   forEachSpan(trace.spans, (span) => {
     // A step/agent whose child failed only carries that child's error up the tree.
     if (!isLeafKind(span) && below.has(span.id)) return
-    const hit = classify(span)
+    const known = classifySpanError(span)
+    const hit = known ?? unrecognizedSpanError(span)
     if (!hit) return
     const target =
       hit.rule.placement === 'producer'
@@ -57,15 +44,15 @@ function errorFindings(
     const finding: Finding = {
       spanId: target.id,
       category: hit.rule.category,
-      detector,
+      detector: known ? ERROR_STATUS_DETECTOR : UNRECOGNIZED_ERROR_DETECTOR,
       evidence: hit.evidence,
       reason: moved ? `${hit.rule.reason}; raised in ${spanLabel(span)}` : hit.rule.reason,
       severity: failedRun(span) ? 'high' : 'medium',
     }
     if (moved) finding.evidenceSpanId = span.id
-    out.push(finding)
+    ;(known ? recognized : unrecognized).push(finding)
   })
-  return out
+  return { recognized, unrecognized }
 }
 
 /**

@@ -6,12 +6,7 @@ import { BudgetSchema, checkBudget } from './budget'
 import { ANNOUNCED_CALL_DETECTOR, detectAnnouncedCalls } from './announced-call'
 import { ANSWER_TEMPLATE_DETECTOR, detectAnswerTemplate } from './answer-template'
 import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './answer-without-lookup'
-import {
-  detectErrorStatus,
-  detectUnrecognizedErrors,
-  ERROR_STATUS_DETECTOR,
-  UNRECOGNIZED_ERROR_DETECTOR,
-} from './error-status'
+import { detectErrorSpans, ERROR_STATUS_DETECTOR, UNRECOGNIZED_ERROR_DETECTOR } from './error-status'
 import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
 import { DetectorProfileSchema, type Finding } from './finding'
 import { detectSelfReportedFailures, SELF_REPORTED_FAILURE_DETECTOR } from './self-reported-failure'
@@ -87,7 +82,9 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   const opts = Object.keys(options).length === 0 ? {} : DetectorOptionsSchema.parse(options)
   const enabled: ReadonlySet<DetectorName> = opts.detectors ? new Set(opts.detectors) : ALL_DETECTORS
   const found: Finding[] = []
-  if (enabled.has(ERROR_STATUS_DETECTOR)) pushAll(found, detectErrorStatus(trace))
+  const errorSpans =
+    enabled.has(ERROR_STATUS_DETECTOR) || enabled.has(UNRECOGNIZED_ERROR_DETECTOR) ? detectErrorSpans(trace) : undefined
+  if (errorSpans && enabled.has(ERROR_STATUS_DETECTOR)) pushAll(found, errorSpans.recognized)
   if (enabled.has(ERROR_OBSERVED_DETECTOR)) pushAll(found, detectObservedErrors(trace))
   if (enabled.has(TOOL_OUTPUT_DETECTOR)) pushAll(found, detectToolOutputErrors(trace))
   if (enabled.has(REPEATED_CALLS_DETECTOR)) pushAll(found, detectRepeatedCalls(trace, opts.repeatedCalls))
@@ -99,11 +96,11 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
   if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) pushAll(found, detectSelfReportedFailures(trace))
   // A fallback: only where no other detector already named a problem on the span the error is blamed on.
-  if (enabled.has(UNRECOGNIZED_ERROR_DETECTOR)) {
+  if (errorSpans && enabled.has(UNRECOGNIZED_ERROR_DETECTOR)) {
     const named = new Set(found.map((f) => f.spanId))
     pushAll(
       found,
-      detectUnrecognizedErrors(trace).filter((f) => !named.has(f.spanId)),
+      errorSpans.unrecognized.filter((f) => !named.has(f.spanId)),
     )
   }
   if (enabled.has('budget') && opts.budget)

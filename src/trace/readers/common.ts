@@ -83,7 +83,7 @@ export function tokenCounts(
     ).filter(([, raw, read]) => raw !== undefined && raw !== null && read === undefined)
     if (unread.length > 0)
       problem(
-        `unreadable token count${unread.length > 1 ? 's' : ''}: ${unread.map(([name, raw]) => `${name} ${JSON.stringify(raw)}`).join(', ')}; counted as 0 (budgets see fewer tokens than were used)`,
+        `unreadable token count${unread.length > 1 ? 's' : ''}: ${unread.map(([name, raw]) => `${name} ${JSON.stringify(raw)}`).join(', ')}; read as missing (a budget sees fewer tokens than were used)`,
       )
   }
   if (p === undefined && c === undefined && t === undefined) return undefined
