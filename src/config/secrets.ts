@@ -3,6 +3,8 @@
 // It lives in src/config, the leaf that knows the configured credentials, so judges, cassettes, the CLI and
 // the reporters can all scrub without importing judge code (DESIGN.md arrows).
 
+import { decodedViews, ESCAPE_CHAR, identityView } from './decoded-views'
+
 /** Env vars whose values are credentials for the judge providers. */
 const SECRET_ENV_VARS = [
   'OPENAI_API_KEY',
@@ -21,8 +23,9 @@ const registered = new Set<string>()
 
 /** Token shapes that are credentials whatever their source (header dumps, URLs, SDK messages). */
 const PATTERNS: Array<[RegExp, string]> = [
+  // Any scheme word (`Bearer`, `Basic`, `token`, `AWS4-HMAC-SHA256`…) is kept and the token after it redacted.
   [
-    /(authorization|x-api-key|api-key|x-amz-security-token)(["']?\s*[:=]\s*["']?)(bearer\s+|basic\s+|aws4-hmac-sha256\s+)?[^\s"',;}]+/gi,
+    /(authorization|x-api-key|api-key|x-amz-security-token)(["']?\s*[:=]\s*["']?)([A-Za-z][\w.-]*\s+)?[^\s"',;}]+/gi,
     '$1$2$3[redacted]',
   ],
   // Gateway headers such as x-gateway-token or Ocp-Apim-Subscription-Key, when a dump names them.
@@ -31,16 +34,49 @@ const PATTERNS: Array<[RegExp, string]> = [
     '$1$2[redacted]',
   ],
   [/\bbearer\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/gi, 'Bearer [redacted]'],
-  [/\bsk-(?!\[redacted\])[A-Za-z0-9_-]{8,}/g, 'sk-[redacted]'],
-  [/\b(AKIA|ASIA)[A-Z0-9]{12,}\b/g, '$1[redacted]'],
+  // A scheme word in prose: the token must look like one (a digit or base64 padding), so "basic usage" stays.
+  [/\b(basic|token)(\s+)(?!\[redacted\])(?=[A-Za-z0-9._~+/-]*[0-9=])[A-Za-z0-9._~+/-]{12,}={0,2}/gi, '$1$2[redacted]'],
+  ...keyShapes().map((re): [RegExp, string] => [re, '$1[redacted]']),
   [/(Signature|Credential|X-Amz-Signature|X-Amz-Credential)=[^\s&"',]+/g, '$1=[redacted]'],
   // URL userinfo: scheme://user:pass@host
   [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, '$1[redacted]@'],
 ]
 
+/**
+ * Well-known key shapes, each with its prefix as group 1 (kept, so a reader sees what kind of key it was):
+ * OpenAI/Anthropic `sk-`, GitHub `ghp_`/`gho_`/… and `github_pat_`, AWS key ids, Slack `xox?-`, Google `AIza`.
+ */
+function keyShapes(): RegExp[] {
+  return [
+    /\b(sk-)(?!\[redacted\])[A-Za-z0-9_-]{8,}/g,
+    /\b(gh[pousr]_)[A-Za-z0-9]{20,}/g,
+    /\b(github_pat_)[A-Za-z0-9_]{20,}/g,
+    /\b(AKIA|ASIA)[A-Z0-9]{12,}\b/g,
+    /\b(xox[abposr]-)[A-Za-z0-9-]{10,}/g,
+    /\b(AIza)[0-9A-Za-z_-]{30,}/g,
+  ]
+}
+
 /** Matches wherever one of PATTERNS could: their distinctive parts, in one alternation. */
 const TRIGGER =
-  /authorization|api[-_]?key|x-amz|x-[\w-]*(?:token|key|secret|auth)|ocp-apim|token|secret|password|bearer|sk-|AKIA|ASIA|Signature=|Credential=|:\/\/[^\s/?#@"'<>]+@/i
+  /authorization|api[-_]?key|x-amz|x-[\w-]*(?:token|key|secret|auth)|ocp-apim|token|secret|password|bearer|basic|sk-|gh[pousr]_|github_pat_|xox[abposr]-|AIza|AKIA|ASIA|Signature=|Credential=|:\/\/[^\s/?#@"'<>]+@/i
+
+/**
+ * The same shapes for decoded text (a key written as escapes): the group to redact, found in a decoded view
+ * and mapped back to the original characters, which are replaced whole.
+ */
+const DECODED_PATTERNS: Array<[RegExp, number]> = [
+  [
+    /(authorization|x-api-key|api-key|x-amz-security-token)["']?\s*[:=]\s*["']?(?:[A-Za-z][\w.-]*\s+)?([^\s"',;}]+)/dgi,
+    2,
+  ],
+  [
+    /\b(?:x-[\w-]*(?:token|key|secret|auth)|ocp-apim-subscription-key|[\w-]+-(?:token|secret|password)|password|client_secret|api_?key|access_token|refresh_token|session_token|secret_access_key)["']?\s*[:=]\s*["']?([^\s"',;}&]{6,})/dgi,
+    1,
+  ],
+  [/\bbearer\s+([A-Za-z0-9._~+/=-]{8,})/dgi, 1],
+  ...keyShapes().map((re): [RegExp, number] => [new RegExp(`(${re.source})`, 'dg'), 1]),
+]
 
 /**
  * Registers a credential value (e.g. an `apiKey` passed in code) so it is scrubbed like env keys.
@@ -139,13 +175,64 @@ export function scrubSecrets(text: string): string {
   return scrubWith(text, knownSecrets())
 }
 
+/**
+ * `text` scrubbed of `secrets` (in every form: literal, JSON-escaped, percent-encoded, HTML entities, layers of
+ * these) and of credential shapes; the registry is not consulted. For tests and callers with their own list.
+ *
+ * @example
+ * scrubText('key \\u0073k-abc123456789', ['sk-abc123456789']) // 'key [redacted]'
+ */
+export function scrubText(text: string, secrets: readonly string[]): string {
+  return scrubWith(text, secretForms(secrets.filter((s) => s.trim().length >= MIN_SECRET_LENGTH)))
+}
+
 function scrubWith(text: string, secrets: readonly string[]): string {
   let out = text
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]')
+  // Only a text holding an escape character is decoded: most strings (ids, names, prose) hold none.
+  if (ESCAPE_CHAR.test(out) || (out.includes('+') && secrets.some((s) => s.includes(' '))))
+    out = scrubDecoded(out, secrets)
   // One scan decides whether any shape pattern can match: most strings (ids, names, prose) cannot.
   if (!TRIGGER.test(out)) return out
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement)
   return out
+}
+
+/** Redacts the original characters of every secret or key shape found in a decoded layer of `text`. */
+function scrubDecoded(text: string, secrets: readonly string[]): string {
+  const spans: Array<[number, number]> = []
+  const views = decodedViews(text)
+  const plus = secrets.some((s) => s.includes(' ')) ? identityView(text) : undefined
+  if (plus) views.unshift(plus)
+  for (const view of views) {
+    for (const secret of secrets) {
+      // `+` is a space in form encoding: a secret with spaces is also looked for with pluses.
+      for (const form of secret.includes(' ') ? [secret, secret.replace(/ /g, '+')] : [secret]) {
+        for (let at = view.text.indexOf(form); at >= 0; at = view.text.indexOf(form, at + form.length))
+          spans.push([view.starts[at], view.ends[at + form.length - 1]])
+      }
+    }
+    if (view === plus || !TRIGGER.test(view.text)) continue
+    for (const [pattern, group] of DECODED_PATTERNS) {
+      for (const m of view.text.matchAll(pattern)) {
+        const [from, to] = m.indices?.[group] ?? [0, 0]
+        if (to <= from) continue
+        const span: [number, number] = [view.starts[from], view.ends[to - 1]]
+        // Written without escapes, the shape is PATTERNS' to redact (they keep the key's prefix).
+        if (text.slice(span[0], span[1]) !== view.text.slice(from, to)) spans.push(span)
+      }
+    }
+  }
+  if (spans.length === 0) return text
+  spans.sort((a, b) => a[0] - b[0])
+  let out = ''
+  let pos = 0
+  for (const [from, to] of spans) {
+    if (to <= pos) continue
+    if (from >= pos) out += `${text.slice(pos, from)}[redacted]`
+    pos = to
+  }
+  return out + text.slice(pos)
 }
 
 /**
@@ -196,6 +283,9 @@ function knownSecrets(): string[] {
     if (value && value.length >= MIN_SECRET_LENGTH) values.push(value)
   }
   // Header values and URL userinfo in AGENT_VERDICT_JUDGE count in every process (reporters included).
+  // A gateway key in the query of OPENAI_BASE_URL (`…/v1?api-key=K`) is a credential in every process too.
+  for (const part of queryValues(process.env.OPENAI_BASE_URL ?? ''))
+    for (const v of [part, decodeSafely(part)]) if (v.length >= MIN_SECRET_LENGTH) values.push(v)
   const spec = process.env.AGENT_VERDICT_JUDGE
   if (spec) {
     for (const m of spec.matchAll(/;\s*header\.[^=;]+=([^;]*)/gi))
@@ -206,10 +296,13 @@ function knownSecrets(): string[] {
     for (const part of queryValues(spec))
       for (const v of [part, decodeSafely(part)]) if (v.length >= MIN_SECRET_LENGTH) values.push(v)
   }
-  // JSON-escaped and URL-encoded copies of each value too (a judge echoing a header dump).
+  return secretForms(values)
+}
+
+/** Each value with its JSON-escaped and URL-encoded copies (found fast, literally), longest first so a key that contains another is removed whole. */
+function secretForms(values: readonly string[]): string[] {
   const forms = new Set<string>()
   for (const value of values) forms.add(value).add(encodeURIComponent(value)).add(JSON.stringify(value).slice(1, -1))
-  // Longest first so a key that contains another is removed whole.
   return [...forms].sort((a, b) => b.length - a.length)
 }
 

@@ -1,0 +1,213 @@
+// Layered decoding for the scrubber: a judge can echo a key as JSON string escapes (`\u0073k-…`), percent-encoded
+// by any encoder (upper/lower hex, `+` for space, some characters only), as HTML entities (`&#x2F;`, `&sol;`,
+// with or without `;`), or as layers of these. Each layer is decoded with a map from every decoded character
+// back to the span of the original text it came from, so a match in any layer redacts exactly the original
+// characters that spell the secret (to its end, not to the first `&`), and nothing else.
+
+/** A decoded form of a text: `text[i]` came from `original.slice(starts[i], ends[i])`. */
+export interface DecodedView {
+  text: string
+  starts: Int32Array
+  ends: Int32Array
+}
+
+/** Characters that can begin an escape in some layer: a text without them decodes to itself. */
+export const ESCAPE_CHAR = /[\\%&]/
+
+/** Enough for any real reply (JSON in a URL in HTML is 3); bounds the work on hostile input. */
+const MAX_LAYERS = 6
+
+// Named entities a writer may use for characters of a key or a header dump; numeric entities cover the rest.
+const NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  sol: '/',
+  bsol: '\\',
+  colon: ':',
+  semi: ';',
+  comma: ',',
+  period: '.',
+  excl: '!',
+  quest: '?',
+  num: '#',
+  dollar: '$',
+  percnt: '%',
+  lpar: '(',
+  rpar: ')',
+  ast: '*',
+  plus: '+',
+  equals: '=',
+  commat: '@',
+  lsqb: '[',
+  rsqb: ']',
+  lbrack: '[',
+  rbrack: ']',
+  lcub: '{',
+  rcub: '}',
+  lbrace: '{',
+  rbrace: '}',
+  verbar: '|',
+  vert: '|',
+  lowbar: '_',
+  UnderBar: '_',
+  hyphen: '-',
+  dash: '-',
+  minus: '-',
+  tilde: '~',
+  grave: '`',
+  Hat: '^',
+  Tab: '\t',
+  NewLine: '\n',
+  nbsp: '\u00a0',
+}
+const NAMED_ENTITY = /^&([A-Za-z]{2,8});?/
+const NUMERIC_ENTITY = /^&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?/
+const JSON_SHORT: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  '/': '/',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+}
+const HEX = /^[0-9a-fA-F]+$/
+
+/**
+ * The layers `text` decodes to, innermost last: each one decodes every JSON escape, percent-encoded UTF-8
+ * sequence and HTML entity of the one before (mixed freely). Empty when `text` holds no escape.
+ */
+export function decodedViews(text: string): DecodedView[] {
+  const views: DecodedView[] = []
+  if (!ESCAPE_CHAR.test(text)) return views
+  let current = identityView(text)
+  for (let layer = 0; layer < MAX_LAYERS; layer++) {
+    const next = decodeLayer(current)
+    if (next === undefined) break
+    views.push(next)
+    if (!ESCAPE_CHAR.test(next.text)) break
+    current = next
+  }
+  return views
+}
+
+/** `text` as its own view (every character maps to itself). */
+export function identityView(text: string): DecodedView {
+  const starts = new Int32Array(text.length)
+  const ends = new Int32Array(text.length)
+  for (let i = 0; i < text.length; i++) {
+    starts[i] = i
+    ends[i] = i + 1
+  }
+  return { text, starts, ends }
+}
+
+/** One layer decoded, or undefined when it holds no escape that decodes. */
+function decodeLayer(view: DecodedView): DecodedView | undefined {
+  const src = view.text
+  const out: string[] = []
+  const starts: number[] = []
+  const ends: number[] = []
+  let changed = false
+  let i = 0
+  while (i < src.length) {
+    const c = src[i]
+    const unit =
+      c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : c === '&' ? entity(src, i) : undefined
+    if (unit) {
+      changed = true
+      // Every character the escape yields maps to the whole escape in the original.
+      for (const ch of unit.chars) {
+        out.push(ch)
+        starts.push(view.starts[i])
+        ends.push(view.ends[i + unit.length - 1])
+      }
+      i += unit.length
+    } else {
+      out.push(c)
+      starts.push(view.starts[i])
+      ends.push(view.ends[i])
+      i++
+    }
+  }
+  if (!changed) return undefined
+  return { text: out.join(''), starts: Int32Array.from(starts), ends: Int32Array.from(ends) }
+}
+
+interface Unit {
+  chars: string[]
+  length: number
+}
+
+function jsonEscape(s: string, i: number): Unit | undefined {
+  const next = s[i + 1]
+  if (next === undefined) return undefined
+  if (next === 'u') {
+    const hex = s.slice(i + 2, i + 6)
+    if (hex.length === 4 && HEX.test(hex)) return { chars: [String.fromCharCode(Number.parseInt(hex, 16))], length: 6 }
+    // `\u{73}` (JavaScript) writes a code point.
+    const braced = /^\\u\{([0-9a-fA-F]{1,6})\}/.exec(s.slice(i, i + 10))
+    if (braced) return codePoint(Number.parseInt(braced[1], 16), braced[0].length)
+    return undefined
+  }
+  if (next === 'x') {
+    const hex = s.slice(i + 2, i + 4)
+    return hex.length === 2 && HEX.test(hex)
+      ? { chars: [String.fromCharCode(Number.parseInt(hex, 16))], length: 4 }
+      : undefined
+  }
+  const short = JSON_SHORT[next]
+  return short === undefined ? undefined : { chars: [short], length: 2 }
+}
+
+/** A percent-encoded byte, or a whole UTF-8 sequence of them (`%E2%82%AC`); a lone `%` stays itself. */
+function percentEscape(s: string, i: number): Unit | undefined {
+  const first = byteAt(s, i)
+  if (first === undefined) return undefined
+  if (first < 0x80) return { chars: [String.fromCharCode(first)], length: 3 }
+  const size = first >= 0xf0 && first < 0xf8 ? 4 : first >= 0xe0 ? 3 : first >= 0xc2 && first < 0xe0 ? 2 : 0
+  if (size === 0) return undefined
+  const bytes = [first]
+  for (let k = 1; k < size; k++) {
+    const b = byteAt(s, i + 3 * k)
+    if (b === undefined || (b & 0xc0) !== 0x80) return undefined
+    bytes.push(b)
+  }
+  const text = Buffer.from(bytes).toString('utf8')
+  if (text.includes('\uFFFD')) return undefined
+  return { chars: [...text].flatMap((ch) => ch.split('')), length: 3 * size }
+}
+
+function byteAt(s: string, i: number): number | undefined {
+  if (s[i] !== '%') return undefined
+  const hex = s.slice(i + 1, i + 3)
+  return hex.length === 2 && HEX.test(hex) ? Number.parseInt(hex, 16) : undefined
+}
+
+function entity(s: string, i: number): Unit | undefined {
+  const head = s.slice(i, i + 12)
+  const numeric = NUMERIC_ENTITY.exec(head)
+  if (numeric) {
+    const value = numeric[1] !== undefined ? Number.parseInt(numeric[1], 16) : Number.parseInt(numeric[2], 10)
+    return codePoint(value, numeric[0].length)
+  }
+  const named = NAMED_ENTITY.exec(head)
+  if (!named) return undefined
+  // The longest known name that starts the run of letters (`&ampx` is `&amp` then `x`, as browsers read it).
+  for (let len = named[1].length; len >= 2; len--) {
+    const name = named[1].slice(0, len)
+    const ch = Object.hasOwn(NAMED, name) ? NAMED[name] : undefined
+    if (ch !== undefined) return { chars: [ch], length: 1 + len + (s[i + 1 + len] === ';' ? 1 : 0) }
+  }
+  return undefined
+}
+
+function codePoint(value: number, length: number): Unit | undefined {
+  if (!(value > 0 && value <= 0x10ffff)) return undefined
+  return { chars: String.fromCodePoint(value).split(''), length }
+}
