@@ -78,20 +78,44 @@ const JSON_SHORT: Record<string, string> = {
 }
 const HEX = /^[0-9a-fA-F]+$/
 
+/** Bounds the work on hostile input; real replies have at most 3 layers (JSON in a URL in HTML) and one family each. */
+const MAX_VIEWS = 96
+
+// `strict`: every family, but an entity only with its `;` — an outer layer may leave `&#5` literal and encode
+// the `3;` after it (`&#5\x33;` is `&#53;`), which the lenient reading would take for `&#5` then `3;`.
+type Family = 'all' | 'strict' | 'json' | 'pct' | 'html'
+const FAMILY_CHAR: Record<Exclude<Family, 'all' | 'strict'>, string> = { json: '\\', pct: '%', html: '&' }
+
 /**
- * The layers `text` decodes to, innermost last: each one decodes every JSON escape, percent-encoded UTF-8
- * sequence and HTML entity of the one before (mixed freely). Empty when `text` holds no escape.
+ * The forms `text` decodes to, each layer decoded every way a reader could: every JSON escape, percent-encoded
+ * UTF-8 sequence and HTML entity at once (mixed within a layer), or one family only, since an outer layer of
+ * one family may cut through an inner escape of another (`&#9%37;` is `&#97;` percent-encoded in part).
+ * Empty when `text` holds no escape.
  */
 export function decodedViews(text: string): DecodedView[] {
   const views: DecodedView[] = []
   if (!ESCAPE_CHAR.test(text)) return views
-  let current = identityView(text)
-  for (let layer = 0; layer < MAX_LAYERS; layer++) {
-    const next = decodeLayer(current)
-    if (next === undefined) break
-    views.push(next)
-    if (!ESCAPE_CHAR.test(next.text)) break
-    current = next
+  const seen = new Set([text])
+  let frontier = [identityView(text)]
+  for (let layer = 0; layer < MAX_LAYERS && frontier.length > 0; layer++) {
+    const next: DecodedView[] = []
+    for (const view of frontier) {
+      const present = (Object.keys(FAMILY_CHAR) as Array<keyof typeof FAMILY_CHAR>).filter((f) =>
+        view.text.includes(FAMILY_CHAR[f]),
+      )
+      // With one family present, decoding it alone is the same as decoding all.
+      for (const family of present.length > 1
+        ? (['all', 'strict', ...present] as Family[])
+        : [...present, 'strict' as const]) {
+        const decoded = decodeLayer(view, family)
+        if (decoded === undefined || seen.has(decoded.text)) continue
+        seen.add(decoded.text)
+        views.push(decoded)
+        if (views.length >= MAX_VIEWS) return views
+        if (ESCAPE_CHAR.test(decoded.text)) next.push(decoded)
+      }
+    }
+    frontier = next
   }
   return views
 }
@@ -108,7 +132,7 @@ export function identityView(text: string): DecodedView {
 }
 
 /** One layer decoded, or undefined when it holds no escape that decodes. */
-function decodeLayer(view: DecodedView): DecodedView | undefined {
+function decodeLayer(view: DecodedView, family: Family): DecodedView | undefined {
   const src = view.text
   const out: string[] = []
   const starts: number[] = []
@@ -117,8 +141,15 @@ function decodeLayer(view: DecodedView): DecodedView | undefined {
   let i = 0
   while (i < src.length) {
     const c = src[i]
+    const all = family === 'all' || family === 'strict'
     const unit =
-      c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : c === '&' ? entity(src, i) : undefined
+      c === '\\' && (all || family === 'json')
+        ? jsonEscape(src, i)
+        : c === '%' && (all || family === 'pct')
+          ? percentEscape(src, i)
+          : c === '&' && (all || family === 'html')
+            ? entity(src, i, family === 'strict')
+            : undefined
     if (unit) {
       changed = true
       // Every character the escape yields maps to the whole escape in the original.
@@ -189,10 +220,11 @@ function byteAt(s: string, i: number): number | undefined {
   return hex.length === 2 && HEX.test(hex) ? Number.parseInt(hex, 16) : undefined
 }
 
-function entity(s: string, i: number): Unit | undefined {
+function entity(s: string, i: number, strict: boolean): Unit | undefined {
   const head = s.slice(i, i + 12)
   const numeric = NUMERIC_ENTITY.exec(head)
   if (numeric) {
+    if (strict && !numeric[0].endsWith(';')) return undefined
     const value = numeric[1] !== undefined ? Number.parseInt(numeric[1], 16) : Number.parseInt(numeric[2], 10)
     return codePoint(value, numeric[0].length)
   }
@@ -202,7 +234,9 @@ function entity(s: string, i: number): Unit | undefined {
   for (let len = named[1].length; len >= 2; len--) {
     const name = named[1].slice(0, len)
     const ch = Object.hasOwn(NAMED, name) ? NAMED[name] : undefined
-    if (ch !== undefined) return { chars: [ch], length: 1 + len + (s[i + 1 + len] === ';' ? 1 : 0) }
+    if (ch === undefined) continue
+    const semi = s[i + 1 + len] === ';'
+    return strict && !semi ? undefined : { chars: [ch], length: 1 + len + (semi ? 1 : 0) }
   }
   return undefined
 }

@@ -205,12 +205,15 @@ function scrubDecoded(text: string, secrets: readonly string[]): string {
   const plus = secrets.some((s) => s.includes(' ')) ? identityView(text) : undefined
   if (plus) views.unshift(plus)
   for (const view of views) {
+    // `+` is a space in form encoding (for some characters or all): a secret with spaces is looked for with
+    // every `+` read as a space, on both sides, which keeps each character where it was.
+    let spaced: string | undefined
     for (const secret of secrets) {
-      // `+` is a space in form encoding: a secret with spaces is also looked for with pluses.
-      for (const form of secret.includes(' ') ? [secret, secret.replace(/ /g, '+')] : [secret]) {
-        for (let at = view.text.indexOf(form); at >= 0; at = view.text.indexOf(form, at + form.length))
-          spans.push([view.starts[at], view.ends[at + form.length - 1]])
-      }
+      const withSpace = secret.includes(' ')
+      const haystack = withSpace ? (spaced ??= view.text.replace(/\+/g, ' ')) : view.text
+      const form = withSpace ? secret.replace(/\+/g, ' ') : secret
+      for (let at = haystack.indexOf(form); at >= 0; at = haystack.indexOf(form, at + form.length))
+        spans.push([view.starts[at], view.ends[at + form.length - 1]])
     }
     if (view === plus || !TRIGGER.test(view.text)) continue
     for (const [pattern, group] of DECODED_PATTERNS) {
