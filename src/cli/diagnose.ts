@@ -3,6 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import { scrubDeep } from '../config/secrets'
 import type { Diagnosis } from '../diagnosis/types'
 import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
 import { JudgeAbortError, JudgeConfigError } from '../judges/errors'
@@ -30,6 +31,7 @@ import { OptionError, parseBudget, parsePolicy, parseSelect } from './diagnose-o
 import { terminalSafe } from '../verdict/safe-text'
 import { columns, shortenLeft, wrapBlock } from './fit-text'
 import { TREE_LEGEND, renderTraceTree } from './render-tree'
+import { scrubbedStream } from './scrubbed-output'
 import { expandTraceArgs } from './trace-files'
 
 export const DIAGNOSE_USAGE = `Usage: agent-verdict diagnose <files|dirs|globs…> [--format text|json] [--json out.json] [--full]
@@ -125,8 +127,8 @@ function parse(argv: string[]) {
  * process.exitCode = await diagnoseCommand(['examples/traces', '--json', 'diagnosis.json'])
  */
 export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Promise<number> {
-  const stdout = io.stdout ?? process.stdout
-  const stderr = io.stderr ?? process.stderr
+  const stdout = scrubbedStream(io.stdout ?? process.stdout)
+  const stderr = scrubbedStream(io.stderr ?? process.stderr)
   let args: ReturnType<typeof parse>
   try {
     args = parse(argv)
@@ -269,7 +271,8 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
       summary,
       judge: judgeSection,
     })
-    const json = `${JSON.stringify(report, null, 2)}\n`
+    // Span evidence, subjects and attributes come from the trace: a key in them must not reach the file.
+    const json = `${JSON.stringify(scrubDeep(report), null, 2)}\n`
     if (args.json) {
       await mkdir(dirname(args.json), { recursive: true })
       await writeFile(args.json, json)

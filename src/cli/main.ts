@@ -1,8 +1,10 @@
 // `agent-verdict` command line entry: a small dispatcher; each command lives in its own file and is loaded lazily.
 import { version } from '../../package.json'
+import { scrubbedStream } from './scrubbed-output'
 
 /** A subcommand: `argv` is everything after the command name; resolves to the process exit code. */
-type Command = (argv: string[]) => Promise<number>
+type Command = (argv: string[], io?: { stdout: Output; stderr: Output }) => Promise<number>
+type Output = { write(text: string): unknown; isTTY?: boolean; columns?: number }
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   diagnose: {
@@ -76,5 +78,9 @@ export async function main(argv: string[]): Promise<number> {
     )
     return 2
   }
-  return (await command.load())(rest)
+  // Every command's output is scrubbed of secrets: traces, reports and judge replies can carry keys.
+  return (await command.load())(rest, {
+    stdout: scrubbedStream(process.stdout),
+    stderr: scrubbedStream(process.stderr),
+  })
 }

@@ -10,6 +10,9 @@ import { loadSide, loadSideAtRef } from './diff-sources'
 import { writeHtmlReport } from '../report/html-report'
 import { DEFAULT_JUNIT_FILE, renderJunit } from '../report/render-junit'
 import { writeFileAtomic } from '../report/write-atomic'
+import { scrubDeep } from '../config/secrets'
+import type { Report } from '../verdict/report'
+import { scrubbedStream } from './scrubbed-output'
 
 const USAGE = `usage:
   agent-verdict report merge <a.json> <b.json…> [--out agent-verdict-report.json]
@@ -37,8 +40,8 @@ export interface ReportCommandIO {
  * process.exitCode = await reportCommand(['merge', 'shard-1/agent-verdict-report.json', 'shard-2/agent-verdict-report.json', '--out', 'merged.json'])
  */
 export async function reportCommand(argv: string[], io: ReportCommandIO = {}): Promise<number> {
-  const stdout = io.stdout ?? process.stdout
-  const stderr = io.stderr ?? process.stderr
+  const stdout = scrubbedStream(io.stdout ?? process.stdout)
+  const stderr = scrubbedStream(io.stderr ?? process.stderr)
   let args: ReturnType<typeof parse>
   try {
     args = parse(argv)
@@ -54,7 +57,7 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
   try {
     if (sub === 'merge') {
       if (files.length === 0) return usage(stderr, 'merge needs at least one report file')
-      const merged = mergeReports(await Promise.all(files.map((f) => readReport(f))))
+      const merged = mergeReports(await Promise.all(files.map((f) => readScrubbed(f))))
       const out = await writeReport(args.values.out ?? 'agent-verdict-report.json', merged)
       const t = merged.run.totals
       stdout.write(
@@ -64,7 +67,7 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
     }
     if (sub === 'html') {
       if (files.length !== 1) return usage(stderr, 'html takes exactly one report file')
-      const report = await readReport(files[0])
+      const report = await readScrubbed(files[0])
       // Relative image paths in verdicts are relative to the test root, which is usually where the report was written.
       const baseDir = resolve(args.values['base-dir'] ?? dirname(resolve(files[0])))
       const out = await writeHtmlReport(args.values.out ?? 'agent-verdict-report.html', report, { baseDir })
@@ -73,7 +76,7 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
     }
     if (sub === 'junit') {
       if (files.length !== 1) return usage(stderr, 'junit takes exactly one report file (merge shards first)')
-      const report = await readReport(files[0])
+      const report = await readScrubbed(files[0])
       const out = await writeFileAtomic(args.values.out ?? DEFAULT_JUNIT_FILE, renderJunit(report))
       stdout.write(`wrote ${out} (${report.tests.length} tests, ${report.run.totals.verdicts} verdicts)\n`)
       return 0
@@ -91,7 +94,7 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
           stderr,
           'gate needs at least one limit (--min-pass-rate, --max-unjudgeable, --max-cost-usd, --metric-min, --metric-min-score or --gates)',
         )
-      const results = evaluateGates(await readReport(files[0]), gates)
+      const results = evaluateGates(await readScrubbed(files[0]), gates)
       for (const r of results) (r.ok ? stdout : stderr).write(`${r.line}\n`)
       const broken = results.filter((r) => !r.ok).length
       stdout.write(
@@ -202,4 +205,9 @@ async function gatesFromArgs(values: ParsedValues): Promise<Gates> {
   set('maxCostUsd', num('max-cost-usd', values['max-cost-usd']))
   if (Object.keys(metrics).length > 0) merged.metrics = metrics
   return parseGates(merged, values.gates ? `gate in ${values.gates}` : 'gate')
+}
+
+/** A report as every output of this command renders it: scrubbed, whatever wrote the file. */
+async function readScrubbed(path: string): Promise<Report> {
+  return scrubDeep(await readReport(path))
 }

@@ -56,7 +56,7 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
   const credentials = registeringCredentials(options.clientConfig?.credentials)
 
   const getClient = async (): Promise<BedrockRuntimeClient> => {
-    if (client) return client
+    if (client) return registeringIdentity(client)
     const { BedrockRuntimeClient: Client } = await loadBedrock()
     // maxAttempts 1: the SDK's own retries would multiply ours and ignore our wait budget.
     client ??= new Client({
@@ -65,7 +65,7 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
       region: regionNow(),
       maxAttempts: 1,
     })
-    return client
+    return registeringIdentity(client)
   }
 
   /**
@@ -177,6 +177,35 @@ function registeringCredentials(
   }
   if (credentials && typeof credentials === 'object') register(credentials as AwsCredentials)
   return credentials
+}
+
+const IDENTITY_MIDDLEWARE = 'agentVerdictRegisterIdentity'
+const withIdentityHook = new WeakSet<object>()
+
+/**
+ * Registers, before each request is signed, the identity the SDK resolved for it — from the environment, a
+ * shared credentials or config profile, the SSO cache, a credential process, web identity or instance
+ * metadata alike — so a judge or an error that echoes a session token, key or bearer token is scrubbed. The
+ * SDK keeps the selected identity on the request's smithy context (`__smithy_context.selectedHttpAuthScheme`),
+ * set in its serialize step, so a finalize-step middleware reads it whatever its source was.
+ */
+function registeringIdentity(client: BedrockRuntimeClient): BedrockRuntimeClient {
+  if (withIdentityHook.has(client)) return client
+  withIdentityHook.add(client)
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const smithy = (context as { __smithy_context?: { selectedHttpAuthScheme?: { identity?: unknown } } })
+        .__smithy_context
+      const identity = smithy?.selectedHttpAuthScheme?.identity as (AwsCredentials & { token?: string }) | undefined
+      registerSecret(identity?.accessKeyId)
+      registerSecret(identity?.secretAccessKey)
+      registerSecret(identity?.sessionToken)
+      registerSecret(identity?.token)
+      return next(args)
+    },
+    { step: 'finalizeRequest', name: IDENTITY_MIDDLEWARE, override: true },
+  )
+  return client
 }
 
 function toBedrockBlock(part: ContentPart): ContentBlock {

@@ -1,7 +1,8 @@
 // OpenAI Batch API through the official SDK: upload a JSONL file, create the batch, poll, download.
 import type OpenAI from 'openai'
 import type { Batch } from 'openai/resources/batches'
-import { registerHeaderSecrets, registerSecret } from '../config/secrets'
+import { registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
+import { withBaseQuery } from './base-url'
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
 import { abortableSleep, etaOf, isTransientPollError, MAX_POLL_FAILURES, type BatchWaitOptions } from './batch/progress'
 
@@ -25,11 +26,14 @@ export async function openaiBatchClient(options: {
   const { default: OpenAI } = await import('openai')
   registerSecret(options.apiKey)
   registerHeaderSecrets(options.headers)
-  return new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    ...(options.headers ? { defaultHeaders: options.headers } : {}),
-  })
+  urlCredentials(options.baseURL ?? process.env.OPENAI_BASE_URL ?? '') // a key in its query is scrubbed too
+  return new OpenAI(
+    withBaseQuery({
+      apiKey: options.apiKey,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    }),
+  )
 }
 const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled'])
 

@@ -1,6 +1,7 @@
 // The provider SDKs, each loaded once on first use: by its judge's first call, or earlier by prewarmJudge.
 // Nothing else here, so the warm-up can import it without the judges' code.
 import type { ClientOptions, OpenAI } from 'openai'
+import { withBaseQuery } from './base-url'
 import { ownTransportUsable } from './fetch-choice'
 
 let openaiModule: Promise<typeof import('openai')> | undefined
@@ -26,5 +27,5 @@ export async function newOpenAIClient(options: ClientOptions): Promise<OpenAI> {
   const fetch = ownTransportUsable()
     ? ((await import('./http-transport')).transportFetch as unknown as typeof globalThis.fetch)
     : undefined
-  return new OpenAIClient({ ...options, maxRetries: 0, ...(fetch ? { fetch } : {}) })
+  return new OpenAIClient({ ...withBaseQuery(options), maxRetries: 0, ...(fetch ? { fetch } : {}) })
 }

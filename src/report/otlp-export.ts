@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
+import { redactUrl } from '../config/secrets'
 import type { Report } from '../verdict/report'
 import {
   evaluationRecords,
@@ -188,11 +189,6 @@ async function emitLogs(report: Report, url: string, target: OtlpTarget): Promis
     throw new OtlpExportError(
       `agent-verdict otlp: ${redactUrl(url)} did not take the verdicts: ${failures[0]}. Is the collector running and reachable?`,
     )
-}
-
-/** `user:pass@` of a URL replaced, for messages (the report itself is scrubbed by its caller). */
-function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1[redacted]@')
 }
 
 /** Temp file then rename: a reader never sees half a file. */
