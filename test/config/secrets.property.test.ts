@@ -1,11 +1,12 @@
 // Property tests of the scrubber (issue 33, class 6): a registered secret written in any mixture of JSON
 // string escapes, percent-encoding (any hex case, `+` for space, some or all characters) and HTML entities
 // (named, decimal, hex, with and without `;`), in nested layers, never survives in any decoded form; and a
-// text that does not hold the secret is left exactly as it was. The decoder below is the test's own,
-// independent of src/config/decoded-views.ts.
+// text that does not hold the secret is left exactly as it was. The decoder (test/support/decoded-forms.ts) is the
+// tests' own, independent of src/config/decoded-views.ts.
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { scrubText } from '../../src/config/secrets'
+import { decodedForms } from '../support/decoded-forms'
 
 const NAMED: Record<string, string> = {
   '/': 'sol',
@@ -21,7 +22,6 @@ const NAMED: Record<string, string> = {
   '%': 'percnt',
   '\\': 'bsol',
 }
-const NAMED_BACK = Object.fromEntries(Object.entries(NAMED).map(([ch, name]) => [name, ch]))
 
 type Encoding =
   | 'literal'
@@ -108,42 +108,6 @@ function encodeLayer(text: string, plan: Array<[Encoding, boolean]>): string {
     out = piece + out
   }
   return out
-}
-
-/** The test's own decoder: one layer of every escape kind, mixed. */
-function decodeOnce(s: string): string {
-  return s.replace(
-    /\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\([\\/"'nrtbf])|((?:%[0-9a-fA-F]{2})+)|&#[xX]([0-9a-fA-F]+);?|&#([0-9]+);?|&([A-Za-z]+);?/g,
-    (all, u, x, short, pct, hx, dec, name) => {
-      if (u) return String.fromCharCode(Number.parseInt(u, 16))
-      if (x) return String.fromCharCode(Number.parseInt(x, 16))
-      if (short) return ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' } as Record<string, string>)[short] ?? short
-      if (pct) {
-        try {
-          return decodeURIComponent(pct)
-        } catch {
-          return pct.replace(/%([0-9a-fA-F]{2})/g, (_: string, h: string) =>
-            String.fromCharCode(Number.parseInt(h, 16)),
-          )
-        }
-      }
-      if (hx) return String.fromCodePoint(Number.parseInt(hx, 16))
-      if (dec) return String.fromCodePoint(Number(dec))
-      if (name && NAMED_BACK[name] !== undefined) return NAMED_BACK[name]
-      return all
-    },
-  )
-}
-
-/** Every decoded form of `s` up to `depth` layers (with `+` read as itself and as a space). */
-function decodedForms(s: string, depth: number): string[] {
-  const forms = [s]
-  let current = s
-  for (let i = 0; i < depth; i++) {
-    current = decodeOnce(current)
-    forms.push(current)
-  }
-  return forms.flatMap((f) => [f, f.replace(/\+/g, ' ')])
 }
 
 // Characters of real keys and passwords, with the ones encoders treat specially (space, `+`, `/`, `=`, `#`…).

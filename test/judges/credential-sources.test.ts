@@ -13,6 +13,7 @@ import { bedrockJudge } from '../../src/judges/bedrock'
 import { openaiBatchClient } from '../../src/judges/openai-batch'
 import { openaiJudge } from '../../src/judges/openai'
 import { callJudge } from '../../src/judges/judge-call'
+import { leaksIn } from '../support/decoded-forms'
 import { completion, likertRequest } from './helpers'
 
 // Unique per run of this file, so a registration left by another test cannot make a row pass.
@@ -136,18 +137,14 @@ const ENCODINGS: Array<[string, (s: string) => string]> = [
   ],
 ]
 
-/** Every piece of a secret a reader could recognise: the whole, and its halves. */
-function leaks(text: string, secret: string): boolean {
-  const half = Math.floor(secret.length / 2)
-  return [secret, secret.slice(0, half), secret.slice(half)].some((piece) => text.includes(piece))
-}
+const leaks = (text: string, secret: string) => leaksIn(text, secret)
 
 describe('class 7: AWS credentials from a profile file are registered and scrubbed', () => {
   it.each(ENCODINGS)(
     'a judge echoing the profile session token, key id and secret (%s) leaks none of them',
     async (_, encode) => {
       echo = () =>
-        `token ${encode(PROFILE.sessionToken)} id ${encode(PROFILE.accessKeyId)} secret ${encode(PROFILE.secretAccessKey)}`
+        `first ${encode(PROFILE.sessionToken)}, then ${encode(PROFILE.secretAccessKey)}, and ${encode(PROFILE.accessKeyId)}`
       // No credentials in code or env: the SDK reads the profile file named by AWS_SHARED_CREDENTIALS_FILE.
       const judge = bedrockJudge({ region: 'us-west-2', clientConfig: { requestHandler: new NodeHttpHandler() } })
       const result = await callJudge(judge, likertRequest())
