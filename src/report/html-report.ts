@@ -1,14 +1,13 @@
-// Resolves verdict images for the HTML report (local files only) and writes the report.
+// Resolves verdict images for the HTML report (only copies the run stored, by content hash) and writes the report.
+import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
-import { isAbsolute, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { imageCachePath } from '../verdict/image-cache'
 import type { Report } from '../verdict/report'
 import { renderHtml, type ImageEmbed } from './render-html'
 import { writeFileAtomic } from './write-atomic'
 
 export interface ImageEmbedOptions {
-  /** Directory relative image paths are resolved against (the test root). Default: cwd. */
+  /** The project root: local image paths are shown relative to it. Default: cwd. Images are never read from it. */
   baseDir?: string
   /** Largest image embedded, in bytes; bigger ones are shown by digest. Default 2 MiB. */
   maxBytes?: number
@@ -27,86 +26,72 @@ function sniffMime(bytes: Uint8Array): string | undefined {
 }
 
 /**
- * For every image in the report, keyed by its digest: a data URL of the bytes the matcher kept under
- * that digest (`imageCachePath`: Buffers, data URLs and URLs included), else of `image.source` when it
- * is a readable local image file (or a data URL) within `maxBytes`, otherwise the reason it is not
- * embedded. Each source is also a key, for callers that look images up by it. Never fetches http(s)
- * URLs: the report must not make or cause network requests.
+ * For every image in the report, keyed by its digest: a data URL of the bytes the run kept under that digest
+ * (`imageCachePath`, written by the matchers), only when their sha256 is that digest; otherwise the reason it
+ * is not embedded. A path or URL named in the report is never read or fetched: a report is data anyone can
+ * edit, and `report html` on a crafted one must not copy a local file into the page (issue 33, class 16). A
+ * data URL in the report is embedded when its bytes hash to the digest (it carries the bytes itself).
  *
  * @example
- * const images = await loadImageEmbeds(report, { baseDir: process.cwd() })
+ * const images = await loadImageEmbeds(report)
  */
 export async function loadImageEmbeds(
   report: Report,
   options: ImageEmbedOptions = {},
 ): Promise<Map<string, ImageEmbed>> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
-  const baseDir = options.baseDir ?? process.cwd()
   const out = new Map<string, ImageEmbed>()
   for (const test of report.tests) {
     for (const v of test.verdicts) {
       const image = v.image
-      if (!image) continue
-      const fromSource =
-        image.source === undefined
+      if (!image || (out.has(image.digest) && 'dataUrl' in out.get(image.digest)!)) continue
+      const kept = await embedKept(image.digest, image.format, maxBytes)
+      const fromData =
+        'dataUrl' in kept || !image.source?.startsWith('data:')
           ? undefined
-          : (out.get(image.source) ?? (await embedOne(image.source, baseDir, maxBytes)))
-      if (image.source !== undefined && fromSource) out.set(image.source, fromSource)
-      if (out.has(image.digest) && 'dataUrl' in out.get(image.digest)!) continue
-      const kept = await embedKept(image.digest, image.format, baseDir, maxBytes)
-      out.set(
-        image.digest,
-        kept && 'dataUrl' in kept
-          ? kept
-          : (fromSource ?? kept ?? { skipped: 'no copy of the image was kept and it has no readable source' }),
-      )
+          : embedDataUrl(image.source, image.digest, maxBytes)
+      out.set(image.digest, fromData ?? kept)
     }
   }
   return out
 }
 
-/** The copy a matcher kept under the image's digest, if any. */
-async function embedKept(
-  digest: string,
-  format: string,
-  baseDir: string,
-  maxBytes: number,
-): Promise<ImageEmbed | undefined> {
+const NOT_KEPT =
+  'the run kept no copy of this image (the report embeds only images the run stored, checked by content hash; never a path named in the report)'
+
+/** The copy the run kept under the image's digest, if its bytes still hash to it. */
+async function embedKept(digest: string, format: string, maxBytes: number): Promise<ImageEmbed> {
   let path: string
   try {
     path = imageCachePath(digest, format)
   } catch {
-    return undefined
+    return { skipped: 'not an image digest' }
   }
-  const embed = await embedOne(path, baseDir, maxBytes)
-  return 'dataUrl' in embed ? embed : undefined
-}
-
-async function embedOne(source: string, baseDir: string, maxBytes: number): Promise<ImageEmbed> {
-  if (source.startsWith('data:')) {
-    const match = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=]+)$/.exec(source)
-    if (!match) return { skipped: 'not a base64 png/jpeg/gif/webp data URL' }
-    const bytes = Buffer.from(match[2], 'base64')
-    if (bytes.length > maxBytes) return { skipped: `${bytes.length} bytes, over the ${maxBytes}-byte cap` }
-    return sniffMime(bytes) === match[1]
-      ? { dataUrl: source }
-      : { skipped: 'data URL bytes do not match its image type' }
-  }
-  let path: string
-  if (/^file:/i.test(source)) path = fileURLToPath(source)
-  else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return { skipped: 'remote URL (the report never fetches)' }
-  else path = isAbsolute(source) ? source : resolve(baseDir, source)
   try {
     const info = await stat(path)
-    if (!info.isFile()) return { skipped: 'not a file' }
+    if (!info.isFile()) return { skipped: NOT_KEPT }
     if (info.size > maxBytes) return { skipped: `${info.size} bytes, over the ${maxBytes}-byte cap` }
     const bytes = await readFile(path)
+    if (sha256(bytes) !== digest) return { skipped: 'the stored copy does not match the image digest' }
     const mime = sniffMime(bytes)
-    if (!mime) return { skipped: 'not a png/jpeg/gif/webp file' }
+    if (!mime) return { skipped: 'not a png/jpeg/gif/webp image' }
     return { dataUrl: `data:${mime};base64,${bytes.toString('base64')}` }
   } catch {
-    return { skipped: 'file not readable' }
+    return { skipped: NOT_KEPT }
   }
+}
+
+function embedDataUrl(source: string, digest: string, maxBytes: number): ImageEmbed {
+  const match = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=]+)$/.exec(source)
+  if (!match) return { skipped: 'not a base64 png/jpeg/gif/webp data URL' }
+  const bytes = Buffer.from(match[2], 'base64')
+  if (bytes.length > maxBytes) return { skipped: `${bytes.length} bytes, over the ${maxBytes}-byte cap` }
+  if (sha256(bytes) !== digest) return { skipped: 'data URL bytes do not match the image digest' }
+  return sniffMime(bytes) === match[1] ? { dataUrl: source } : { skipped: 'data URL bytes do not match its image type' }
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
 }
 
 /**

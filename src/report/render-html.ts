@@ -23,7 +23,7 @@ import { HTML_SCRIPT, HTML_STYLE } from './html-assets'
 export type ImageEmbed = { dataUrl: string } | { skipped: string }
 
 export interface HtmlRenderOptions {
-  /** From `loadImageEmbeds` (keyed by digest, or by source); without it every image is shown by its digest only. */
+  /** From `loadImageEmbeds` (keyed by digest); without it every image is shown by its digest only. */
   images?: ReadonlyMap<string, ImageEmbed>
   title?: string
   /** The project root: local image paths are shown relative to it (outside it, by file name only). Default: file names only. */
@@ -166,9 +166,8 @@ function renderVerdictRow(v: Verdict, names: ReadonlyMap<string, string>, images
 function renderImage(image: NonNullable<Verdict['image']>, view: ImageView): string {
   const label = `${image.format} sha256:${image.digest.slice(0, 12)}…`
   const shown = image.source === undefined ? undefined : displaySource(image.source, view.baseDir)
-  const byDigest = view.images?.get(image.digest)
-  const bySource = image.source === undefined ? undefined : view.images?.get(image.source)
-  const embed = byDigest && 'dataUrl' in byDigest ? byDigest : (bySource ?? byDigest)
+  // By digest only: the embeds were checked against it, a source named in the report proves nothing.
+  const embed = view.images?.get(image.digest)
   // Only data:image URLs reach src, so a crafted embed map cannot smuggle a script URL in.
   if (embed && 'dataUrl' in embed && DATA_IMAGE_URL.test(embed.dataUrl)) {
     return `<figure><img data-image="${view.inline.keyOf(embed.dataUrl)}" alt="${e(label)}"><figcaption>${shown ? `${e(shown)} · ` : ''}${e(label)}</figcaption></figure>`

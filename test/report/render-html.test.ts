@@ -95,23 +95,42 @@ describe('renderHtml', () => {
   })
 })
 
+const png = readFileSync(fixturePath('shapes.png'))
+const digestOf = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+/** A store the run wrote (the matchers keep each judged image there under its sha256), set for `run`. */
+async function withStore<T>(files: Record<string, Buffer>, run: () => Promise<T>): Promise<T> {
+  const cache = mkdtempSync(join(tmpdir(), 'av-img-store-'))
+  for (const [name, bytes] of Object.entries(files)) writeFileSync(join(cache, name), bytes)
+  process.env.AGENT_VERDICT_IMAGE_CACHE = cache
+  try {
+    return await run()
+  } finally {
+    delete process.env.AGENT_VERDICT_IMAGE_CACHE
+  }
+}
+/** The sample tests with their image's digest made the real one of shapes.png. */
+const sampleWithRealDigest = (): ReportTest[] =>
+  sampleTests().map((t) => ({
+    ...t,
+    verdicts: t.verdicts.map((v) => (v.image ? { ...v, image: { ...v.image, digest: digestOf(png) } } : v)),
+  }))
+
 describe('loadImageEmbeds / writeHtmlReport', () => {
-  it('embeds a readable local image as a data URL of its exact bytes', async () => {
-    const images = await loadImageEmbeds(report(sampleTests()), { baseDir: fixturesDir })
-    const embed = images.get('shapes.png')
+  it('embeds the copy the run stored under the image digest, as a data URL of its exact bytes', async () => {
+    const r = report(sampleWithRealDigest())
+    const images = await withStore({ [`${digestOf(png)}.png`]: png }, () => loadImageEmbeds(r))
+    const embed = images.get(digestOf(png))
     expect(embed && 'dataUrl' in embed).toBe(true)
     const dataUrl = (embed as { dataUrl: string }).dataUrl
     expect(dataUrl.startsWith('data:image/png;base64,')).toBe(true)
-    expect(Buffer.from(dataUrl.split(',')[1], 'base64').equals(readFileSync(fixturePath('shapes.png')))).toBe(true)
-    const html = renderHtml(report(sampleTests()), { images })
-    expect(html).toContain('<img data-image="i0" alt="png sha256:aaaaaaaaaaaa…">')
+    expect(Buffer.from(dataUrl.split(',')[1], 'base64').equals(png)).toBe(true)
+    const html = renderHtml(r, { images })
+    expect(html).toContain(`<img data-image="i0" alt="png sha256:${digestOf(png).slice(0, 12)}…">`)
     expect(count(html, dataUrl)).toBe(1)
   })
 
   it('inlines each distinct image once, however many verdicts show it (content, not source, decides)', async () => {
-    const png = readFileSync(fixturePath('shapes.png'))
     const gif = readFileSync(fileURLToPath(new URL('../fixtures/images/shapes.gif', import.meta.url)))
-    const digestOf = (b: Buffer) => createHash('sha256').update(b).digest('hex')
     const cache = mkdtempSync(join(tmpdir(), 'av-img-cache-'))
     // Kept by the matchers under their digest, as a Buffer image would be.
     writeFileSync(join(cache, `${digestOf(png)}.png`), png)
@@ -158,57 +177,79 @@ describe('loadImageEmbeds / writeHtmlReport', () => {
     expect(displaySource('shapes.png', '/work/project')).toBe('shapes.png')
   })
 
-  it('does not embed images over the cap, remote URLs, missing files or non-images, and says why', async () => {
-    const withSource = (source: string) => ({
-      ...outputVerdicts()[0],
-      image: { digest: 'b'.repeat(64), format: 'png', source },
-    })
+  // Issue 33, class 16: a crafted report names files on the machine; none may reach the page.
+  it.each([
+    ['an absolute path to a real PNG', () => fixturePath('shapes.png')],
+    ['a relative path to a real PNG', () => 'shapes.png'],
+    ['a file: URL to a real PNG', () => `file://${fixturePath('shapes.png')}`],
+    ['a path climbing out of the project', () => '../../../../../../../../etc/passwd'],
+    ['a remote URL', () => 'https://example.com/chart.png'],
+  ])('a report naming %s embeds nothing and shows a placeholder', async (_, source) => {
+    const tests: ReportTest[] = [
+      {
+        file: 't',
+        name: 'n',
+        state: 'pass',
+        verdicts: [{ ...outputVerdicts()[0], image: { digest: digestOf(png), format: 'png', source: source() } }],
+      },
+    ]
+    const r = report(tests)
+    // The store is empty: the run kept nothing, so the named file must not be read.
+    const html = await withStore({}, async () =>
+      renderHtml(r, { images: await loadImageEmbeds(r, { baseDir: fixturesDir }), baseDir: fixturesDir }),
+    )
+    expect(html).not.toContain(';base64,')
+    expect(html).not.toContain(png.toString('base64').slice(0, 40))
+    expect(html).toContain('<div class="image-ref">image png sha256:')
+    expect(html).toContain('(not embedded: the run kept no copy of this image')
+  })
+
+  it('a stored copy whose bytes do not hash to the digest, or over the cap, is not embedded, and says why', async () => {
+    const gif = readFileSync(fileURLToPath(new URL('../fixtures/images/shapes.gif', import.meta.url)))
+    const forged = 'd'.repeat(64)
     const tests: ReportTest[] = [
       {
         file: 't',
         name: 'n',
         state: 'pass',
         verdicts: [
-          'shapes.png',
-          'https://example.com/chart.png',
-          'missing.png',
-          'trail-gia-21f0c6c8.json',
-          'trail-gaia-21f0c6c8.json',
-        ].map(withSource),
+          { ...outputVerdicts()[0], image: { digest: forged, format: 'png', source: 'chart.png' } },
+          { ...outputVerdicts()[0], image: { digest: digestOf(gif), format: 'gif' } },
+        ],
       },
     ]
-    const images = await loadImageEmbeds(report(tests), { baseDir: fixturesDir, maxBytes: 1000 })
-    expect(images.get('shapes.png')).toEqual({ skipped: expect.stringMatching(/over the 1000-byte cap/) })
-    expect(images.get('https://example.com/chart.png')).toEqual({ skipped: 'remote URL (the report never fetches)' })
-    expect(images.get('missing.png')).toEqual({ skipped: 'file not readable' })
-    expect(images.get('trail-gaia-21f0c6c8.json')).toEqual({ skipped: expect.stringMatching(/over the|not a png/) })
-    const html = renderHtml(report(tests), { images })
-    expect(html).toContain('(not embedded: remote URL (the report never fetches))')
+    const images = await withStore({ [`${forged}.png`]: png, [`${digestOf(gif)}.gif`]: gif }, () =>
+      loadImageEmbeds(report(tests), { maxBytes: 100 }),
+    )
+    expect(images.get(forged)).toEqual({ skipped: expect.stringMatching(/over the 100-byte cap/) })
+    const unlimited = await withStore({ [`${forged}.png`]: png }, () => loadImageEmbeds(report(tests)))
+    expect(unlimited.get(forged)).toEqual({ skipped: 'the stored copy does not match the image digest' })
   })
 
-  it('accepts a data URL source only when its bytes are the image type it claims', async () => {
-    const png = readFileSync(fixturePath('shapes.png')).toString('base64')
-    const ok = `data:image/png;base64,${png}`
-    const lying = `data:image/gif;base64,${png}`
+  it('accepts a data URL source only when its bytes hash to the digest and are the image type it claims', async () => {
+    const ok = `data:image/png;base64,${png.toString('base64')}`
+    const lying = `data:image/gif;base64,${png.toString('base64')}`
+    const verdict = (source: string, digest: string) => ({
+      ...outputVerdicts()[0],
+      image: { digest, format: 'png', source },
+    })
     const tests: ReportTest[] = [
-      {
-        file: 't',
-        name: 'n',
-        state: 'pass',
-        verdicts: [ok, lying].map((source) => ({
-          ...outputVerdicts()[0],
-          image: { digest: 'c'.repeat(64), format: 'png', source },
-        })),
-      },
+      { file: 't', name: 'ok', state: 'pass', verdicts: [verdict(ok, digestOf(png))] },
+      { file: 't', name: 'lying', state: 'pass', verdicts: [verdict(lying, 'e'.repeat(64))] },
+      { file: 't', name: 'other digest', state: 'pass', verdicts: [verdict(ok, 'f'.repeat(64))] },
     ]
-    const images = await loadImageEmbeds(report(tests))
-    expect(images.get(ok)).toEqual({ dataUrl: ok })
-    expect(images.get(lying)).toEqual({ skipped: 'data URL bytes do not match its image type' })
+    const images = await withStore({}, () => loadImageEmbeds(report(tests)))
+    expect(images.get(digestOf(png))).toEqual({ dataUrl: ok })
+    expect(images.get('e'.repeat(64))).toEqual({ skipped: 'data URL bytes do not match the image digest' })
+    expect(images.get('f'.repeat(64))).toEqual({ skipped: 'data URL bytes do not match the image digest' })
   })
 
   it('writes the HTML file with the images embedded', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'av-html-')), 'sub', 'report.html')
-    expect(await writeHtmlReport(out, report(sampleTests()), { baseDir: fixturesDir })).toBe(out)
+    const written = await withStore({ [`${digestOf(png)}.png`]: png }, () =>
+      writeHtmlReport(out, report(sampleWithRealDigest()), { baseDir: fixturesDir }),
+    )
+    expect(written).toBe(out)
     const html = readFileSync(out, 'utf8')
     expect(html).toContain('<img data-image="i0"')
     expect(count(html, 'data:image/png;base64,')).toBe(1)

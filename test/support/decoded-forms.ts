@@ -57,7 +57,6 @@ export function decodedForms(s: string, depth: number): string[] {
   return forms.flatMap((f) => [f, f.replace(/\+/g, ' ')])
 }
 
-
 /** Whether `secret`, or its first or second half, is in any decoded form of `text` (up to `depth` layers). */
 export function leaksIn(text: string, secret: string, depth = 4): boolean {
   const half = Math.floor(secret.length / 2)
