@@ -214,15 +214,18 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
     }
   }
   const diagnoseTrace = async (i: number, trace: Trace): Promise<void> => {
-    const findings = detect(trace)
+    // Scrubbed before any excerpt is cut for the terminal: a cut through a key leaves a piece no scrub recognises.
+    const findings = scrubDeep(detect(trace))
     let entry = traceEntry(trace, findings, files[i])
     let diagnosis: Diagnosis | undefined
     if (judge) {
-      diagnosis = await diagnoseWithProgress(
-        trace,
-        { judge, ...args.judgeOptions },
-        stderr,
-        files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '',
+      diagnosis = scrubDeep(
+        await diagnoseWithProgress(
+          trace,
+          { judge, ...args.judgeOptions },
+          stderr,
+          files.length > 1 ? `trace ${i + 1}/${files.length}: ` : '',
+        ),
       )
       diagnoses.push(diagnosis)
       if (args.otlp !== undefined) exported.push({ source: files[i], diagnosis })

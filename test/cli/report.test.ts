@@ -46,16 +46,22 @@ describe('agent-verdict report', () => {
     expect(out.stdout).toContain('merged 2 reports (3 tests, 4 assertions, 3 failed, 9 verdicts)')
   })
 
-  it('html renders a report with images resolved next to it', async () => {
+  it("html renders a report, and never reads an image file the report names (only the run's own store)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'av-cli-'))
     const [one] = await shards(dir)
+    // A real PNG where the report's image source points: a crafted report could name any file this way.
     copyFileSync(fixturePath('shapes.png'), join(dir, 'shard-1', 'shapes.png'))
     const { io } = capture()
-    expect(await reportCommand(['html', one, '--out', join(dir, 'report.html')], io)).toBe(0)
+    process.env.AGENT_VERDICT_IMAGE_CACHE = join(dir, 'empty-store')
+    try {
+      expect(await reportCommand(['html', one, '--out', join(dir, 'report.html')], io)).toBe(0)
+    } finally {
+      delete process.env.AGENT_VERDICT_IMAGE_CACHE
+    }
     const html = readFileSync(join(dir, 'report.html'), 'utf8')
     expect(html).toContain('chart answer is grounded in the chart')
-    expect(html).toContain('<img data-image="i0"')
-    expect(html.split('data:image/png;base64,')).toHaveLength(2)
+    expect(html).not.toContain('data:image/png;base64,')
+    expect(html).toContain('(not embedded: the run kept no copy of this image')
   })
 
   it('exits 2 with usage on bad arguments and 1 with the cause on an unreadable report', async () => {
