@@ -1,0 +1,74 @@
+// Issue 33, classes 6 and 8, as a table: each hostile row must come out without the key (in any decoded form),
+// each control row must come out exactly as it went in.
+import { describe, expect, it } from 'vitest'
+import { scrubText } from '../../src/config/secrets'
+import { leaksIn } from '../support/decoded-forms'
+
+const KEY = 'sk-reg-Tb7Qw2/Lp9+Xv4=Mn8&Rk3'
+const pct = (s: string, upper = true) =>
+  [...s].map((c) => `%${c.charCodeAt(0).toString(16)[upper ? 'toUpperCase' : 'toLowerCase']()}`).join('')
+const u = (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')
+
+const HOSTILE: Array<[string, string, string]> = [
+  ['JSON escape of the first char', `echo \\u0073${KEY.slice(1)}`, KEY],
+  ['JSON escapes, upper-case hex, every char', `echo ${u(KEY).toUpperCase().replace(/\\U/g, '\\u')}`, KEY],
+  ['JSON escapes mixed with literal chars', `echo ${[...KEY].map((c, i) => (i % 2 ? u(c) : c)).join('')}`, KEY],
+  ['encodeURIComponent', `echo ${encodeURIComponent(KEY)}`, KEY],
+  ['percent, lower-case hex, every char', `echo ${pct(KEY, false)}`, KEY],
+  ['percent, only / + = &', `echo ${KEY.replace(/[/+=&]/g, (c) => pct(c))}`, KEY],
+  ['form encoding (+ for space)', 'auth=Bearer+sk-reg-Tb7Qw2%2FLp9%2BXv4%3DMn8%26Rk3 done', KEY],
+  ['HTML hex entity &#x2F; and &amp;', `echo ${KEY.replace('/', '&#x2F;').replace('&', '&amp;')}`, KEY],
+  ['HTML decimal &#47; without ;', `echo ${KEY.replace('/', '&#47').replace('&', '&#38')}`, KEY],
+  [
+    'HTML named &sol; &plus; &equals; &amp',
+    `echo ${KEY.replace('/', '&sol;').replace('+', '&plus;').replace('=', '&equals;').replace('&', '&amp')}`,
+    KEY,
+  ],
+  ['percent-encoded HTML entities', `echo ${encodeURIComponent(KEY.replace('/', '&#x2F;'))}`, KEY],
+  ['HTML-escaped JSON escapes', `echo ${u(KEY).replace(/\\/g, '&#92;')}`, KEY],
+  ['JSON string in a URL in HTML', `echo ${encodeURIComponent(JSON.stringify(u(KEY))).replace(/%/g, '&#37;')}`, KEY],
+  ['a key cut at & must be redacted to its end', `echo ${KEY.replace('&', '&amp;')} tail`, KEY],
+  [
+    'scheme word "token" before a GitHub token',
+    '{"authorization":"token ghp_Tb0123456789abcdefghijABCDEFGHIJ01"}',
+    'ghp_Tb0123456789abcdefghijABCDEFGHIJ01',
+  ],
+  ['Authorization: Basic', 'Authorization: Basic dGI6cGFzc3dvcmQxMjM0NTY3OA==', 'dGI6cGFzc3dvcmQxMjM0NTY3OA=='],
+  ['bare "token <value>" in prose', 'use token 9f8e7d6c5b4a39281706f5e4 here', '9f8e7d6c5b4a39281706f5e4'],
+  [
+    'unregistered github_pat_',
+    'pat github_pat_11ATB0123456789_abcdefghijklmnopqrstuvwx',
+    'github_pat_11ATB0123456789_abcdefghijklmnopqrstuvwx',
+  ],
+  ['unregistered sk-ant-', 'key sk-ant-api03-Tb5Tk8Wn2Rb7Qm4Zx', 'sk-ant-api03-Tb5Tk8Wn2Rb7Qm4Zx'],
+  ['unregistered Slack xoxb-', 'slack xoxb-123456789012-TbSlack9Kp3Ws7', 'xoxb-123456789012-TbSlack9Kp3Ws7'],
+  ['unregistered Google AIza', 'g AIzaSyTb1234567890abcdefghijklmnopqrst', 'AIzaSyTb1234567890abcdefghijklmnopqrst'],
+  ['unregistered sk- as JSON escapes', `k ${u('sk-proj-TbEsc7Hs2Vb9Qw4Zx')}`, 'sk-proj-TbEsc7Hs2Vb9Qw4Zx'],
+]
+
+const CONTROLS = [
+  'A chart with 3 bars; the tallest is EMEA & the shortest APAC.',
+  'see https://example.test/a?b=1&c=%20d&e=f#x and &amp; &lt;b&gt; \\n \\u00e9',
+  'The basic usage is fine; a token limit of 2000 applies; tokens: 1,234.',
+  'Path C:\\new\\table and 100% sure, 50%-off, &copy 2026',
+  'risk-assessment and task-oriented sk-  short',
+]
+
+describe('scrubber table (issue 33, classes 6 and 8)', () => {
+  it.each(HOSTILE)('%s: the key is gone in every decoded form', (_, text, secret) => {
+    const out = scrubText(text, [KEY])
+    expect(out).toContain('[redacted]')
+    expect(leaksIn(out, secret), out).toBe(false)
+  })
+
+  it('the text around a key survives: redacted to the end of the key, not to the first &', () => {
+    expect(scrubText(`echo ${KEY.replace('&', '&amp;')} tail`, [KEY])).toBe('echo [redacted] tail')
+    expect(scrubText('{"authorization":"token ghp_Tb0123456789abcdefghijABCDEFGHIJ01"}', [])).toBe(
+      '{"authorization":"token [redacted]"}',
+    )
+  })
+
+  it.each(CONTROLS)('control, unchanged: %s', (text) => {
+    expect(scrubText(text, [KEY])).toBe(text)
+  })
+})
