@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
+import { leaksIn } from '../support/decoded-forms'
 import { REPO, makeScratchProject } from '../support/run-vitest'
 
 // One secret of each kind; each has a unique core so a partial leak is found too.
@@ -41,7 +42,7 @@ async function startEchoJudge(target: string): Promise<Server> {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
-    const quoted = `request headers ${dump(req.headers)}; aws ${SECRETS.AWS_ACCESS_KEY_ID} ${SECRETS.AWS_SECRET_ACCESS_KEY} ${SECRETS.AWS_SESSION_TOKEN} bearer ${SECRETS.AWS_BEARER_TOKEN_BEDROCK}`
+    const quoted = `request headers ${dump(req.headers)}; aws ${SECRETS.AWS_ACCESS_KEY_ID} ${SECRETS.AWS_SECRET_ACCESS_KEY} ${SECRETS.AWS_SESSION_TOKEN} bearer ${SECRETS.AWS_BEARER_TOKEN_BEDROCK}; encoded ${encodedEchoes(req.headers)}`
     const errorStatus = /ECHO-ERROR-(\d{3})/.exec(body)?.[1]
     if (errorStatus) {
       res.writeHead(Number(errorStatus), { 'content-type': 'application/json' })
@@ -63,6 +64,29 @@ async function startEchoJudge(target: string): Promise<Server> {
   })
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
   return server
+}
+
+/**
+ * Every credential the request carried and every planted AWS value, re-encoded as a hostile judge might (issue
+ * 33, class 6): a JSON escape of the first character, percent-encoding of every character in lower-case hex,
+ * HTML entities, and a percent-encoded layer of entities.
+ */
+function encodedEchoes(headers: IncomingHttpHeaders): string {
+  const values = [
+    ...Object.values(headers).flatMap((v) => (typeof v === 'string' ? [v.replace(/^Bearer /, '')] : [])),
+    SECRETS.AWS_SECRET_ACCESS_KEY,
+    SECRETS.AWS_SESSION_TOKEN,
+    SECRETS.AWS_BEARER_TOKEN_BEDROCK,
+  ].filter((v) => v.length >= 12)
+  const code = (c: string) => c.charCodeAt(0)
+  return values
+    .flatMap((v) => [
+      `\\u${code(v[0]).toString(16).padStart(4, '0')}${v.slice(1)}`,
+      [...v].map((c) => `%${code(c).toString(16)}`).join(''),
+      [...v].map((c, i) => (i % 3 === 0 ? `&#x${code(c).toString(16)};` : i % 3 === 1 ? `&#${code(c)}` : c)).join(''),
+      encodeURIComponent([...v].map((c) => `&#${code(c)};`).join('')),
+    ])
+    .join(' ')
 }
 
 /** Appends `quoted` to every string of a verdict (reasoning, reason, evidence…), keeping its shape. */
@@ -95,13 +119,65 @@ function filesUnder(dir: string): string[] {
   })
 }
 
-/** Every planted secret (or its unique core) found in `text`, by name. */
+/** Every planted secret (or its unique core, or half of it) found in any decoded form of `text`, by name. */
 function leaks(text: string): string[] {
   return Object.entries(SECRETS)
-    .filter(
-      ([, secret], i) => text.includes(secret) || text.includes(CORES[i]) || text.includes(encodeURIComponent(secret)),
-    )
+    .filter(([, secret], i) => leaksIn(text, secret) || leaksIn(text, CORES[i]))
     .map(([name]) => name)
+}
+
+/** An OTLP JSON trace whose failing tool call carries every planted env secret, plain and encoded. */
+function plantedTrace(): string {
+  const attr = (key: string, value: string) => ({ key, value: { stringValue: value } })
+  const values = [
+    SECRETS.OPENAI_API_KEY,
+    SECRETS.AWS_ACCESS_KEY_ID,
+    SECRETS.AWS_SECRET_ACCESS_KEY,
+    SECRETS.AWS_SESSION_TOKEN,
+    SECRETS.AWS_BEARER_TOKEN_BEDROCK,
+  ]
+  const code = (c: string) => c.charCodeAt(0)
+  const leaky = values
+    .map(
+      (v) =>
+        `Authorization: token ${v}; Bearer ${v}; \\u${code(v[0]).toString(16).padStart(4, '0')}${v.slice(1)}; ${[...v].map((c) => `%${code(c).toString(16).toUpperCase()}`).join('')}; ${v.replace(/[-+/=]/g, (c) => `&#${code(c)}`)}`,
+    )
+    .join(' | ')
+  const start = 1_760_000_000_000_000_000n
+  const span = (id: string, parent: string | undefined, name: string, extra: object) => ({
+    traceId: '5b8efff798038103d269b633813fc60d',
+    spanId: id,
+    ...(parent ? { parentSpanId: parent } : {}),
+    name,
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + 1_000_000_000n),
+    ...extra,
+  })
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: [
+              span('bbbbbbbbbbbbbbb1', undefined, 'invoke_agent support', {
+                attributes: [attr('gen_ai.operation.name', 'invoke_agent'), attr('input.value', `refund ${leaky}`)],
+              }),
+              span('bbbbbbbbbbbbbbb2', 'bbbbbbbbbbbbbbb1', 'execute_tool http_get', {
+                status: { code: 2, message: `HTTP 401 Unauthorized: ${leaky}` },
+                attributes: [
+                  attr('gen_ai.operation.name', 'execute_tool'),
+                  attr('gen_ai.tool.name', 'http_get'),
+                  attr('http.request.header.authorization', `Bearer ${SECRETS.OPENAI_API_KEY}`),
+                  attr('input.value', leaky),
+                  attr('output.value', `error 401: ${leaky}`),
+                ],
+              }),
+            ],
+          },
+        ],
+      },
+    ],
+  })
 }
 
 beforeAll(async () => {
@@ -223,15 +299,40 @@ describe('no planted secret reaches any output', () => {
     dirs.push(dir)
     const out = join(dir, 'diagnosis.json')
     const trace = join(REPO, 'test/fixtures/trail/0ebe673d64647ec44c370638b82d3c78.json')
+    // A trace that itself carries the keys (issue 33, class 8): a header attribute, a status message and a
+    // tool output, literal and encoded, and after scheme words.
+    const planted = join(dir, 'planted-trace.json')
+    writeFileSync(planted, plantedTrace())
     const { code, stdout, stderr } = await spawnCollect(
       process.execPath,
-      ['--import', 'tsx', join(REPO, 'test/cli/run-cli.ts'), 'diagnose', trace, '--json', out, '--judge', envSpec()],
+      [
+        '--import',
+        'tsx',
+        join(REPO, 'test/cli/run-cli.ts'),
+        'diagnose',
+        trace,
+        planted,
+        '--full',
+        '--json',
+        out,
+        '--judge',
+        envSpec(),
+      ],
       REPO,
       plantedEnv(),
     )
     expect([0, 1]).toContain(code) // diagnosed (with or without findings), not a crash
+    expect(stdout).toContain('Authentication Errors') // the planted trace's 401 was diagnosed and shown
     const json = readFileSync(out, 'utf8')
     expect(json).toContain('request headers') // the judge's echoed reasons are in it, scrubbed
+    const asJson = await spawnCollect(
+      process.execPath,
+      ['--import', 'tsx', join(REPO, 'test/cli/run-cli.ts'), 'diagnose', planted, '--format', 'json'],
+      REPO,
+      plantedEnv(),
+    )
+    expect(asJson.stdout).toContain('[redacted]')
+    expect(leaks(asJson.stdout)).toEqual([])
     expect({ stdout: leaks(stdout), stderr: leaks(stderr), json: leaks(json) }).toEqual({
       stdout: [],
       stderr: [],
