@@ -14,6 +14,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'batch-record', load: () => import('./batch-record') },
   { name: 'suite', load: () => import('./suite') },
   { name: 'preconnect', load: () => import('./preconnect') },
+  { name: 'scrub', load: () => import('./scrub') },
 ]
 
 function formatValue(value: number | string): string {

@@ -83,7 +83,7 @@ const MAX_VIEWS = 96
 
 // `strict`: every family, but an entity only with its `;` — an outer layer may leave `&#5` literal and encode
 // the `3;` after it (`&#5\x33;` is `&#53;`), which the lenient reading would take for `&#5` then `3;`.
-type Family = 'all' | 'strict' | 'json' | 'pct' | 'html'
+export type Family = 'all' | 'strict' | 'json' | 'pct' | 'html'
 const FAMILY_CHAR: Record<Exclude<Family, 'all' | 'strict'>, string> = { json: '\\', pct: '%', html: '&' }
 
 /**
@@ -92,13 +92,13 @@ const FAMILY_CHAR: Record<Exclude<Family, 'all' | 'strict'>, string> = { json: '
  * one family may cut through an inner escape of another (`&#9%37;` is `&#97;` percent-encoded in part).
  * Empty when `text` holds no escape.
  */
-export function decodedViews(text: string): DecodedView[] {
-  const views: DecodedView[] = []
+export function decodedViews(text: string): LazyView[] {
+  const views: LazyView[] = []
   if (!ESCAPE_CHAR.test(text)) return views
   const seen = new Set([text])
-  let frontier = [identityView(text)]
+  let frontier: LazyView[] = [{ text, path: [], root: text }]
   for (let layer = 0; layer < MAX_LAYERS && frontier.length > 0; layer++) {
-    const next: DecodedView[] = []
+    const next: LazyView[] = []
     for (const view of frontier) {
       const present = (Object.keys(FAMILY_CHAR) as Array<keyof typeof FAMILY_CHAR>).filter((f) =>
         view.text.includes(FAMILY_CHAR[f]),
@@ -107,17 +107,57 @@ export function decodedViews(text: string): DecodedView[] {
       for (const family of present.length > 1
         ? (['all', 'strict', ...present] as Family[])
         : [...present, 'strict' as const]) {
-        const decoded = decodeLayer(view, family)
-        if (decoded === undefined || seen.has(decoded.text)) continue
-        seen.add(decoded.text)
-        views.push(decoded)
+        const decoded = decodeText(view.text, family)
+        if (decoded === undefined || seen.has(decoded)) continue
+        seen.add(decoded)
+        const lazy = { text: decoded, path: [...view.path, family], root: text }
+        views.push(lazy)
         if (views.length >= MAX_VIEWS) return views
-        if (ESCAPE_CHAR.test(decoded.text)) next.push(decoded)
+        if (ESCAPE_CHAR.test(decoded)) next.push(lazy)
       }
     }
     frontier = next
   }
   return views
+}
+
+/**
+ * A decoded form found by `decodedViews`: its text only. The map back to the original is built on demand
+ * (`mapView`), for the rare form that holds a match: building it for every form made scrubbing 10x slower.
+ */
+export interface LazyView {
+  text: string
+  path: Family[]
+  root: string
+}
+
+/** The view of a decoded form, with the map from each of its characters to the original. */
+export function mapView(lazy: LazyView): DecodedView {
+  let view = identityView(lazy.root)
+  for (const family of lazy.path) view = decodeLayer(view, family) ?? view
+  return view
+}
+
+/** One layer decoded as text only (no map), or undefined when nothing in it decodes. */
+function decodeText(src: string, family: Family): string | undefined {
+  const parts: string[] = []
+  let copied = 0
+  const next = NEXT_ESCAPE[family]
+  next.lastIndex = 0
+  for (let m = next.exec(src); m !== null; m = next.exec(src)) {
+    const i = m.index
+    const c = src[i]
+    const unit =
+      c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family === 'strict')
+    if (!unit) continue
+    if (i > copied) parts.push(src.slice(copied, i))
+    for (const ch of unit.chars) parts.push(ch)
+    copied = i + unit.length
+    next.lastIndex = copied
+  }
+  if (parts.length === 0) return undefined
+  if (copied < src.length) parts.push(src.slice(copied))
+  return parts.join('')
 }
 
 /** `text` as its own view (every character maps to itself). */
@@ -131,43 +171,52 @@ export function identityView(text: string): DecodedView {
   return { text, starts, ends }
 }
 
-/** One layer decoded, or undefined when it holds no escape that decodes. */
+const NEXT_ESCAPE: Record<Family, RegExp> = {
+  all: /[\\%&]/g,
+  strict: /[\\%&]/g,
+  json: /\\/g,
+  pct: /%/g,
+  html: /&/g,
+}
+
+/** One layer decoded, or undefined when it holds no escape that decodes. Runs without escapes are copied whole. */
 function decodeLayer(view: DecodedView, family: Family): DecodedView | undefined {
   const src = view.text
-  const out: string[] = []
-  const starts: number[] = []
-  const ends: number[] = []
-  let changed = false
-  let i = 0
-  while (i < src.length) {
-    const c = src[i]
-    const all = family === 'all' || family === 'strict'
-    const unit =
-      c === '\\' && (all || family === 'json')
-        ? jsonEscape(src, i)
-        : c === '%' && (all || family === 'pct')
-          ? percentEscape(src, i)
-          : c === '&' && (all || family === 'html')
-            ? entity(src, i, family === 'strict')
-            : undefined
-    if (unit) {
-      changed = true
-      // Every character the escape yields maps to the whole escape in the original.
-      for (const ch of unit.chars) {
-        out.push(ch)
-        starts.push(view.starts[i])
-        ends.push(view.ends[i + unit.length - 1])
-      }
-      i += unit.length
-    } else {
-      out.push(c)
-      starts.push(view.starts[i])
-      ends.push(view.ends[i])
-      i++
-    }
+  // An escape never yields more characters than it spans, so the decoded text fits the source's length.
+  const starts = new Int32Array(src.length)
+  const ends = new Int32Array(src.length)
+  const parts: string[] = []
+  let o = 0
+  let copied = 0
+  const copyTo = (to: number) => {
+    if (to <= copied) return
+    parts.push(src.slice(copied, to))
+    starts.set(view.starts.subarray(copied, to), o)
+    ends.set(view.ends.subarray(copied, to), o)
+    o += to - copied
   }
-  if (!changed) return undefined
-  return { text: out.join(''), starts: Int32Array.from(starts), ends: Int32Array.from(ends) }
+  const next = NEXT_ESCAPE[family]
+  next.lastIndex = 0
+  for (let m = next.exec(src); m !== null; m = next.exec(src)) {
+    const i = m.index
+    const c = src[i]
+    const unit =
+      c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family === 'strict')
+    if (!unit) continue
+    copyTo(i)
+    // Every character the escape yields maps to the whole escape in the original.
+    for (const ch of unit.chars) {
+      parts.push(ch)
+      starts[o] = view.starts[i]
+      ends[o] = view.ends[i + unit.length - 1]
+      o++
+    }
+    copied = i + unit.length
+    next.lastIndex = copied
+  }
+  if (parts.length === 0) return undefined
+  copyTo(src.length)
+  return { text: parts.join(''), starts: starts.subarray(0, o), ends: ends.subarray(0, o) }
 }
 
 interface Unit {

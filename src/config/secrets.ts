@@ -3,7 +3,7 @@
 // It lives in src/config, the leaf that knows the configured credentials, so judges, cassettes, the CLI and
 // the reporters can all scrub without importing judge code (DESIGN.md arrows).
 
-import { decodedViews, ESCAPE_CHAR, identityView } from './decoded-views'
+import { decodedViews, ESCAPE_CHAR, mapView } from './decoded-views'
 
 /** Env vars whose values are credentials for the judge providers. */
 const SECRET_ENV_VARS = [
@@ -202,28 +202,37 @@ function scrubWith(text: string, secrets: readonly string[]): string {
 function scrubDecoded(text: string, secrets: readonly string[]): string {
   const spans: Array<[number, number]> = []
   const views = decodedViews(text)
-  const plus = secrets.some((s) => s.includes(' ')) ? identityView(text) : undefined
-  if (plus) views.unshift(plus)
-  for (const view of views) {
+  // The text itself is a form too when `+` may stand for a space (it needs no decoding for that).
+  if (secrets.some((s) => s.includes(' '))) views.unshift({ text, path: [], root: text })
+  for (const lazy of views) {
+    // Matches are found in the text; the map back to the original is built only for a form that has one.
+    const hits: Array<[number, number]> = []
     // `+` is a space in form encoding (for some characters or all): a secret with spaces is looked for with
     // every `+` read as a space, on both sides, which keeps each character where it was.
     let spaced: string | undefined
     for (const secret of secrets) {
       const withSpace = secret.includes(' ')
-      const haystack = withSpace ? (spaced ??= view.text.replace(/\+/g, ' ')) : view.text
+      const haystack = withSpace ? (spaced ??= lazy.text.replace(/\+/g, ' ')) : lazy.text
       const form = withSpace ? secret.replace(/\+/g, ' ') : secret
       for (let at = haystack.indexOf(form); at >= 0; at = haystack.indexOf(form, at + form.length))
-        spans.push([view.starts[at], view.ends[at + form.length - 1]])
+        hits.push([at, at + form.length])
     }
-    if (view === plus || !TRIGGER.test(view.text)) continue
-    for (const [pattern, group] of DECODED_PATTERNS) {
-      for (const m of view.text.matchAll(pattern)) {
-        const [from, to] = m.indices?.[group] ?? [0, 0]
-        if (to <= from) continue
-        const span: [number, number] = [view.starts[from], view.ends[to - 1]]
-        // Written without escapes, the shape is PATTERNS' to redact (they keep the key's prefix).
-        if (text.slice(span[0], span[1]) !== view.text.slice(from, to)) spans.push(span)
+    const shapes: Array<[number, number]> = []
+    if (lazy.path.length > 0 && TRIGGER.test(lazy.text)) {
+      for (const [pattern, group] of DECODED_PATTERNS) {
+        for (const m of lazy.text.matchAll(pattern)) {
+          const [from, to] = m.indices?.[group] ?? [0, 0]
+          if (to > from) shapes.push([from, to])
+        }
       }
+    }
+    if (hits.length === 0 && shapes.length === 0) continue
+    const view = mapView(lazy)
+    for (const [from, to] of hits) spans.push([view.starts[from], view.ends[to - 1]])
+    for (const [from, to] of shapes) {
+      const span: [number, number] = [view.starts[from], view.ends[to - 1]]
+      // Written without escapes, the shape is PATTERNS' to redact (they keep the key's prefix).
+      if (text.slice(span[0], span[1]) !== view.text.slice(from, to)) spans.push(span)
     }
   }
   if (spans.length === 0) return text
