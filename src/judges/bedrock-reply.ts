@@ -71,7 +71,8 @@ async function guardedBody(response: SmithyResponse, watch: ReplyWatch | undefin
   }
   const status = response.statusCode ?? 0
   const json = /json/i.test(headerValue(headers, 'content-type') ?? '')
-  if (status >= 200 && status < 300 && json) parseReplyObject(bytes)
+  // A 2xx must carry its answer: an empty one (a 204) is said as such, not as "no tool was called".
+  if (status >= 200 && status < 300 && (json || bytes.length === 0)) parseReplyObject(bytes)
   else lenientReplyText(bytes)
   response.body = bytes
 }
