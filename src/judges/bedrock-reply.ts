@@ -39,9 +39,10 @@ export function guardBedrockReplies(client: { config: unknown }): void {
     get(target, key, receiver) {
       if (key === GUARDED) return true
       if (key === 'handle')
-        return async (request: unknown, options?: { abortSignal?: unknown }) => {
+        return async (request: unknown, options?: { abortSignal?: unknown; isEventStream?: boolean }) => {
           const out = await target.handle(request, options)
-          await guardedBody(out.response, watchOfSignal(options?.abortSignal))
+          // An event stream is consumed as it arrives by the SDK; judges never ask for one (Converse, CountTokens).
+          if (!options?.isEventStream) await guardedBody(out.response, watchOfSignal(options?.abortSignal))
           return out
         }
       const value = Reflect.get(target, key, receiver)
