@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import * as z from 'zod'
@@ -193,8 +193,9 @@ export function serializeCassette(cassette: CassetteFile): string {
 export async function readCassette(file: string): Promise<CassetteFile> {
   let text: string
   try {
-    text = await readFile(file, 'utf8')
+    text = await readCassetteText(file)
   } catch (err) {
+    if (err instanceof CassetteError) throw err
     const code = (err as NodeJS.ErrnoException).code
     if (code === 'ENOENT') return emptyCassette()
     const what =
@@ -205,6 +206,37 @@ export async function readCassette(file: string): Promise<CassetteFile> {
     )
   }
   return parseCassette(text, file)
+}
+
+/**
+ * Largest cassette file read. A cassette holds a few KB per judged assertion, so even a suite of thousands stays
+ * far below; a file past it is not a cassette (or was mangled), and reading it whole would fail inside the
+ * runtime with an error that names neither the file nor its size.
+ */
+export const MAX_CASSETTE_BYTES = 64 * 1024 * 1024
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`
+
+/**
+ * A cassette file's text, refusing (by its size, before reading a byte) one over {@link MAX_CASSETTE_BYTES} with a
+ * `CassetteError` that names the file, its size and what to do. Other read errors are thrown as they are.
+ *
+ * @example
+ * parseCassette(await readCassetteText(path), path)
+ */
+export async function readCassetteText(file: string): Promise<string> {
+  const handle = await open(file, 'r')
+  try {
+    const { size, isFile } = await handle.stat().then((s) => ({ size: s.size, isFile: s.isFile() }))
+    if (isFile && size > MAX_CASSETTE_BYTES)
+      throw new CassetteError(
+        `cassette ${displayPath(file)} is ${mb(size)}, over the ${mb(MAX_CASSETTE_BYTES)} a cassette may be (a verdict takes a few KB), so it was not read: it is not a cassette or was mangled — delete it to re-record its verdicts, or restore it from version control`,
+        { file },
+      )
+    return await handle.readFile('utf8')
+  } finally {
+    await handle.close()
+  }
 }
 
 /**

@@ -88,7 +88,7 @@ export function renderJudgeSummary(d: Diagnosis): string {
   const unjudgeable = d.spans.filter((s) => s.own === 'unjudgeable')
   for (const s of unjudgeable)
     out.push(
-      `    ? ${s.kind}:${s.name} (id ${s.spanId}) unjudgeable: ${s.verdicts.find((v) => v.outcome === 'unjudgeable')?.reason ?? ''}`,
+      `    ? ${s.kind}:${s.name} (id ${s.spanId}) unjudgeable: ${(s.verdicts.find((v) => v.outcome === 'unjudgeable')?.reason ?? '').replace(/^unjudgeable: /, '')}`,
     )
   for (const v of d.agent.verdicts) {
     const figure =

@@ -62,7 +62,8 @@ Options:
   -h, --help          show this help
 
 Progress goes to stderr; with a judge the last line is the cost (calls, replayed, tokens, cost).
-Exit codes: 0 no findings, 1 findings or a failing/unjudgeable trace verdict, 2 bad input or usage.
+Exit codes: 0 no findings, 1 findings or a failing trace verdict, 2 bad input or usage,
+3 the judge gave no verdict for some spans or metrics (unjudgeable: the result is incomplete).
 A file that cannot be read or diagnosed is named on stderr and the other files are still diagnosed;
 the run then exits 2 even if other files have findings (they are printed and in the JSON report).
 `
@@ -74,6 +75,9 @@ export interface DiagnoseIO {
 }
 
 /** Files at or above this count get a progress line on a terminal's stderr. */
+/** `diagnose` exit code when the judge left verdicts unjudgeable (0 none, 1 findings, 2 bad input or usage). */
+export const EXIT_UNJUDGEABLE = 3
+
 const PROGRESS_MIN_FILES = 6
 /** Input errors printed one by one; the rest are counted. */
 const MAX_ERRORS_SHOWN = 10
@@ -301,6 +305,9 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   }
 
   if (inputErrors.length > 0) return 2
+  // A judge that gave no verdict (unreachable, refusing, sending no valid reply) leaves the result incomplete:
+  // its own code, so CI can tell "the agent failed" from "the judge did not judge".
+  if (diagnoses.some((d) => d.stats.unjudgeable > 0)) return EXIT_UNJUDGEABLE
   return summary.findings > 0 || diagnoses.some((d) => !d.verdict.pass) ? 1 : 0
 }
 

@@ -5,6 +5,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import { promisify } from 'node:util'
 import { parseReport } from '../report/artifact'
 import { itemsFromReport, type DiffItem, type DiffSide } from '../report/diff'
+import { readCassetteText } from '../cassette/store'
 import { itemsFromCassette } from './diff-cassette'
 
 const run = promisify(execFile)
@@ -63,7 +64,7 @@ export async function loadSide(path: string): Promise<DiffSide> {
   const files = await cassetteFiles(path)
   if (files.length === 0) throw new Error(`agent-verdict report diff: no __verdicts__/*.json cassettes under ${path}`)
   const items: DiffItem[] = []
-  for (const f of files) items.push(...itemsFromCassette(testFileOf(path, f), await readFile(f, 'utf8'), f))
+  for (const f of files) items.push(...itemsFromCassette(testFileOf(path, f), await readCassetteText(f), f))
   return { label: path, items }
 }
 

@@ -2,6 +2,7 @@
 // Judges build a judge from its result; reporters name the run's judge with it, so both agree.
 import { redactUrl, registerHeaderSecrets, urlCredentials } from './secrets'
 import { type Env, SettingError } from './env'
+import { parseByteSize } from './reply-limits'
 
 /** Env var naming the judge. */
 export const JUDGE_ENV = 'AGENT_VERDICT_JUDGE'
@@ -14,6 +15,8 @@ export interface JudgeSpecOptions {
   timeoutMs?: number
   maxWaitMs?: number
   concurrency?: number
+  /** Bytes of a reply read at most, compressed and decompressed (`maxReply=SIZE`). */
+  maxReplyBytes?: number
   headers?: Record<string, string>
 }
 
@@ -25,7 +28,7 @@ export type JudgeSpec =
 
 /** Options accepted after the model in `AGENT_VERDICT_JUDGE`, e.g. `openai:gpt-4.1;timeout=20s;retry=30s`. */
 const SPEC_OPTIONS =
-  'timeout=DURATION (per call), retry=DURATION (total retry budget), concurrency=N, header.NAME=VALUE (openai only)'
+  'timeout=DURATION (per call), retry=DURATION (total retry budget), concurrency=N, maxReply=SIZE (e.g. 16MB), header.NAME=VALUE (openai only)'
 
 /**
  * Why `url` cannot be a judge base URL because it carries credentials (`http://user:pass@host`), or
@@ -136,7 +139,7 @@ export function judgeIdForReport(env: Env = process.env): string | null {
 }
 
 /** Options whose values are settings, never credentials: shown as written in an error. */
-const PLAIN_OPTIONS = new Set(['timeout', 'retry', 'concurrency'])
+const PLAIN_OPTIONS = new Set(['timeout', 'retry', 'concurrency', 'maxReply'])
 
 /**
  * A short word is a (mistyped) option name; anything else may be a value cut off at a `;` (a header value holding
@@ -186,6 +189,11 @@ function parseSpecOptions(text: string, bad: (why: string) => SettingError): Jud
       const n = Number(raw)
       if (!Number.isInteger(n) || n < 1) throw bad(`option concurrency=${raw} needs a positive integer`)
       options.concurrency = n
+    } else if (key === 'maxReply') {
+      const bytes = parseByteSize(raw)
+      if (bytes === undefined)
+        throw bad(`option maxReply=${raw} needs a size with a unit, e.g. maxReply=16MB or maxReply=512KB`)
+      options.maxReplyBytes = bytes
     } else {
       throw bad(`unknown option ${shownKey(key)}; accepted: ${SPEC_OPTIONS}`)
     }

@@ -10,8 +10,10 @@ import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText, parseReplyDocument, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
-import { registerSecret } from '../config/secrets'
+import { redactUrl, registerSecret } from '../config/secrets'
 import { loadBedrock } from './sdk'
+import { guardBedrockReplies } from './bedrock-reply'
+import { checkReplyValue, replyLimits, replyProgressOf, watchSignal } from './reply-body'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
 
@@ -34,6 +36,8 @@ export interface BedrockJudgeOptions extends JudgeReliabilityOptions {
   temperature?: number
   /** Default 4096: enough for reasoning plus a multi-aspect verdict. */
   maxOutputTokens?: number
+  /** Bytes of a reply read at most, compressed and decompressed (default 8 MB): a larger reply is unjudgeable. */
+  maxReplyBytes?: number
 }
 
 /**
@@ -55,8 +59,13 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
   const region = regionNow()
   const credentials = registeringCredentials(options.clientConfig?.credentials)
 
+  const limits = replyLimits(options.maxReplyBytes)
   const getClient = async (): Promise<BedrockRuntimeClient> => {
-    if (client) return registeringIdentity(client)
+    if (client) {
+      // A client of the user's too: its replies are read under the same limits (the wrapper goes on once).
+      guardBedrockReplies(client)
+      return registeringIdentity(client)
+    }
     const { BedrockRuntimeClient: Client } = await loadBedrock()
     // maxAttempts 1: the SDK's own retries would multiply ours and ignore our wait budget.
     client ??= new Client({
@@ -65,6 +74,7 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
       region: regionNow(),
       maxAttempts: 1,
     })
+    guardBedrockReplies(client)
     return registeringIdentity(client)
   }
 
@@ -112,7 +122,10 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
         },
       }
       const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
+      watchSignal(signal, { limits, progress: replyProgressOf(signal) })
       const response = await bedrock.send(new sdk.ConverseCommand(input), { abortSignal: signal })
+      // The request handler checked the bytes; a handler that is not a stream (a mock) is checked here.
+      checkReplyValue(response.output)
       const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 }
       const blocks = response.output?.message?.content ?? []
       const tools = blocks.flatMap((b) => (b.toolUse ? [b.toolUse] : []))
@@ -145,15 +158,38 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
           candidates.push(parseReplyDocument(b.text, parse))
       return { output: agreedVerdict(candidates, request.schema, parse), usage }
     },
-    {
-      ...options,
-      endpoint:
-        typeof region === 'string'
-          ? `https://bedrock-runtime.${region}.amazonaws.com`
-          : 'Bedrock (region from the AWS config)',
-    },
+    { ...options, endpoint: bedrockEndpoint(options, region) },
   )
   return Object.assign(judge, { countTokens })
+}
+
+/**
+ * Where the judge's requests go, for messages: a configured endpoint (`clientConfig.endpoint`, then
+ * `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`, then `AWS_ENDPOINT_URL`, as the SDK ranks them), else the region's
+ * default endpoint. Never with credentials or a query.
+ */
+function bedrockEndpoint(options: BedrockJudgeOptions, region: unknown): string {
+  const configured = options.clientConfig?.endpoint
+  const env = process.env
+  const fromEnv =
+    env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true'
+      ? undefined
+      : (env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME ?? env.AWS_ENDPOINT_URL)
+  const given =
+    typeof configured === 'string'
+      ? configured
+      : configured && typeof configured === 'object' && 'hostname' in configured
+        ? `${configured.protocol ?? 'https:'}//${configured.hostname}${configured.port ? `:${configured.port}` : ''}${configured.path ?? ''}`
+        : configured && typeof configured === 'object' && 'url' in configured
+          ? String((configured as { url: unknown }).url)
+          : options.client
+            ? undefined
+            : fromEnv?.trim() || undefined
+  if (given) return redactUrl(given)
+  if (options.client) return 'Bedrock (the endpoint of the client passed in)'
+  return typeof region === 'string'
+    ? `https://bedrock-runtime.${region}.amazonaws.com`
+    : 'Bedrock (region from the AWS config)'
 }
 
 type AwsCredentials = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string }

@@ -4,13 +4,15 @@ import {
   JudgeConfigError,
   JudgeError,
   type JudgeErrorContext,
+  JudgeOutputError,
   JudgeRateLimitError,
   JudgeRequestError,
   JudgeServiceError,
   JudgeTimeoutError,
 } from './errors'
-import { parseRetryAfter, type HeaderSource } from './retry-after'
-import { scrubSecrets } from '../config/secrets'
+import { headerValue, parseRetryAfter, type HeaderSource } from './retry-after'
+import { replyBodyErrorIn } from './reply-body'
+import { redactUrl, scrubSecrets } from '../config/secrets'
 
 /**
  * The one retry policy for HTTP statuses (the same rules as the official OpenAI SDK).
@@ -127,6 +129,16 @@ export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeE
 
   if (names.has('APIUserAbortError') || e.name === 'AbortError' || code === 'ABORT_ERR')
     return new JudgeAbortError({ ...ctx, cause: err })
+  // A reply refused as it was read (too large, corrupt compression, too deep, …): the judge answered, with no
+  // verdict, and the message says why; never "is the server reachable?".
+  const refusedReply = replyBodyErrorIn(err)
+  if (refusedReply)
+    return new JudgeOutputError(`${who} ${refusedReply.message}`, {
+      ...ctx,
+      raw: '',
+      retryable: refusedReply.retryable,
+      cause: refusedReply,
+    })
   if (CONFIG_NAMES.has(e.name) || /region is missing|missing credentials/i.test(detail)) {
     return new JudgeConfigError(`${who} is not configured: ${detail}`, { ...ctx, cause: err })
   }
@@ -165,6 +177,12 @@ export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeE
   if (BEDROCK_REQUEST.has(e.name))
     return new JudgeRequestError(
       `${who} rejected the request${status ? ` (${status})` : ''}: ${detail}; check the model id and the input size`,
+      base,
+    )
+  // Redirects are not followed (a judge request is a POST with credentials): say where it points.
+  if (status !== undefined && status >= 300 && status < 400)
+    return new JudgeRequestError(
+      redirectMessage(who, status, headerValue(headersOf(e), 'location'), ctx.endpoint),
       base,
     )
   if (status !== undefined) {
@@ -218,6 +236,24 @@ export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeE
     )
   }
   return new JudgeError(`${who} failed unexpectedly: ${detail}`, { ...base, retryable: false })
+}
+
+/**
+ * "answered 302, redirecting to …; set the base URL to …": the Location resolved against the endpoint, and the
+ * base URL it implies (the API path the request was sent to taken off), both without credentials.
+ */
+function redirectMessage(who: string, status: number, location: string | undefined, endpoint: string | undefined) {
+  const todo = 'redirects are not followed (the request carries credentials)'
+  if (!location) return `${who} answered ${status} (a redirect) without a Location header; ${todo}: check the base URL`
+  let target: URL
+  try {
+    target = new URL(location, endpoint)
+  } catch {
+    return `${who} answered ${status}, redirecting to "${redactUrl(location).slice(0, 200)}" (not a URL); ${todo}: check the base URL`
+  }
+  const base = new URL(target.href)
+  base.pathname = base.pathname.replace(/\/(chat\/completions|model\/.*)$/, '') || '/'
+  return `${who} answered ${status}, redirecting to ${redactUrl(target.href)}; ${todo}: set the base URL to ${redactUrl(base.href.replace(/\/(\?|$)/, '$1'))}`
 }
 
 function classNames(err: unknown): Set<string> {

@@ -14,6 +14,8 @@ const ReliabilitySchema = z.object({
   maxWaitMs: z.number().int().nonnegative().optional(),
   maxAttempts: z.number().int().positive().optional(),
   concurrency: z.number().int().positive().optional(),
+  /** Bytes of a reply read at most, compressed and decompressed (default 8 MB). */
+  maxReplyBytes: z.number().int().positive().optional(),
   prices: ModelPriceSchema.optional(),
 })
 

@@ -25,6 +25,8 @@ export type CoordinatorMessage =
   | { t: 'call'; id: number; token: string; call: RemoteCall; permit?: PermitRequest }
   | { t: 'warm'; id: number; token: string }
   | { t: 'done'; id: number; result: RemoteResult }
+  /** A reply still arriving after a second: what came so far (ages in ms), for the worker's timeout message. */
+  | { t: 'progress'; id: number; status: number; bytes: number; sinceMs: number; idleMs?: number }
 
 /**
  * The permit a judge call carries (decision 0033): the coordinator queues the call for it, makes the call
@@ -158,6 +160,22 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
       if (!socket.destroyed) socket.write(`${JSON.stringify(msg)}\n`)
     }
     /**
+     * A call's answer. Reply data that does not serialize, or serializes past what a worker reads in one line,
+     * fails that call by name: nothing a judge sends may take the run's main process down.
+     */
+    const sendDone = (id: number, result: RemoteResult, ctx: unknown) => {
+      if (socket.destroyed) return
+      let line: string
+      try {
+        line = JSON.stringify({ t: 'done', id, result } satisfies CoordinatorMessage)
+      } catch (err) {
+        line = JSON.stringify({ t: 'done', id, result: unsendable(ctx, err) })
+      }
+      if (line.length > MAX_LINE)
+        line = JSON.stringify({ t: 'done', id, result: unsendable(ctx, undefined, line.length) })
+      socket.write(`${line}\n`)
+    }
+    /**
      * A permit from `name`'s pool for request `id` (queued under `id`, so a `cancel` or the worker leaving
      * drops it); `undefined` when it was dropped before the grant.
      */
@@ -214,13 +232,15 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
       if (pool) pool.stats.sent++
       const controller = new AbortController()
       calls.set(msg.id, controller)
+      const onProgress = (p: { status: number; bytes: number; sinceMs: number; idleMs?: number }) =>
+        send({ t: 'progress', id: msg.id, ...p })
       const result = await loadHost()
-        .then((h) => h.runRemoteCall(msg.call, controller.signal))
+        .then((h) => h.runRemoteCall(msg.call, controller.signal, onProgress))
         .catch((): RemoteResult => ({ ok: false, refused: true }))
       // The slot goes to the next queued call before this answer is even written.
       release?.(outcomeOf(result))
       calls.delete(msg.id)
-      if (!controller.signal.aborted) send({ t: 'done', id: msg.id, result })
+      if (!controller.signal.aborted) sendDone(msg.id, result, msg.call.ctx)
     }
     const onMessage = (msg: CoordinatorMessage) => {
       if (msg.t === 'acq') {
@@ -240,7 +260,11 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
           return
         }
         remote.served++
-        void serveCall(msg)
+        // Nothing a judge sends may reject unhandled in the runner's main process.
+        serveCall(msg).catch((err: unknown) => {
+          calls.delete(msg.id)
+          sendDone(msg.id, unsendable(msg.call.ctx, err), msg.call.ctx)
+        })
       } else if (msg.t === 'warm') {
         if (sameToken(msg.token, token))
           loadHost()
@@ -288,6 +312,28 @@ export async function startCoordinator(options: CoordinatorOptions = {}): Promis
         server.close(() => resolve())
       })
       return closed
+    },
+  }
+}
+
+/**
+ * The answer to a call whose result could not go over the socket (it did not serialize, or is longer than a line
+ * may be): a non-retried failure of that call naming why, never a crash of the coordinator.
+ */
+function unsendable(ctx: unknown, err: unknown, length?: number): RemoteResult {
+  const call = (ctx ?? {}) as { provider?: unknown; model?: unknown }
+  const why =
+    length !== undefined
+      ? `its reply is ${length} characters as JSON, over the ${MAX_LINE}-character limit of a worker message`
+      : `its reply could not be passed to the test worker (${err instanceof Error ? err.message : String(err)})`
+  return {
+    ok: false,
+    error: {
+      name: 'JudgeOutputError',
+      message: `${String(call.provider)}:${String(call.model)} answered, but ${why}; no verdict was taken`,
+      provider: String(call.provider),
+      model: String(call.model),
+      retryable: false,
     },
   }
 }

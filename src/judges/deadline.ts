@@ -1,6 +1,7 @@
 // A matcher must fail before its test's timeout, with a message saying why the judge gave no verdict,
 // rather than let the runner print a bare "Test timed out in 5000ms" (decision 0017).
 import { JudgeAbortError, JudgeDeadlineError, JudgeError, JudgeRateLimitError, JudgeTimeoutError } from './errors'
+import { describeReplyProgress } from './reply-body'
 import type { Judge, JudgeRequest, JudgeResponse } from './types'
 
 /** The running test's time limit, as the runner entry reads it. */
@@ -122,6 +123,12 @@ function explain(cause: unknown, budgetMs: number): { happened: string; todo?: s
     abort?.inFlightSince !== undefined
       ? `; the last attempt had no answer after ${seconds(Math.max(0, Date.now() - abort.inFlightSince))}`
       : ''
+  const sending = describeReplyProgress(abort?.inFlightReply)
+  if (sending && abort?.inFlightSince !== undefined)
+    return {
+      happened: `no verdict after ${seconds(Math.max(0, Date.now() - abort.inFlightSince))}${tries}: ${sending}`,
+      todo: 'check the judge server (a reply that slow is a stuck or throttled stream), or give it a shorter per-call timeout (timeout=DURATION) so a retry fits',
+    }
   if (!last) {
     const since = abort?.inFlightSince
     const happened =

@@ -1,3 +1,4 @@
+import type { ReplyProgress } from './reply-body'
 import type { JudgeUsage } from './types'
 import { scrubSecrets } from '../config/secrets'
 
@@ -193,6 +194,8 @@ export class JudgeAbortError extends JudgeError {
   lastError?: JudgeError
   /** When the attempt in flight at the abort started (ms since epoch), if one was in flight. */
   inFlightSince?: number
+  /** What had arrived of the in-flight attempt's reply (status, bytes), when its headers had. */
+  inFlightReply?: ReplyProgress
   constructor(options: JudgeErrorContext & { cause?: unknown }) {
     super(`judge call to ${options.provider}:${options.model} was aborted by the caller`, {
       ...options,

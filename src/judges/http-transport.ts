@@ -10,7 +10,14 @@ import http from 'node:http'
 import https from 'node:https'
 import net from 'node:net'
 import tls from 'node:tls'
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
+import {
+  lenientReplyText,
+  parseReplyObject,
+  REPLY_WATCH,
+  readReplyBody,
+  type ReplyWatch,
+  replyLimits,
+} from './reply-body'
 
 /**
  * A Fetch-API `Headers` without Node's fetch implementation: case-insensitive names, values of one name joined
@@ -108,6 +115,8 @@ interface TransportInit {
   headers?: unknown
   body?: unknown
   signal?: AbortSignal | null
+  /** The reply's size limit and progress, from the judge (src/judges/reply-body.ts); the default limit without. */
+  [REPLY_WATCH]?: ReplyWatch
 }
 
 const agents = {
@@ -285,6 +294,9 @@ function fetchFailed(err: unknown): TypeError {
   return new TypeError('fetch failed', { cause: err })
 }
 
+const isReplyBodyError = (err: unknown): boolean =>
+  typeof (err as { replyBodyProblem?: unknown } | null)?.replyBodyProblem === 'string'
+
 function abortError(signal: AbortSignal): Error {
   const reason = signal.reason
   if (reason instanceof Error) return reason
@@ -293,7 +305,8 @@ function abortError(signal: AbortSignal): Error {
 
 /**
  * `fetch` for the OpenAI client of a judge: one request with node:http or node:https on a keep-alive agent,
- * resolved once the whole answer has arrived (decompressed if the server compressed it anyway). Rejects as fetch
+ * resolved once the whole answer has arrived (decompressed if the server compressed it anyway), read no further
+ * than the judge's reply limit (src/judges/reply-body.ts: a `ReplyBodyError` past it). Rejects as fetch
  * does: a `TypeError('fetch failed')` whose cause is the socket's error (`ECONNREFUSED`, `ECONNRESET`, …), or
  * an `AbortError` when `signal` aborts (the SDK and src/judges/classify-error read both). Only string and byte
  * bodies: a judge request is JSON. A redirect is returned as it came, not followed.
@@ -320,45 +333,45 @@ export function transportFetch(url: string | URL, init: TransportInit = {}): Pro
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length'))
       headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
     const onAbort = () => req.destroy(abortError(signal as AbortSignal))
+    const watch = init[REPLY_WATCH]
     const req = send(target, { method: init.method ?? 'GET', headers, agent }, (res) => {
-      const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase()
-      const decoder =
-        encoding === 'gzip' || encoding === 'x-gzip'
-          ? createGunzip()
-          : encoding === 'deflate'
-            ? createInflate()
-            : encoding === 'br'
-              ? createBrotliDecompress()
-              : undefined
-      const stream = decoder ? res.pipe(decoder) : res
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      const fail = (err: unknown) => {
-        signal?.removeEventListener('abort', onAbort)
-        reject(signal?.aborted ? abortError(signal) : fetchFailed(err))
+      const status = res.statusCode ?? 0
+      if (watch?.progress) {
+        watch.progress.status = status
+        watch.progress.headersAt = Date.now()
       }
-      stream.on('error', fail)
-      res.on('error', fail)
-      stream.on('end', () => {
-        signal?.removeEventListener('abort', onAbort)
-        const bytes = Buffer.concat(chunks)
-        const responseHeaders = new LightHeaders()
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
-          responseHeaders.append(res.rawHeaders[i], res.rawHeaders[i + 1])
-        const status = res.statusCode ?? 0
-        resolve({
-          status,
-          statusText: res.statusMessage ?? '',
-          ok: status >= 200 && status < 300,
-          url: target.href,
-          headers: responseHeaders,
-          body: null,
-          text: async () => bytes.toString('utf8'),
-          json: async () => JSON.parse(bytes.toString('utf8')),
-          arrayBuffer: async () =>
-            bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
-        })
-      })
+      // Capped as it arrives, compressed and decompressed: a reply never holds more memory than the limit.
+      readReplyBody(
+        res,
+        res.headers['content-encoding'],
+        watch?.limits ?? replyLimits(undefined),
+        watch?.progress,
+      ).then(
+        (bytes) => {
+          signal?.removeEventListener('abort', onAbort)
+          const responseHeaders = new LightHeaders()
+          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+            responseHeaders.append(res.rawHeaders[i], res.rawHeaders[i + 1])
+          resolve({
+            status,
+            statusText: res.statusMessage ?? '',
+            ok: status >= 200 && status < 300,
+            url: target.href,
+            headers: responseHeaders,
+            body: null,
+            text: async () => lenientReplyText(bytes),
+            // Checked before the SDK or anything after it touches the reply (size, depth, keys, UTF-8).
+            json: async () => parseReplyObject(bytes),
+            arrayBuffer: async () =>
+              bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+          })
+        },
+        (err: unknown) => {
+          signal?.removeEventListener('abort', onAbort)
+          // A refused reply is no network failure: it goes through as it is, for the classifier to name.
+          reject(signal?.aborted ? abortError(signal) : isReplyBodyError(err) ? err : fetchFailed(err))
+        },
+      )
     })
     signal?.addEventListener('abort', onAbort, { once: true })
     req.on('error', (err) => {

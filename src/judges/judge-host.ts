@@ -5,6 +5,7 @@ import type OpenAI from 'openai'
 import { registerHeaderSecrets, registerSecret } from '../config/secrets'
 import { classifyJudgeError } from './classify-error'
 import { judgeErrorToWire, type RemoteCall, type RemoteClientOptions, type RemoteResult } from './remote-call'
+import { REPLY_WATCH, type ReplyProgress, replyLimits } from './reply-body'
 import { loadOpenAI, newOpenAIClient } from './sdk'
 
 const clients = new Map<string, Promise<OpenAI>>()
@@ -43,21 +44,58 @@ export async function warmJudgeHost(): Promise<void> {
   await client.chat.completions.create({ model: 'warm', messages: [{ role: 'user', content: 'warm' }] }).catch(() => {})
 }
 
+/** What a slow reply's progress message carries: the status, bytes so far, and ages in ms. */
+export interface RemoteProgress {
+  status: number
+  bytes: number
+  sinceMs: number
+  idleMs?: number
+}
+
+/** A reply still arriving this long after its headers is reported to the worker (a fast one never is). */
+const PROGRESS_EVERY_MS = 1_000
+
 /**
  * Makes one chat-completions request for a worker and answers with the completion or the classified
- * error; never throws. `signal` is aborted when the worker cancels or goes away.
+ * error; never throws. `signal` is aborted when the worker cancels or goes away. The reply is read within the
+ * call's `maxReplyBytes`; while a reply is still arriving after a second, `onProgress` hears what came so far.
  *
  * @example
  * const result = await runRemoteCall(message.call, controller.signal)
  */
-export async function runRemoteCall(call: RemoteCall, signal: AbortSignal): Promise<RemoteResult> {
+export async function runRemoteCall(
+  call: RemoteCall,
+  signal: AbortSignal,
+  onProgress?: (progress: RemoteProgress) => void,
+): Promise<RemoteResult> {
   const ctx = call.ctx
+  const progress: ReplyProgress = { bytes: 0 }
+  const ticker = onProgress
+    ? setInterval(() => {
+        if (progress.status === undefined || progress.headersAt === undefined) return
+        const now = Date.now()
+        onProgress({
+          status: progress.status,
+          bytes: progress.bytes,
+          sinceMs: now - progress.headersAt,
+          ...(progress.lastByteAt !== undefined ? { idleMs: now - progress.lastByteAt } : {}),
+        })
+      }, PROGRESS_EVERY_MS)
+    : undefined
+  ticker?.unref()
   try {
     const client = await clientFor(call.client)
-    const completion = await client.chat.completions.create(call.body as never, { signal, maxRetries: 0 })
+    const maxReplyBytes = typeof call.maxReplyBytes === 'number' ? call.maxReplyBytes : undefined
+    const completion = await client.chat.completions.create(call.body as never, {
+      signal,
+      maxRetries: 0,
+      fetchOptions: { [REPLY_WATCH]: { limits: replyLimits(maxReplyBytes), progress } } as never,
+    })
     return { ok: true, completion }
   } catch (err) {
     return { ok: false, error: judgeErrorToWire(classifyJudgeError(err, ctx)) }
+  } finally {
+    clearInterval(ticker)
   }
 }
 

@@ -10,6 +10,7 @@ import { replyJsonSchema, strictJsonSchema } from './json-schema'
 import { agreedVerdict, parseJudgeText } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { judgeErrorFromWire, type RemoteClientOptions } from './remote-call'
+import { checkReplyValue, REPLY_WATCH, ReplyBodyError, replyLimits, replyProgressOf } from './reply-body'
 import { attemptPermit, remoteJudgeCaller } from './run-limit'
 import { presentKey, redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest, JudgeUsage } from './types'
@@ -28,6 +29,11 @@ export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   provider?: string
   /** Default 0; `null` omits it (automatic for reasoning models such as o3, o4-mini, gpt-5). */
   temperature?: number | null
+  /**
+   * Bytes of a reply read at most, compressed and decompressed (default 8 MB): a larger reply is unjudgeable.
+   * Applies to requests this judge sends; a `client` of your own reads replies with its own fetch.
+   */
+  maxReplyBytes?: number
 }
 
 // The SDK loads on the first judge call, not when the setup file imports the matchers: a replayed run,
@@ -67,6 +73,7 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   // Adapted per judge instance when a compatible server rejects an option (see the 400 handling below).
   const features = { jsonSchema: true, temperature: options.temperature !== null && !isReasoningModel(model) }
   let client = options.client
+  const limits = replyLimits(options.maxReplyBytes)
 
   // An empty or blank key (`OPENAI_API_KEY=` in a .env file or CI secret that is not set) counts as no key: a
   // local server then gets the placeholder, and OpenAI itself a configuration error rather than a 401.
@@ -117,7 +124,12 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
         project: process.env.OPENAI_PROJECT_ID ?? null,
       }
       const result = await remote.call(
-        { client: target, ctx: { ...ctx, endpoint: redactUrl(endpoint) }, body },
+        {
+          client: target,
+          ctx: { ...ctx, endpoint: redactUrl(endpoint) },
+          body,
+          ...(options.maxReplyBytes ? { maxReplyBytes: options.maxReplyBytes } : {}),
+        },
         signal,
         permit?.carry(),
       )
@@ -127,7 +139,12 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
     // Made here: take the attempt's slot first.
     await permit?.hold(signal)
     const openai = await getClient()
-    return openai.chat.completions.create(body, { signal, maxRetries: 0 })
+    return openai.chat.completions.create(body, {
+      signal,
+      maxRetries: 0,
+      // Our transport reads the reply within the limit and notes its progress; another fetch ignores this.
+      fetchOptions: { [REPLY_WATCH]: { limits, progress: replyProgressOf(signal) } } as never,
+    })
   }
 
   return createReliableJudge(
@@ -137,7 +154,7 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
       for (let adjustments = 0; ; adjustments++) {
         const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
         try {
-          const completion = await createCompletion(body, signal)
+          const completion = completionOf(await createCompletion(body, signal))
           const usage = {
             inputTokens: completion.usage?.prompt_tokens ?? 0,
             outputTokens: completion.usage?.completion_tokens ?? 0,
@@ -196,6 +213,37 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
     // A judge on the user's own client never has its calls made by the coordinator: its permits are not deferred.
     { ...options, endpoint: redactUrl(endpoint), remoteCalls: !options.client },
   )
+}
+
+/**
+ * The reply as a chat completion, or a `ReplyBodyError` naming what it is instead: nothing (a 204 or an empty
+ * body), text (a non-JSON content type), or an object whose `choices` is no array. Whatever client read it, the
+ * value is held to the reply rules first (depth, keys, strings): a client of the user's parses replies itself.
+ */
+function completionOf(reply: unknown): OpenAI.Chat.Completions.ChatCompletion {
+  if (reply === null || reply === undefined)
+    throw new ReplyBodyError(
+      'empty',
+      'answered with no content (HTTP 204 or an empty body), not a chat completion; the server failed to produce a reply',
+    )
+  if (typeof reply === 'string')
+    throw new ReplyBodyError(
+      'not-json',
+      `answered with text, not a JSON chat completion: "${reply.replace(/\s+/g, ' ').trim().slice(0, 80)}" — check the base URL points at a chat-completions API`,
+    )
+  if (typeof reply !== 'object' || Array.isArray(reply))
+    throw new ReplyBodyError(
+      'not-object',
+      `answered with ${Array.isArray(reply) ? 'a JSON array' : `a ${typeof reply}`}, not a chat completion object`,
+    )
+  checkReplyValue(reply)
+  const choices = (reply as { choices?: unknown }).choices
+  if (choices !== undefined && choices !== null && !Array.isArray(choices))
+    throw new ReplyBodyError(
+      'not-object',
+      `sent "choices" as ${typeof choices === 'object' ? 'an object' : `a ${typeof choices}`}, not an array of choices; the server does not speak the chat-completions format`,
+    )
+  return reply as OpenAI.Chat.Completions.ChatCompletion
 }
 
 /** A client built elsewhere still holds our credentials: its key and every default header value. */

@@ -3,6 +3,7 @@ import type { z } from 'zod'
 import { scrubSecrets } from '../config/secrets'
 import { JudgeOutputError, type JudgeErrorContext } from './errors'
 import { strictJsonSchema } from './json-schema'
+import { checkReplyValue } from './reply-body'
 import type { JudgeUsage } from './types'
 
 // The one reply contract (docs/decisions/0015-judge-reply-contract.md): a verdict is the structured
@@ -46,6 +47,16 @@ export function parseReplyDocument(text: string, ctx: ParseContext): unknown {
       `${ctx.provider}:${ctx.model} replied with ${what} for ${ctx.metric}: "${short(text)}"`,
       { ...ctx, raw: text },
     )
+  }
+  // Held to the reply rules before anything recursive (a schema, a comparison, a stringify) walks it.
+  try {
+    checkReplyValue(value)
+  } catch (err) {
+    throw new JudgeOutputError(`${ctx.provider}:${ctx.model} ${(err as Error).message}`, {
+      ...ctx,
+      raw: text.slice(0, 2_000),
+      retryable: false,
+    })
   }
   // JSON.parse keeps the last of two equal keys, so `{"score":0,"score":1}` would pass as a 1: a reply that
   // says two things at once is no verdict (and nor is one whose keys differ only by their escapes).

@@ -7,6 +7,7 @@ import {
   JudgeError,
   type JudgeErrorContext,
   type JudgeNetworkFailure,
+  JudgeOutputError,
   JudgeRateLimitError,
   JudgeRequestError,
   JudgeServiceError,
@@ -29,6 +30,8 @@ export interface RemoteCall {
   client: RemoteClientOptions
   ctx: JudgeErrorContext
   body: unknown
+  /** The judge's reply limit (`maxReplyBytes`), enforced where the reply is read; the default without. */
+  maxReplyBytes?: number
 }
 
 /** A classified judge failure, as plain data. */
@@ -88,6 +91,9 @@ export function judgeErrorFromWire(wire: WireJudgeError): JudgeError {
       return new JudgeAuthError(message, base)
     case 'JudgeRequestError':
       return new JudgeRequestError(message, base)
+    case 'JudgeOutputError':
+      // A reply refused in the coordinator (too large, corrupt, too deep): no excerpt crosses the socket.
+      return new JudgeOutputError(message, { ...base, raw: '', retryable: wire.retryable === true })
     case 'JudgeAbortError':
       return new JudgeAbortError({ ...ctx, ...(cause ? { cause } : {}) })
     default:

@@ -19,6 +19,16 @@ export function parseRetryAfter(headers: HeaderSource, now: number = Date.now())
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
+/**
+ * One header's value from either SDK's headers (a fetch `Headers` or a plain record), by lower-case name.
+ *
+ * @example
+ * headerValue({ Location: 'https://a.example/v1' }, 'location') // 'https://a.example/v1'
+ */
+export function headerValue(headers: HeaderSource, name: string): string | undefined {
+  return header(headers, name)
+}
+
 function header(headers: HeaderSource, name: string): string | undefined {
   if (!headers) return undefined
   if (typeof (headers as { get?: unknown }).get === 'function') {

@@ -7,6 +7,7 @@ import {
   JudgeTimeoutError,
 } from './errors'
 import { classifyJudgeError } from './classify-error'
+import { describeReplyProgress, type ReplyProgress, watchReplyProgress } from './reply-body'
 import type { PermitSource } from './run-limit'
 
 export interface RetryOptions {
@@ -81,11 +82,13 @@ export async function withRetry<T>(
   let networkFailures = 0
   let lastError: JudgeError | undefined
   let inFlightSince: number | undefined
+  let inFlightReply: ReplyProgress | undefined
   // An abort keeps what happened before it, so a caller with a deadline can say why it gave up.
   const aborted = (cause: unknown) => {
     const error = new JudgeAbortError({ ...ctx, cause })
     error.lastError = lastError
     error.inFlightSince = inFlightSince
+    if (inFlightReply?.status !== undefined) error.inFlightReply = inFlightReply
     error.attempts = lastError?.attempts
     return error
   }
@@ -111,11 +114,14 @@ export async function withRetry<T>(
       started = now()
       inFlightSince = Date.now()
     })
+    // Filled in by the transport as the reply arrives: a timeout can then say the judge was still sending.
+    const progress: ReplyProgress = { bytes: 0 }
+    inFlightReply = progress
     let error: JudgeError
     try {
       const value = deferred
-        ? await deferred.run(() => attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal, deferred.granted))
-        : await attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal)
+        ? await deferred.run(() => attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal, deferred.granted, progress))
+        : await attemptWithTimeout(attempt, n, o.timeoutMs, ctx, signal, undefined, progress)
       release?.('ok')
       return { value, attempts: n, reasks: outputFailures }
     } catch (err) {
@@ -128,6 +134,7 @@ export async function withRetry<T>(
     options.onAttemptError?.(error, n)
     if (signal?.aborted || error instanceof JudgeAbortError) throw aborted(signal?.reason ?? error)
     inFlightSince = undefined
+    inFlightReply = undefined
     lastError = error
     spentMs += Math.max(0, now() - started)
 
@@ -175,9 +182,11 @@ async function attemptWithTimeout<T>(
   ctx: JudgeErrorContext,
   outer?: AbortSignal,
   startAfter?: Promise<void>,
+  progress?: ReplyProgress,
 ): Promise<T> {
   if (outer?.aborted) throw new JudgeAbortError({ ...ctx, cause: outer.reason })
   const controller = new AbortController()
+  if (progress) watchReplyProgress(controller.signal, progress)
   // Built only when the timer fires: an Error per attempt (stack + scrub) is measurable at 160 calls/s.
   let timeoutError: JudgeTimeoutError | undefined
   let cleanup = () => {}
@@ -191,8 +200,11 @@ async function attemptWithTimeout<T>(
     const arm = () => {
       if (over) return
       timer = setTimeout(() => {
+        const sending = describeReplyProgress(progress)
         timeoutError = new JudgeTimeoutError(
-          `${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} gave no answer within ${timeoutMs} ms; raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE) if the model is slow`,
+          sending
+            ? `${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} did not finish its reply within ${timeoutMs} ms: ${sending}; check the judge server (a reply that slow is a stuck or throttled stream), or raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE)`
+            : `${ctx.provider}:${ctx.model}${ctx.endpoint ? ` at ${ctx.endpoint}` : ''} gave no answer within ${timeoutMs} ms; raise timeoutMs (or timeout=DURATION in AGENT_VERDICT_JUDGE) if the model is slow`,
           ctx,
         )
         controller.abort(timeoutError)

@@ -21,6 +21,7 @@ import {
   type RemoteResult,
   type WireJudgeError,
 } from './remote-call'
+import { type ReplyProgress, replyProgressOf } from './reply-body'
 
 /** Anything that hands out limiter slots: the local `AdaptiveLimiter` or the run-wide coordinator. */
 export interface PermitSource {
@@ -301,6 +302,8 @@ interface Pending {
 
 interface PendingCall {
   ctx: RemoteCall['ctx']
+  /** The attempt's reply progress, kept up to date from the coordinator's `progress` lines. */
+  progress?: ReplyProgress
   resolve: (result: RemoteResult | undefined) => void
   /** The coordinator granted the permit the call carried. */
   onGrant?: () => void
@@ -379,6 +382,7 @@ class CoordinatorClient {
       signal?.addEventListener('abort', onAbort, { once: true })
       this.calls.set(id, {
         ctx: call.ctx,
+        progress: replyProgressOf(signal),
         onGrant: permit?.onGrant,
         resolve: (result) => {
           signal?.removeEventListener('abort', onAbort)
@@ -425,6 +429,7 @@ class CoordinatorClient {
       })
       readLines(socket, (msg) => {
         if (msg.t === 'done') return this.answered(msg.id, msg.result)
+        if (msg.t === 'progress') return this.progressed(msg)
         if (msg.t !== 'grant') return
         const waiter = this.pending.get(msg.id)
         if (!waiter) {
@@ -447,6 +452,17 @@ class CoordinatorClient {
       })
     })
     return this.connecting
+  }
+
+  /** A slow reply's progress, as the coordinator saw it: times are taken as ages, this process's clock. */
+  private progressed(msg: Extract<CoordinatorMessage, { t: 'progress' }>): void {
+    const progress = this.calls.get(msg.id)?.progress
+    if (!progress || typeof msg.status !== 'number' || typeof msg.bytes !== 'number') return
+    const now = Date.now()
+    progress.status = msg.status
+    progress.bytes = msg.bytes
+    progress.headersAt = now - (Number(msg.sinceMs) || 0)
+    if (typeof msg.idleMs === 'number') progress.lastByteAt = now - msg.idleMs
   }
 
   private answered(id: number, result: RemoteResult): void {

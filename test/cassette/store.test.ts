@@ -1,7 +1,18 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { CassetteFormatError } from '../../src/cassette/errors'
+import { CassetteError, CassetteFormatError } from '../../src/cassette/errors'
 import {
   cassettePathFor,
   readCassette,
@@ -250,5 +261,31 @@ describe('updateCassette', () => {
       }),
     )
     expect(readFileSync(file, 'utf8')).toBe('not json')
+  })
+})
+
+describe('a cassette file far too large to be one (issue 33, class 18)', () => {
+  it('is refused by its size, before it is read, naming the file, its size and what to do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cassette-huge-'))
+    const file = join(dir, 'huge.test.ts.json')
+    // Sparse: 600 MB long, no disk used; reading it whole is what used to fail with "Invalid string length".
+    const handle = openSync(file, 'w')
+    ftruncateSync(handle, 600 * 1024 * 1024)
+    closeSync(handle)
+    const error = await readCassette(file).then(
+      () => undefined,
+      (e: Error) => e,
+    )
+    expect(error).toBeInstanceOf(CassetteError)
+    expect(error?.message).toMatch(/huge\.test\.ts\.json is 600 MB, over the 64 MB a cassette may be/)
+    expect(error?.message).toMatch(/delete it to re-record its verdicts/)
+    expect(error?.message).not.toMatch(/Invalid string length|permissions/)
+  })
+
+  it('control: a cassette under the limit is read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cassette-small-'))
+    const file = join(dir, 'small.test.ts.json')
+    writeFileSync(file, serializeCassette({ version: 2, entries: {} }))
+    expect((await readCassette(file)).entries).toEqual({})
   })
 })

@@ -132,3 +132,25 @@ describe('agent-verdict diagnose with a judge that quotes a passing verdict befo
     expect(stdout).toContain('not JSON as a whole')
   })
 })
+
+describe('agent-verdict diagnose with a dead judge (issue 33, class 18)', () => {
+  test('exits 3 (unjudgeable), not 1 (findings), and names the cause once, without "unjudgeable: unjudgeable:"', async () => {
+    // A port nothing listens on: taken from a server that is closed at once.
+    const dead = createServer()
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve))
+    const port = (dead.address() as AddressInfo).port
+    await new Promise((resolve) => dead.close(resolve))
+    let stdout = ''
+    const sink = (write: (s: string) => void) => ({ write: (chunk: string) => (write(chunk), true), isTTY: false })
+    const code = await diagnoseCommand(
+      [SWE, '--judge', `openai-compatible:http://127.0.0.1:${port}/v1#dead;retry=1s`],
+      {
+        stdout: sink((s) => (stdout += s)),
+        stderr: sink(() => {}),
+      },
+    )
+    expect(stdout).toMatch(/unjudgeable:\s+openai-compatible:dead at http:\/\/127\.0\.0\.1:\d+\/v1 connection refused/)
+    expect(stdout).not.toMatch(/unjudgeable:\s+unjudgeable:/)
+    expect(code).toBe(3)
+  })
+})

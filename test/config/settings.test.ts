@@ -17,6 +17,7 @@ import {
   readJudgeSpec,
 } from '../../src/config/judge-spec'
 import { concurrencyFromEnv, requestsPerMinuteFromEnv } from '../../src/config/limits'
+import { DEFAULT_MAX_REPLY_BYTES, formatByteSize, parseByteSize } from '../../src/config/reply-limits'
 import { scrubSecrets } from '../../src/config/secrets'
 
 const refusal = (parse: () => unknown): SettingError => {
@@ -151,5 +152,27 @@ describe('limits and flags', () => {
       false,
     ])
     expect(['1', 'true', 'yes', 'github'].map(isTruthyEnv)).toEqual([true, true, true, true])
+  })
+})
+
+describe('reply size limit (issue 33, class 10)', () => {
+  it("maxReply=SIZE in AGENT_VERDICT_JUDGE is the judge's maxReplyBytes, with a unit", () => {
+    expect(readJudgeSpec('openai:gpt-4.1;maxReply=16MB').maxReplyBytes).toBe(16 * 1024 * 1024)
+    expect(readJudgeSpec('bedrock;maxReply=512KB').maxReplyBytes).toBe(512 * 1024)
+    expect(readJudgeSpec('openai:gpt-4.1').maxReplyBytes).toBeUndefined()
+  })
+
+  it('a size without a unit, or none at all, is refused saying what to write', () => {
+    for (const bad of ['maxReply=16', 'maxReply=', 'maxReply=0MB', 'maxReply=lots'])
+      expect(() => readJudgeSpec(`openai:gpt-4.1;${bad}`)).toThrow(
+        /maxReply=.* needs a size with a unit, e\.g\. maxReply=16MB/,
+      )
+  })
+
+  it('sizes read and print in powers of 1024', () => {
+    expect(parseByteSize('64kb')).toBe(65536)
+    expect(parseByteSize('1.5 GB')).toBe(1.5 * 1024 ** 3)
+    expect(formatByteSize(DEFAULT_MAX_REPLY_BYTES)).toBe('8 MB')
+    expect(formatByteSize(130_867)).toBe('127.8 KB')
   })
 })

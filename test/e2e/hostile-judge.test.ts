@@ -1,0 +1,113 @@
+// Issue 33, class 9 and 10 end to end: the built package in a user's project, the judge calls made from the run's
+// main process (decision 0032). One test's judge reply is hostile — nested 300,000 deep, or a gzip bomb past the
+// reply limit set in AGENT_VERDICT_JUDGE — and the others get normal verdicts. The run must complete, write its
+// report, give the other tests their verdicts and the hostile one an unjudgeable verdict naming the cause.
+import { readFileSync, rmSync } from 'node:fs'
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
+import { makeProject, packageUnderTest, repo, run } from './user-project'
+
+let fake: FakeJudge
+let proxy: Server
+let proxyURL = ''
+let hostile: { headers: Record<string, string>; body: Buffer } | undefined
+let hostileRequests = 0
+const cleanup: string[] = []
+let pkgDir = ''
+
+beforeAll(async () => {
+  const pkg = await packageUnderTest()
+  if (pkg.built === 'private build') cleanup.push(pkg.dir)
+  pkgDir = pkg.dir
+  fake = await startFakeJudge({ defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' } })
+  // In front of the fake judge: a request about the HOSTILE answer gets the hostile reply, the rest go through.
+  proxy = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks)
+      if (hostile && body.includes('HOSTILE')) {
+        hostileRequests++
+        res.writeHead(200, { 'content-type': 'application/json', ...hostile.headers })
+        return res.end(hostile.body)
+      }
+      const upstream = new URL(fake.baseURL)
+      const forward = request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        },
+      )
+      forward.end(body)
+    })
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  proxyURL = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`
+}, 180_000)
+
+afterAll(async () => {
+  await fake?.close()
+  proxy?.closeAllConnections()
+  await new Promise((resolve) => proxy?.close(resolve))
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
+})
+
+interface ReportTest {
+  name: string
+  verdicts: Array<{ outcome: string; reason: string }>
+}
+
+async function runWithHostileReply(reply: NonNullable<typeof hostile>, judgeOptions = '') {
+  hostile = reply
+  hostileRequests = 0
+  const project = makeProject('hostile-judge', pkgDir, ['vitest'])
+  cleanup.push(project)
+  const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'], {
+    AGENT_VERDICT_JUDGE: `openai-compatible:${proxyURL}#fake-judge${judgeOptions}`,
+    AGENT_VERDICT_MODE: 'live',
+  })
+  const report = JSON.parse(readFileSync(join(project, 'agent-verdict-report.json'), 'utf8')) as {
+    tests: ReportTest[]
+  }
+  const byName = (name: string) => report.tests.find((t) => t.name.endsWith(name))
+  return { result, byName }
+}
+
+it('a reply nested 300,000 deep is one unjudgeable verdict; the run completes with its report and the other verdicts', async () => {
+  const depth = 300_000
+  const { result, byName } = await runWithHostileReply({
+    headers: {},
+    body: Buffer.from('['.repeat(depth) + ']'.repeat(depth)),
+  })
+  expect(result.output).not.toMatch(/Maximum call stack|RangeError|Unhandled/)
+  expect(result.output).toMatch(/Tests\s+1 failed \| 2 passed/)
+  expect(byName('first answer')?.verdicts.map((v) => v.outcome)).toEqual(['pass'])
+  expect(byName('third answer')?.verdicts.map((v) => v.outcome)).toEqual(['pass'])
+  const refused = byName('hostile answer')?.verdicts ?? []
+  expect(refused.map((v) => v.outcome)).toEqual(['unjudgeable'])
+  expect(refused[0].reason).toMatch(/nested more than 64 levels/)
+  expect(hostileRequests).toBe(1) // not retried: the same server sends the same again
+  expect(result.code).toBe(1)
+}, 180_000)
+
+it('a gzip bomb past the reply limit set in AGENT_VERDICT_JUDGE is cut off and unjudgeable; the others still judged', async () => {
+  const { result, byName } = await runWithHostileReply(
+    { headers: { 'content-encoding': 'gzip' }, body: gzipSync(Buffer.alloc(16 * 1024 * 1024, 0x20)) },
+    ';maxReply=64KB',
+  )
+  expect(result.output).toMatch(/Tests\s+1 failed \| 2 passed/)
+  expect(byName('first answer')?.verdicts.map((v) => v.outcome)).toEqual(['pass'])
+  expect(byName('third answer')?.verdicts.map((v) => v.outcome)).toEqual(['pass'])
+  const refused = byName('hostile answer')?.verdicts ?? []
+  expect(refused.map((v) => v.outcome)).toEqual(['unjudgeable'])
+  expect(refused[0].reason).toMatch(/gzip body that decompresses past the 64 KB reply limit/)
+  expect(refused[0].reason).toMatch(/maxReply=SIZE/)
+  // Read no further than the cap and a chunk or two of the 16 MB it offered.
+  const stopped = /stopped reading after ([\d.]+) KB/.exec(refused[0].reason)
+  expect(Number(stopped?.[1])).toBeLessThanOrEqual(64 + 128)
+}, 180_000)
