@@ -14,6 +14,7 @@ import { registerSecret } from '../config/secrets'
 import { loadBedrock } from './sdk'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
+import { usageFromCounts } from './usage'
 
 // The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
 
@@ -113,7 +114,7 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
       }
       const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
       const response = await bedrock.send(new sdk.ConverseCommand(input), { abortSignal: signal })
-      const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 }
+      const usage = usageFromCounts(response.usage, ['inputTokens', 'outputTokens'])
       const blocks = response.output?.message?.content ?? []
       const tools = blocks.flatMap((b) => (b.toolUse ? [b.toolUse] : []))
       const text = blocks.map((b) => b.text ?? '').join('\n')
