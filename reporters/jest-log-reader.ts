@@ -53,11 +53,15 @@ export async function readJestVerdictLog(dir: string): Promise<JestVerdictLog> {
         return
       }
       const parsed = JestVerdictLineSchema.safeParse(json)
-      if (parsed.success) return add(parsed.data)
+      if (parsed.success) {
+        add(parsed.data)
+        return
+      }
       const obj = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>
       if (typeof obj.testPath !== 'string' || typeof obj.fullName !== 'string') {
         warnings.push(`${file}:${i + 1}: a verdict line that names no test: counted as one unjudgeable verdict`)
-        return add(unreadableLine(dir, file, i, 'a verdict line that names no test'))
+        add(unreadableLine(dir, file, i, 'a verdict line that names no test'))
+        return
       }
       const { meta, issues } = salvageVerdictMeta(obj)
       warnings.push(
