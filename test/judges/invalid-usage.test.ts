@@ -1,9 +1,12 @@
 // Issue 33 class 13 at the source: token counts a judge reports that are not counts (-1, "12", 1e308, NaN)
 // mark the usage invalid and the cost unknown, never a silent 0 or a negative cost.
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime'
+import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bedrockJudge } from '../../src/judges/bedrock'
 import { openaiJudge } from '../../src/judges/openai'
 import { usageFromCounts } from '../../src/judges/usage'
 import { tokenUsageOf } from '../../src/metrics/judge-calls'
@@ -77,5 +80,52 @@ describe('openaiJudge with a reply whose usage is not counts', () => {
     const res = await openaiJudge({ model: 'gpt-4.1', client }).evaluate(likertRequest())
     expect(res.usage).toEqual({ inputTokens: 1_000_000, outputTokens: 0 })
     expect(res.costUsd).toBe(2)
+  })
+})
+
+describe('bedrockJudge with a Converse reply whose usage is not counts', () => {
+  let usage: Record<string, unknown> = {}
+  const server = setupServer(
+    http.post('https://bedrock-runtime.:region.amazonaws.com/model/:modelId/converse', () =>
+      HttpResponse.json({
+        output: {
+          message: {
+            role: 'assistant',
+            content: [
+              { toolUse: { toolUseId: 't1', name: 'overall_quality', input: { reasoning: 'Right.', score: 5 } } },
+            ],
+          },
+        },
+        stopReason: 'tool_use',
+        usage,
+        metrics: { latencyMs: 900 },
+      }),
+    ),
+  )
+  let client: BedrockRuntimeClient
+  beforeAll(() => {
+    server.listen({ onUnhandledRequest: 'error' })
+    client = new BedrockRuntimeClient({
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIAFAKE', secretAccessKey: 'fake' },
+      requestHandler: new NodeHttpHandler(),
+      maxAttempts: 1,
+    })
+  })
+  afterAll(() => server.close())
+
+  it('outputTokens -1: the answer stands, the usage is marked invalid and the cost unknown', async () => {
+    usage = { inputTokens: 1500, outputTokens: -1, totalTokens: 1499 }
+    const res = await bedrockJudge({ client }).evaluate(likertRequest())
+    expect(res.output.score).toBe(5)
+    expect(res.usage.invalid).toBe('outputTokens: -1')
+    expect(res.costUsd).toBeNull()
+  })
+
+  it('control: valid counts are priced', async () => {
+    usage = { inputTokens: 1_000_000, outputTokens: 0, totalTokens: 1_000_000 }
+    const res = await bedrockJudge({ client }).evaluate(likertRequest())
+    expect(res.usage).toEqual({ inputTokens: 1_000_000, outputTokens: 0 })
+    expect(res.costUsd).toBe(3)
   })
 })
