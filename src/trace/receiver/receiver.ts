@@ -291,7 +291,7 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
 /** Status and refusal message for a request Node's HTTP parser could not take. */
 function clientErrorText(error: NodeJS.ErrnoException): [400 | 408, string] {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return [408, 'a client did not send a complete request within 30 s and was disconnected']
+    return [408, 'a client did not send its headers within 10 s or a complete request within 30 s and was disconnected']
   if (error.code === 'HPE_PAUSED_H2_UPGRADE') {
     return [
       400,
