@@ -41,7 +41,9 @@ const VALUE: Record<BudgetCheck['budget'], (n: number) => string> = {
  * counted on LLM spans (a wrapper span around a provider span counts once), latency is the trace's
  * wall time, cost is each LLM call's recorded cost or its tokens × the model's price. When some LLM
  * call's cost cannot be known (model not in the price table, no token counts), a `costUsd` budget
- * fails — under `.not` too — naming the models, rather than pass on a partial sum.
+ * fails — under `.not` too — naming the models, rather than pass on a partial sum. Likewise a `latencyMs`
+ * budget on a trace whose span times are implausible (ms or µs epochs in ns fields, times before 2000 or
+ * after tomorrow, end before start) is unjudgeable and fails under `.not` too, rather than pass on "0 ms".
  *
  * @example
  * expect(trace).toStayWithinBudget({ tokens: 200_000, llmCalls: 40, latencyMs: 120_000 })
@@ -81,6 +83,22 @@ export function toStayWithinBudget(
         '',
         `Budget costUsd: unknown — this fails${isNot ? ' under .not too' : ''}`,
         `Cause: ${cause}`,
+        ...others,
+      ].join('\n')
+    return { pass: isNot, message, actual: actualOf(result.checks), expected: limits }
+  }
+
+  const unmeasured = result.checks.find((c) => c.unjudgeable)
+  if (unmeasured) {
+    const cause = `cannot measure ${unmeasured.budget}: ${unmeasured.unjudgeable}`
+    attachVerdicts(this, [unjudgeableVerdict(`${cause}`)], undefined, { matcher: hint.name, passed: false })
+    const others = result.checks.filter((c) => c !== unmeasured).map((c) => `  ${checkLine(trace, c)}`)
+    const message = () =>
+      [
+        matcherHint(hint.name, isNot, hint.args, utils),
+        '',
+        `Budget ${unmeasured.budget}: unknown — this fails${isNot ? ' under .not too' : ''}`,
+        `Cause: ${cause}. Fix the exporter's clock or units (OTLP times are nanoseconds since the epoch), or drop ${unmeasured.budget}`,
         ...others,
       ].join('\n')
     return { pass: isNot, message, actual: actualOf(result.checks), expected: limits }
@@ -137,6 +155,20 @@ function checkLine(trace: Trace, c: BudgetCheck): string {
 
 function actualOf(checks: BudgetCheck[]): Record<string, number> {
   return Object.fromEntries(checks.map((c) => [c.budget, c.actual]))
+}
+
+function unjudgeableVerdict(reason: string): Verdict {
+  return {
+    metric: 'budget',
+    level: 'agent',
+    scale: 'binary',
+    raw: null,
+    score: null,
+    threshold: 1,
+    pass: false,
+    outcome: 'unjudgeable',
+    reason,
+  }
 }
 
 function verdictOf(pass: boolean, reason: string, checks: BudgetCheck[]): Verdict {

@@ -2,7 +2,8 @@
 // Loaded by `agent-verdict/reporter` while the tests run (decision 0031), so Vitest's start does not wait for zod.
 import { relative, sep } from 'node:path'
 import type { SerializedError, TestCase, TestModule, Vitest } from 'vitest/node'
-import { TestVerdictMetaSchema, VERDICT_META_KEY } from '../src/verdict/meta'
+import { VERDICT_META_KEY } from '../src/verdict/meta'
+import { salvageVerdictMeta } from '../src/verdict/salvage'
 import type { ReportTest } from '../src/verdict/report'
 import { runLimitSummary, stripAnsi } from '../src/report/format'
 import { parseReporterOptions, type ReporterOptions } from './options'
@@ -88,14 +89,12 @@ const rawMeta = (testCase: TestCase): unknown => (testCase.meta() as Record<stri
 
 function toReportTest(testCase: TestCase, raw: unknown, root: string, warnings: string[]): ReportTest | undefined {
   if (raw === undefined) return undefined
-  const meta = TestVerdictMetaSchema.safeParse(raw)
-  if (!meta.success) {
-    const issue = meta.error.issues[0]
+  // An invalid verdict is kept as an unjudgeable one: dropped, it read as absent and a gate passed on it.
+  const meta = salvageVerdictMeta(raw)
+  if (meta.issues.length > 0)
     warnings.push(
-      `ignored invalid task.meta.${VERDICT_META_KEY} of "${testCase.fullName}" at ${issue.path.join('.')}: ${issue.message}`,
+      `invalid task.meta.${VERDICT_META_KEY} of "${testCase.fullName}" at ${meta.issues[0]}: its invalid verdicts count as unjudgeable`,
     )
-    return undefined
-  }
   const result = testCase.result()
   const error = result.errors?.[0]
   const duration = testCase.diagnostic()?.duration
@@ -105,8 +104,8 @@ function toReportTest(testCase: TestCase, raw: unknown, root: string, warnings: 
     state: STATE[result.state] ?? 'pending',
     ...(duration !== undefined ? { durationMs: duration } : {}),
     ...(result.state === 'failed' && error ? { error: stripAnsi(error.message ?? String(error)).slice(0, 4000) } : {}),
-    verdicts: meta.data.verdicts,
-    ...(meta.data.traces ? { traces: meta.data.traces } : {}),
-    ...(meta.data.assertions ? { assertions: meta.data.assertions } : {}),
+    verdicts: meta.meta.verdicts,
+    ...(meta.meta.traces ? { traces: meta.meta.traces } : {}),
+    ...(meta.meta.assertions ? { assertions: meta.meta.assertions } : {}),
   }
 }

@@ -1,5 +1,6 @@
 // `agent-verdict receive`: an OTLP/HTTP trace endpoint on loopback that writes each received trace to a file.
 import { parseArgs } from 'node:util'
+import { DEFAULT_LIMITS, type TraceReceiverLimits } from '../trace/receiver/limits'
 import { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions } from '../trace/receiver/receiver'
 import { untilStopped } from './until-stopped'
 
@@ -10,7 +11,7 @@ export interface ReceiveCommandOptions {
   stderr?: { write(text: string): unknown }
 }
 
-const USAGE = `usage: agent-verdict receive [--port 4318] [--out dir] [--quiet-ms 200] [--max-body-bytes N]
+const USAGE = `usage: agent-verdict receive [--port 4318] [--out dir] [--quiet-ms 200] [--max-body-bytes N] [--max-run-traces N] …
 
 Receives OTLP/HTTP traces on 127.0.0.1 (POST /v1/traces, protobuf or JSON, gzip or not), prints its URL,
 then one line per trace once it goes quiet, until Ctrl-C. Point the agent at it with
@@ -21,7 +22,27 @@ OTEL_EXPORTER_OTLP_ENDPOINT=<url> (OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf).
                     (read it with \`agent-verdict diagnose <dir>\` or loadTrace())
   --quiet-ms        how long a trace must get no new span before it is written (default 200)
   --max-body-bytes  largest request accepted, before and after gunzip (default 16777216)
+Caps (a request over a per-request cap gets 413, one that would pass a per-run cap 429; both are
+refused whole and the receiver goes on serving requests that fit). Bytes are those of the trace JSON:
+  --max-request-spans    spans in one request (default ${DEFAULT_LIMITS.requestSpans})
+  --max-request-traces   trace ids (files) in one request (default ${DEFAULT_LIMITS.requestTraces})
+  --max-request-bytes    bytes one request adds (default ${DEFAULT_LIMITS.requestBytes})
+  --max-run-spans        spans stored in the run (default ${DEFAULT_LIMITS.runSpans})
+  --max-run-traces       traces (files) stored in the run (default ${DEFAULT_LIMITS.runTraces})
+  --max-run-bytes        bytes stored in the run (default ${DEFAULT_LIMITS.runBytes})
+  --max-concurrent-requests  requests read at once; more get 429 retry-after 1 (default ${DEFAULT_LIMITS.concurrentRequests})
 `
+
+/** CLI flag → receiver limit. */
+const LIMIT_FLAGS = {
+  'max-request-spans': 'requestSpans',
+  'max-request-traces': 'requestTraces',
+  'max-request-bytes': 'requestBytes',
+  'max-run-spans': 'runSpans',
+  'max-run-traces': 'runTraces',
+  'max-run-bytes': 'runBytes',
+  'max-concurrent-requests': 'concurrentRequests',
+} as const satisfies Record<string, keyof TraceReceiverLimits>
 
 class UsageError extends Error {}
 
@@ -39,6 +60,13 @@ function parse(argv: string[]) {
       out: { type: 'string' },
       'quiet-ms': { type: 'string' },
       'max-body-bytes': { type: 'string' },
+      'max-request-spans': { type: 'string' },
+      'max-request-traces': { type: 'string' },
+      'max-request-bytes': { type: 'string' },
+      'max-run-spans': { type: 'string' },
+      'max-run-traces': { type: 'string' },
+      'max-run-bytes': { type: 'string' },
+      'max-concurrent-requests': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     } as const
     return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values
@@ -59,6 +87,12 @@ function optionsFrom(argv: string[]): TraceReceiverOptions | 'help' {
   if (values['quiet-ms'] !== undefined) options.quietMs = integer('quiet-ms', values['quiet-ms'], 0)
   if (values['max-body-bytes'] !== undefined)
     options.maxBodyBytes = integer('max-body-bytes', values['max-body-bytes'], 1)
+  const limits: TraceReceiverLimits = {}
+  for (const [name, key] of Object.entries(LIMIT_FLAGS)) {
+    const text = values[name as keyof typeof LIMIT_FLAGS]
+    if (text !== undefined) limits[key] = integer(name, text, 1)
+  }
+  options.limits = limits
   return options
 }
 

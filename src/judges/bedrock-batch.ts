@@ -2,6 +2,7 @@
 // The AWS control-plane and S3 clients are optional peer dependencies, loaded only here and only when used.
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
 import { abortableSleep, isTransientPollError, MAX_POLL_FAILURES, type BatchWaitOptions } from './batch/progress'
+import { usageFromCounts } from './usage'
 
 /**
  * Where and as whom Bedrock runs the batch. `roleArn` is the service role Bedrock assumes to read the
@@ -205,7 +206,7 @@ function readRecord(key: string, line: OutputLine): BatchResult {
   }
   const out = line.modelOutput
   if (!out) return { key, status: 'failed', error: 'no modelOutput' }
-  const usage = { inputTokens: out.usage?.input_tokens ?? 0, outputTokens: out.usage?.output_tokens ?? 0 }
+  const usage = usageFromCounts(out.usage, ['input_tokens', 'output_tokens'])
   if (out.stop_reason === 'max_tokens')
     return { key, status: 'failed', error: 'cut off at the token limit (stop_reason max_tokens)' }
   const content = out.content ?? []

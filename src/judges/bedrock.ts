@@ -16,6 +16,7 @@ import { guardBedrockReplies } from './bedrock-reply'
 import { checkReplyValue, replyLimits, replyProgressOf, watchSignal } from './reply-body'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
+import { usageFromCounts } from './usage'
 
 // The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
 
@@ -126,7 +127,7 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
       const response = await bedrock.send(new sdk.ConverseCommand(input), { abortSignal: signal })
       // The request handler checked the bytes; a handler that is not a stream (a mock) is checked here.
       checkReplyValue(response.output)
-      const usage = { inputTokens: response.usage?.inputTokens ?? 0, outputTokens: response.usage?.outputTokens ?? 0 }
+      const usage = usageFromCounts(response.usage, ['inputTokens', 'outputTokens'])
       const blocks = response.output?.message?.content ?? []
       const tools = blocks.flatMap((b) => (b.toolUse ? [b.toolUse] : []))
       const text = blocks.map((b) => b.text ?? '').join('\n')

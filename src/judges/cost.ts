@@ -67,6 +67,7 @@ export function priceOf(model: string, override?: ModelPrice): ModelPrice | null
  */
 export function costOf(model: string, usage: JudgeUsage, override?: ModelPrice): number | null {
   const price = priceOf(model, override)
-  if (!price) return null
+  // Counts the provider sent that were not counts: the cost is unknown, not the price of the 0s they read as.
+  if (!price || usage.invalid) return null
   return (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000
 }

@@ -5,6 +5,7 @@ import { registerHeaderSecrets, registerSecret, urlCredentials } from '../config
 import { withBaseQuery } from './base-url'
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
 import { abortableSleep, etaOf, isTransientPollError, MAX_POLL_FAILURES, type BatchWaitOptions } from './batch/progress'
+import { usageFromCounts } from './usage'
 
 const ENDPOINT = '/v1/chat/completions'
 
@@ -170,7 +171,7 @@ function readOutputLine(line: string): BatchResult | undefined {
   const body = parsed.response?.body
   if (status !== 200 || !body)
     return failed(`HTTP ${status ?? '?'}${body?.error?.message ? `: ${body.error.message}` : ''}`)
-  const usage = { inputTokens: body.usage?.prompt_tokens ?? 0, outputTokens: body.usage?.completion_tokens ?? 0 }
+  const usage = usageFromCounts(body.usage, ['prompt_tokens', 'completion_tokens'])
   const choices = body.choices ?? []
   // The same rules as a live reply: one choice, not refused, not cut off, not filtered.
   if (choices.length !== 1) return failed(`${choices.length} choices in the reply`)

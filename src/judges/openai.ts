@@ -14,6 +14,7 @@ import { checkReplyValue, REPLY_WATCH, ReplyBodyError, replyLimits, replyProgres
 import { attemptPermit, remoteJudgeCaller } from './run-limit'
 import { presentKey, redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest, JudgeUsage } from './types'
+import { usageFromCounts } from './usage'
 
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   model: string
@@ -155,10 +156,7 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
         const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
         try {
           const completion = completionOf(await createCompletion(body, signal))
-          const usage = {
-            inputTokens: completion.usage?.prompt_tokens ?? 0,
-            outputTokens: completion.usage?.completion_tokens ?? 0,
-          }
+          const usage = usageFromCounts(completion.usage, ['prompt_tokens', 'completion_tokens'])
           const choices = completion.choices ?? []
           const who = `${provider}:${model}`
           if (choices.length === 0 || !choices[0])

@@ -87,12 +87,16 @@ export function createReliableJudge(
           if (error instanceof JudgeOutputError && error.usage) {
             wasted.inputTokens += error.usage.inputTokens
             wasted.outputTokens += error.usage.outputTokens
+            if (error.usage.invalid) wasted.invalid = error.usage.invalid
           }
         },
       })
-      const usage = {
+      // Counts a provider sent that were not counts stay marked (the cost is then unknown, not the 0s' price).
+      const invalid = value.usage.invalid ?? wasted.invalid
+      const usage: JudgeUsage = {
         inputTokens: value.usage.inputTokens + wasted.inputTokens,
         outputTokens: value.usage.outputTokens + wasted.outputTokens,
+        ...(invalid ? { invalid } : {}),
       }
       return {
         // A judge can quote a credential it was sent (a header dump, a key in the judged text's context).

@@ -51,9 +51,12 @@ export function judgeCalls(
 export function tokenUsageOf(usages: readonly (JudgeUsage | undefined)[]): TokenUsage {
   let input = 0
   let output = 0
+  const invalid: string[] = []
   for (const u of usages) {
     input += u?.inputTokens ?? 0
     output += u?.outputTokens ?? 0
+    if (u?.invalid) invalid.push(u.invalid)
   }
-  return { input, output }
+  // Unknown counts stay marked, so the cost is unknown rather than the price of the 0s they read as.
+  return invalid.length > 0 ? { input, output, invalid: `the judge reported ${invalid.join('; ')}` } : { input, output }
 }

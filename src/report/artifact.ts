@@ -33,7 +33,9 @@ export interface BuildReportInput {
  *   judgeRetries and judgeReasks; cachedCalls: requests replayed from cassettes;
  * - tokens: input + output tokens of the calls actually made (replays cost nothing);
  * - costUsd: sum of the known costs of the calls made; `null` when calls were made and none had a
- *   known price; `0` when no call was made at all (a fully replayed run really costs nothing).
+ *   known price, or when any verdict of calls made has unknown token counts (`tokens.invalid`: the judge
+ *   sent counts that are not counts, or the verdict reached the reporter invalid); `0` when no call was
+ *   made at all (a fully replayed run really costs nothing).
  *
  * @example
  * computeTotals(report.tests).judgeCalls // 0 on a replayed run
@@ -54,6 +56,7 @@ export function computeTotals(tests: readonly ReportTest[]): ReportTotals {
   }
   let cost = 0
   let anyCostKnown = false
+  let usageUnknown = false
   for (const test of tests) {
     const counted = countAssertions(test.verdicts, test.assertions)
     totals.assertions += counted.assertions
@@ -70,13 +73,14 @@ export function computeTotals(tests: readonly ReportTest[]): ReportTotals {
       totals.cachedCalls += calls.replayed
       if (calls.made === 0) continue
       totals.tokens += v.judge.tokens.input + v.judge.tokens.output
+      if (v.judge.tokens.invalid) usageUnknown = true
       if (typeof v.judge.costUsd === 'number') {
         cost += v.judge.costUsd
         anyCostKnown = true
       }
     }
   }
-  totals.costUsd = anyCostKnown ? roundUsd(cost) : totals.judgeCalls === 0 ? 0 : null
+  totals.costUsd = usageUnknown ? null : anyCostKnown ? roundUsd(cost) : totals.judgeCalls === 0 ? 0 : null
   return totals
 }
 

@@ -1,7 +1,7 @@
 // Suite gates: limits on a whole run's verdicts that break it even when every test passed.
 import * as z from 'zod'
 import type { Report } from '../verdict/report'
-import { assertionStatus } from '../verdict/assertion'
+import { assertionStatus, callsOf } from '../verdict/assertion'
 
 const Rate = z.number().min(0).max(1)
 
@@ -11,7 +11,8 @@ const Rate = z.number().min(0).max(1)
  * - `minPassRate`: share of all verdicts that pass as asserted (`assertionStatus`: a verdict judged `fail`
  *   under a passing `.not` passes; unjudgeable counts as not passing);
  * - `maxUnjudgeable`: most verdicts allowed to be unjudgeable;
- * - `maxCostUsd`: most the judge calls actually made may cost (replays cost 0);
+ * - `maxCostUsd`: most the judge calls actually made may cost (replays cost 0); broken when the cost is
+ *   unknown: a model without a price, or a verdict whose token counts are unknown (`tokens.invalid`);
  * - `metrics`: per metric name, `minPassRate` and/or `minMeanScore` (mean of the 0..1 scores).
  */
 export const GatesSchema = z
@@ -84,10 +85,15 @@ export function evaluateGates(report: Report, gates: Gates): GateResult[] {
     check('maxUnjudgeable', n, gates.maxUnjudgeable, n <= gates.maxUnjudgeable, 'unjudgeable verdicts', ['≤', '>'])
   }
   if (gates.maxCostUsd !== undefined) {
-    // null = calls were made with no known price: the limit cannot be shown to hold, so it does not.
-    const cost = report.run.totals.costUsd
+    // Unknown counts are read from the verdicts, not only the totals, so a report's totals cannot hide them.
+    const unknown = verdicts.filter((v) => v.judge?.tokens.invalid && callsOf(v.judge).made > 0)
+    // null = the cost is unknown (no price, or unknown counts): the limit cannot be shown to hold, so it does not.
+    const cost = unknown.length > 0 ? null : report.run.totals.costUsd
     check('maxCostUsd', cost, gates.maxCostUsd, cost !== null && cost <= gates.maxCostUsd, 'judge cost USD', ['≤', '>'])
-    if (cost === null)
+    if (unknown.length > 0)
+      results[results.length - 1].line +=
+        ` (${unknown.length} verdict(s) have unknown token counts, e.g. ${unknown[0].metric}: ${unknown[0].judge?.tokens.invalid}; fix the judge server's usage or drop this gate)`
+    else if (cost === null)
       results[results.length - 1].line +=
         ' (the judge model has no known price: add it to the price table or drop this gate)'
   }

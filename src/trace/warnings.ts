@@ -1,11 +1,13 @@
+import { describeTimeProblems, timeProblems } from './time-sanity'
 import type { Trace } from './trace'
 
 /** Orphans are listed one by one up to this many; beyond it one summary says how many more. */
 const MAX_ORPHAN_WARNINGS = 50
 
 /**
- * Adds the warnings that need the whole tree: orphans (parent id not in the trace) and one aggregated
- * warning for llm/tool spans without input or output.
+ * Adds the warnings that need the whole tree: orphans (parent id not in the trace), one aggregated
+ * warning for llm/tool spans without input or output, and one for spans with implausible or reversed
+ * times (`timeProblems`: outside 2000-01-01 … now + 1 day as ns epochs, e.g. ms written as ns; or end < start).
  *
  * @example
  * addTreeWarnings(trace)
@@ -28,6 +30,15 @@ export function addTreeWarnings(trace: Trace): void {
     trace.warnings.push({
       code: 'orphan',
       message: `${orphans - MAX_ORPHAN_WARNINGS} more orphan spans not listed (${orphans} in all)`,
+    })
+  }
+
+  const times = timeProblems(trace.spans)
+  if (times.length > 0) {
+    trace.warnings.push({
+      code: 'implausible-time',
+      spanId: times[0].spanId,
+      message: `${times.length} of ${trace.size} spans have implausible times: ${describeTimeProblems(times)}; wall times and latency budgets on this trace are unjudgeable (times are not corrected)`,
     })
   }
 

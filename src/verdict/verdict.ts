@@ -15,6 +15,11 @@ export const VerdictOutcomeSchema = z.enum(['pass', 'fail', 'unjudgeable'])
 export const TokenUsageSchema = z.object({
   input: z.number().int().nonnegative(),
   output: z.number().int().nonnegative(),
+  /**
+   * Why the counts are not known: the judge reported counts that are not counts (`completion_tokens: -1`), or
+   * the verdict reached the reporter invalid. The counts then read as 0 and the run's cost as unknown.
+   */
+  invalid: z.string().optional(),
 })
 export type TokenUsage = z.infer<typeof TokenUsageSchema>
 

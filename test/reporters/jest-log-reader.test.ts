@@ -26,18 +26,28 @@ describe('readJestVerdictLog', () => {
     expect(log.warnings).toEqual([])
   })
 
-  it('tolerates a partial last line and invalid lines with a warning, keeping the rest', async () => {
+  it('counts a partial last line and invalid lines as unjudgeable verdicts with a warning, keeping the rest', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'av-jestlog-'))
     const good = JSON.stringify(line())
     const invalid = JSON.stringify({ ...line({ fullName: 'bad' }), verdicts: [{ metric: 'x' }] })
     writeFileSync(join(dir, '7.jsonl'), `${good}\nnot json\n${invalid}\n${good.slice(0, 40)}`)
     const log = await readJestVerdictLog(dir)
-    expect(log.entries.size).toBe(1)
     expect(log.warnings).toEqual([
-      '7.jsonl:2: skipped a line that is not JSON',
-      expect.stringMatching(/^7\.jsonl:3: skipped an invalid verdict line at verdicts\.0\./),
-      '7.jsonl: skipped a partial last line (a worker stopped mid-write)',
+      '7.jsonl:2: a line that is not JSON: counted as one unjudgeable verdict',
+      expect.stringMatching(/^7\.jsonl:3: invalid verdict line of "bad" at verdicts\.0\..*count as unjudgeable$/),
+      '7.jsonl:4: a partial last line (a worker stopped mid-write): counted as one unjudgeable verdict',
     ])
+    const outcomes = [...log.entries.values()].map((lines) => lines.flatMap((l) => l.verdicts.map((v) => v.outcome)))
+    expect(outcomes).toEqual([
+      outputVerdicts().map((v) => v.outcome),
+      ['unjudgeable'],
+      ['unjudgeable'],
+      ['unjudgeable'],
+    ])
+    expect(log.entries.get(jestTestKey('/repo/test/a.test.ts', 'bad'))?.[0].verdicts[0]).toMatchObject({
+      metric: 'x',
+      outcome: 'unjudgeable',
+    })
   })
 
   it('keeps every line of a key in order (attempts, or two tests sharing a full name), and reads a missing dir as empty', async () => {

@@ -48,10 +48,12 @@ describe('convertTest (a finished test for the report)', async () => {
     })
   })
 
-  test('an invalid meta (user code wrote task.meta) is ignored with a warning naming the test and the field', () => {
+  test('an invalid meta (user code wrote task.meta) counts as one unjudgeable verdict, with a warning naming the test and the field', () => {
     const converted = convertTest(testCase({ verdicts: 'not a list' }), '/repo')
-    expect(converted.test).toBeUndefined()
-    expect(converted.warning).toMatch(/ignored invalid task\.meta\.\S+ of "answers > total" at verdicts: /)
+    expect(converted.test?.verdicts).toMatchObject([{ outcome: 'unjudgeable', pass: false, score: null }])
+    expect(converted.warning).toMatch(
+      /invalid task\.meta\.\S+ of "answers > total" at verdicts: expected \{ verdicts: \[\.\.\.\] \}, got string: its invalid verdicts count as unjudgeable/,
+    )
   })
 
   test('the end of the run converts again a test whose meta changed after it was converted (a late verdict)', async () => {

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import type { Span } from '../../trace/span'
+import { describeTimeProblems, timeProblems } from '../../trace/time-sanity'
 import type { Trace } from '../../trace/trace'
 import { FindingSchema, MAX_EVIDENCE_CHARS, type Finding } from './finding'
 import { llmUsage, type PriceTable } from './usage'
@@ -49,6 +50,11 @@ export const BudgetCheckSchema = z.object({
   overAt: BudgetSpanSchema.optional(),
   /** Caveats, e.g. LLM calls whose cost is unknown and so not counted. */
   note: z.string().optional(),
+  /**
+   * Why the budget cannot be measured (implausible or reversed span times for `latencyMs`): the check is
+   * then neither within nor over budget, and `withinBudget` is false.
+   */
+  unjudgeable: z.string().optional(),
   /** One line for people: "tokens 212,340 > limit 200,000, over at span 17/40 llm LiteLLMModel.__call__ (id 4a1f…)". */
   summary: z.string(),
 })
@@ -79,7 +85,8 @@ const fmt = (n: number, digits = 0) =>
  * Checks a trace against token / LLM-call / latency / cost budgets. Each given budget yields a check
  * with the limit, the actual figure, whether it was exceeded and the span where the running total
  * (in start order) first went over; each exceeded budget also yields a Resource Exhaustion finding on
- * that span. Cost comes from a span's recorded cost (`llm.cost.total`, `gen_ai.usage.cost`) or from
+ * that span. A latency budget over spans with implausible or reversed times (see `timeProblems`) is
+ * `unjudgeable` and the run is not within budget. Cost comes from a span's recorded cost (`llm.cost.total`, `gen_ai.usage.cost`) or from
  * `prices`; calls with neither are left out and said so in `note`.
  *
  * @example
@@ -135,7 +142,7 @@ export function checkBudget(trace: Trace, budget: Budget, options: CheckBudgetOp
       reason: `${c.budget} budget exceeded (${fmtValue(c.budget, c.actual)} > ${fmtValue(c.budget, c.limit)}); the run went over at this span`,
       severity: 'high',
     }))
-  return { withinBudget: checks.every((c) => !c.exceeded), checks, findings }
+  return { withinBudget: checks.every((c) => !c.exceeded && !c.unjudgeable), checks, findings }
 }
 
 function fmtValue(name: BudgetName, value: number): string {
@@ -169,6 +176,19 @@ function latencyCheck(
   limitMs: number,
   spanRef: (s: Span) => NonNullable<BudgetCheck['overAt']>,
 ): BudgetCheck {
+  const problems = timeProblems(trace.spans)
+  if (problems.length > 0) {
+    // A wall time over such times means nothing (a ms epoch read as ns gave "0 ms"): neither pass nor fail.
+    const why = `${problems.length} of ${trace.size} spans have implausible times: ${describeTimeProblems(problems)}`
+    return {
+      budget: 'latencyMs',
+      limit: limitMs,
+      actual: 0,
+      exceeded: false,
+      unjudgeable: why,
+      summary: `latencyMs unknown (limit ${fmt(limitMs)} ms): ${why}`,
+    }
+  }
   let start: bigint | undefined
   let end: bigint | undefined
   for (const s of trace.spans) {

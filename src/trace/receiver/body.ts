@@ -9,7 +9,7 @@ export type OtlpEncoding = 'protobuf' | 'json'
 /** A request the receiver answers with `status` and a google.rpc.Status carrying `message`. */
 export class HttpRefusal extends Error {
   constructor(
-    readonly status: 400 | 404 | 405 | 413 | 415,
+    readonly status: 400 | 404 | 405 | 413 | 415 | 429,
     message: string,
   ) {
     super(message)

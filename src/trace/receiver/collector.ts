@@ -16,6 +16,35 @@ import {
 
 type Json = Record<string, unknown>
 
+/** One trace's share of one (request, resource, scope). */
+interface Piece {
+  traceId: string
+  resourceSpans: Json
+}
+
+/** What one request would store, grouped by trace id and measured; see {@link TraceCollector.plan}. */
+export interface RequestPlan {
+  pieces: Piece[]
+  spans: number
+  /** Distinct (normalized) trace ids the request carries. */
+  traceIds: string[]
+  /** Of those, ids not stored yet. */
+  newTraces: number
+  /** Bytes of OTLP JSON it adds to the stored traces. */
+  bytes: number
+}
+
+/** `{"resourceSpans":[…]}`, `"scopeSpans":[{…}]`, `"spans":[…]` and commas around one piece. */
+const PIECE_OVERHEAD = 40
+
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value))
+}
+
+function firstScope(resourceSpans: Json): Json {
+  return (resourceSpans.scopeSpans as Json[])[0]
+}
+
 /** What the collector knows of one trace id. */
 interface Entry {
   traceId: string
@@ -61,6 +90,7 @@ export class TraceCollector {
   source?: string
   private closed = false
   private spans = 0
+  private bytes = 0
   /** Called each time a trace goes quiet (no new span for `quietMs`), root or not, e.g. to write it to disk. */
   onSettled?: (traceId: string) => void
 
@@ -79,42 +109,79 @@ export class TraceCollector {
     return this.spans
   }
 
+  /** Bytes of OTLP JSON the stored traces hold (what `out` writes, give or take the separators). */
+  get byteCount(): number {
+    return this.bytes
+  }
+
   /**
-   * Stores the spans of one OTLP JSON request already read without error by the JSON reader (so ids are
-   * non-empty strings and the containers are arrays).
+   * Groups the spans of one OTLP JSON request already read without error by the JSON reader (so ids are
+   * non-empty strings and the containers are arrays) by trace id, and measures what storing them would add,
+   * without storing anything: the caller checks its limits, then passes the plan to {@link commit}.
    */
-  add(doc: Json): void {
-    const touched = new Set<Entry>()
+  plan(doc: Json): RequestPlan {
+    const pieces: Piece[] = []
+    const traceIds = new Set<string>()
+    let spans = 0
+    let bytes = 0
     for (const rs of pick<Json>(doc, RESOURCE_SPANS)) {
+      // Stored under the spec's key names whatever the client wrote (the reader accepts all of them).
+      const {
+        scopeSpans: _s,
+        scope_spans: _ss,
+        instrumentationLibrarySpans: _i,
+        instrumentation_library_spans: _is,
+        ...resource
+      } = rs
+      // Measured once per resource and scope, though copied into every trace they carry spans of.
+      const resourceBytes = jsonBytes(resource)
       for (const ss of pick<Json>(rs, SCOPE_SPANS)) {
-        const byTrace = new Map<Entry, Json[]>()
+        const { spans: _sp, ...scope } = ss
+        const scopeBytes = jsonBytes(scope)
+        const byTrace = new Map<string, { spans: Json[]; bytes: number }>()
         for (const span of (ss.spans as Json[] | undefined) ?? []) {
-          const entry = this.entryFor(normalizeId(span.traceId as string))
-          const list = byTrace.get(entry)
-          if (list) list.push(span)
-          else byTrace.set(entry, [span])
-          entry.spanIds.add(normalizeId(span.spanId as string))
-          this.spans++
-          const parentId = span.parentSpanId
-          if (typeof parentId === 'string' && parentId !== '')
-            entry.parents.push({ name: String(span.name ?? ''), parentId: normalizeId(parentId) })
-          else entry.hasRoot = true
+          const traceId = normalizeId(span.traceId as string)
+          let group = byTrace.get(traceId)
+          if (!group) byTrace.set(traceId, (group = { spans: [], bytes: resourceBytes + scopeBytes + PIECE_OVERHEAD }))
+          group.spans.push(span)
+          group.bytes += jsonBytes(span) + 1
+          spans++
         }
-        for (const [entry, spans] of byTrace) {
-          // Stored under the spec's key names whatever the client wrote (the reader accepts all of them).
-          const {
-            scopeSpans: _s,
-            scope_spans: _ss,
-            instrumentationLibrarySpans: _i,
-            instrumentation_library_spans: _is,
-            ...resource
-          } = rs
-          entry.resourceSpans.push({ ...resource, scopeSpans: [{ ...ss, spans }] })
-          touched.add(entry)
+        for (const [traceId, group] of byTrace) {
+          traceIds.add(traceId)
+          bytes += group.bytes
+          pieces.push({ traceId, resourceSpans: { ...resource, scopeSpans: [{ ...ss, spans: group.spans }] } })
         }
       }
     }
+    let newTraces = 0
+    for (const id of traceIds) if (!this.entries.has(id)) newTraces++
+    return { pieces, spans, traceIds: [...traceIds], newTraces, bytes }
+  }
+
+  /** Stores a request {@link plan}ned before. */
+  commit(plan: RequestPlan): void {
+    const touched = new Set<Entry>()
+    for (const piece of plan.pieces) {
+      const entry = this.entryFor(piece.traceId)
+      for (const span of firstScope(piece.resourceSpans).spans as Json[]) {
+        entry.spanIds.add(normalizeId(span.spanId as string))
+        this.spans++
+        const parentId = span.parentSpanId
+        if (typeof parentId === 'string' && parentId !== '')
+          entry.parents.push({ name: String(span.name ?? ''), parentId: normalizeId(parentId) })
+        else entry.hasRoot = true
+      }
+      entry.resourceSpans.push(piece.resourceSpans)
+      touched.add(entry)
+    }
+    this.bytes += plan.bytes
     for (const entry of touched) this.touch(entry)
+  }
+
+  /** Stores the spans of one OTLP JSON request: {@link plan} then {@link commit}, with no limits. */
+  add(doc: Json): void {
+    this.commit(this.plan(doc))
   }
 
   private entryFor(traceId: string): Entry {

@@ -1,7 +1,7 @@
 // An OTLP/HTTP trace endpoint on loopback for tests: an agent in another process (or language) exports its
 // spans here with its standard exporter, and the test awaits the complete trace.
-import { createHash } from 'node:crypto'
-import { mkdir, rename, writeFile } from 'node:fs/promises'
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -13,6 +13,7 @@ import { isObject } from '../readers/otlp-values'
 import type { Trace } from '../trace'
 import { encodingOf, HttpRefusal, type OtlpEncoding, readBody } from './body'
 import { TraceCollector } from './collector'
+import { checkLimits, checkTraceId, resolveLimits, type TraceReceiverLimits, traceFileName } from './limits'
 import type { TraceWaitOptions } from './wait'
 import { decodeTraceRequest, encodeRpcStatus, encodeTraceResponse } from './otlp-proto'
 
@@ -23,9 +24,12 @@ export interface TraceReceiverOptions {
   quietMs?: number
   /** Largest request body accepted, before and after gunzip; default 16 MiB (larger → 413). */
   maxBodyBytes?: number
+  /** Caps on spans, trace ids (files) and bytes per request (over → 413) and per run (over → 429). */
+  limits?: TraceReceiverLimits
   /**
    * Directory to write each trace to as OTLP JSON (`<traceId>.json`) once no span of it arrived for `quietMs`
    * (with or without its root, so a trace whose root is elsewhere is kept too), rewritten if more spans arrive.
+   * Only a valid trace id (32 hex digits, not all zero) names a file, and nothing is written outside it.
    */
   out?: string
   /** Called each time a trace goes quiet (after it is written, with `out`). */
@@ -48,6 +52,8 @@ export interface TraceReceiverStats {
   spans: number
   /** Distinct trace ids among them. */
   traces: number
+  /** Bytes of OTLP JSON the stored traces hold (about the size of the `out` files). */
+  bytes: number
   /** The last refusal, to say why an exporter's data is missing. */
   lastRefusal?: { status: number; message: string }
 }
@@ -80,7 +86,9 @@ const DEFAULT_QUIET_MS = 200
 const MAX_DIGESTS = 10_000
 
 // google.rpc.Code values for the Status body of each HTTP refusal.
-const RPC_CODE: Record<HttpRefusal['status'], number> = { 400: 3, 404: 5, 405: 12, 413: 8, 415: 3 }
+const RPC_CODE: Record<HttpRefusal['status'], number> = { 400: 3, 404: 5, 405: 12, 413: 8, 415: 3, 429: 8 }
+/** Open sockets at most: each costs a file descriptor, and a slow client holds one for up to 30 s. */
+const MAX_CONNECTIONS = 256
 
 /**
  * Starts an OTLP/HTTP trace receiver on 127.0.0.1 (`POST /v1/traces`, protobuf or JSON, optionally gzip).
@@ -104,6 +112,7 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
     throw new TypeError(`maxBodyBytes must be a positive integer, got ${String(opts.maxBodyBytes)}`)
+  const limits = resolveLimits(opts.limits)
 
   const stats: TraceReceiverStats = {
     requests: 0,
@@ -113,7 +122,9 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     gzipped: 0,
     spans: 0,
     traces: 0,
+    bytes: 0,
   }
+  let inFlight = 0
   const digests = new Set<string>()
   let source = 'OTLP receiver'
   const collector = new TraceCollector({ quietMs })
@@ -135,16 +146,19 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     if (!request) return
     const spans = countSpans(request)
     if (opts.out === undefined) return opts.onTrace?.({ traceId, spans })
-    const file = join(opts.out, `${traceId}.json`)
+    const file = join(opts.out, traceFileName(traceId))
     let failure: Error | undefined
+    // Written aside and renamed, so a reader never sees half a file. The temp name is new each time and
+    // created exclusively ('wx'), so a symlink planted in the folder is never followed; rename replaces a
+    // link at `file` itself rather than writing through it.
+    const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
     try {
       await mkdir(opts.out, { recursive: true })
-      // Written aside and renamed, so a reader never sees half a file.
-      const temp = `${file}.${process.pid}.tmp`
-      await writeFile(temp, `${JSON.stringify(request)}\n`)
+      await writeFile(temp, `${JSON.stringify(request)}\n`, { flag: 'wx' })
       await rename(temp, file)
     } catch (error) {
       failure = error as Error
+      await rm(temp, { force: true }).catch(() => undefined)
     }
     opts.onTrace?.(failure ? { traceId, spans, file, error: failure } : { traceId, spans, file })
   }
@@ -153,12 +167,17 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     // Read through the JSON reader first: a request it refuses is refused whole (400), never half stored.
     if (!isOtlpRequest(doc)) readOtlp(doc, new ReadContext(source))
     tracesFromValue(doc, source)
-    collector.add(doc)
+    const plan = collector.plan(doc)
+    // A trace id names a file: one that could not be a trace id refuses the request before anything is stored.
+    for (const traceId of plan.traceIds) checkTraceId(traceId)
+    checkLimits(plan, { spans: collector.spanCount, traces: collector.traceCount, bytes: collector.byteCount }, limits)
+    collector.commit(plan)
     digests.add(digest)
     if (digests.size > MAX_DIGESTS) digests.delete(digests.values().next().value as string)
     stats.accepted++
     stats.spans = collector.spanCount
     stats.traces = collector.traceCount
+    stats.bytes = collector.byteCount
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -171,7 +190,20 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
       if (req.method !== 'POST')
         throw new HttpRefusal(405, `${req.method} is not supported: send traces with POST /v1/traces`)
       encoding = encodingOf(req.headers['content-type'])
-      const body = await readBody(req, maxBodyBytes)
+      if (inFlight >= limits.concurrentRequests) {
+        res.setHeader('retry-after', '1')
+        throw new HttpRefusal(
+          429,
+          `${inFlight} requests are being read already (limits.concurrentRequests, CLI --max-concurrent-requests); retry in a second`,
+        )
+      }
+      inFlight++
+      let body: Buffer
+      try {
+        body = await readBody(req, maxBodyBytes)
+      } finally {
+        inFlight--
+      }
       const digest = createHash('sha256').update(encoding).update(body).digest('hex')
       if (digests.has(digest)) stats.retried++
       else accept(parse(body, encoding), digest)
@@ -196,7 +228,8 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     }
   }
 
-  const server = createServer({ requestTimeout: 30_000 }, (req, res) => {
+  // headersTimeout and requestTimeout end a slowloris client; maxConnections bounds how many it can hold.
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
     handle(req, res).catch((error) => {
       // Only a bug lands here (bad input is a refusal): answer 500 rather than crash the test process.
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
@@ -215,6 +248,7 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     )
   })
 
+  server.maxConnections = MAX_CONNECTIONS
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, '127.0.0.1', () => {
@@ -257,7 +291,7 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
 /** Status and refusal message for a request Node's HTTP parser could not take. */
 function clientErrorText(error: NodeJS.ErrnoException): [400 | 408, string] {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return [408, 'a client did not send a complete request within 30 s and was disconnected']
+    return [408, 'a client did not send its headers within 10 s or a complete request within 30 s and was disconnected']
   if (error.code === 'HPE_PAUSED_H2_UPGRADE') {
     return [
       400,
