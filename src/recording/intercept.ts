@@ -1,0 +1,153 @@
+// The agent's HTTP calls, seen where every SDK sends them: @mswjs/interceptors' ClientRequest interceptor
+// (node:http and node:https: the AWS SDK, axios, LangChain's node clients) and its Fetch interceptor (fetch/undici:
+// openai, @anthropic-ai/sdk, the Vercel AI SDK). The same library msw 2 runs on: with a user's `setupServer` started
+// first, its handlers answer first and a mocked response is neither replayed nor recorded.
+import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
+import { FetchInterceptor } from '@mswjs/interceptors/fetch'
+import { isJudgeTraffic, setRecordingPatchProbe } from '../config/judge-traffic'
+import type { RecordedCall } from './format'
+import { noteReplayedCall } from './replay-timing'
+import { registerHeaderCredentials, type StoredRequest, storedRequestBody, storedUrl } from './request'
+import { decodeContent, keptHeaders, replayResponse, storedResponseBody } from './response-body'
+import type { RecordingSession } from './session'
+import { summarize } from './summary'
+
+/** The test a request belongs to, as the runner integration tells it, and that test file's recording. */
+export interface RequestOwner {
+  session: RecordingSession
+  test: string
+  attempt: string
+  /** Whether this host's calls are recorded (the `hosts` / `skipHosts` options). */
+  records(url: URL): boolean
+}
+
+type Resolve = () => RequestOwner | undefined
+
+interface Pending {
+  save: (call: RecordedCall) => Promise<void>
+  forget: () => void
+  track: (reading: Promise<unknown>) => void
+  request: StoredRequest
+  started: number
+}
+
+const PENDING = 0 // RequestController.PENDING: nobody (a user's msw handler) has answered yet
+let applied: { dispose(): void } | undefined
+let resolveOwner: Resolve = () => undefined
+const pending = new Map<string, Pending>()
+
+/**
+ * Starts intercepting this process's HTTP requests (idempotent); `owner` names the test a request belongs to, or
+ * `undefined` for requests outside any recorded test, which go out untouched.
+ *
+ * @example
+ * startIntercepting(() => ({ session, test: 'refund › answers', attempt: '0.0', records: () => true }))
+ */
+export function startIntercepting(owner: Resolve): void {
+  resolveOwner = owner
+  if (applied) return
+  const interceptors = [
+    { interceptor: new ClientRequestInterceptor(), encoded: true },
+    // fetch hands the response over already decoded (its content-encoding header notwithstanding).
+    { interceptor: new FetchInterceptor(), encoded: false },
+  ]
+  for (const { interceptor, encoded } of interceptors) {
+    interceptor.apply()
+    interceptor.on('request', ({ request, requestId, controller }) =>
+      onRequest(request, requestId, controller as unknown as Controller),
+    )
+    interceptor.on('response', ({ response, requestId, isMockedResponse }) => {
+      const entry = pending.get(requestId)
+      pending.delete(requestId)
+      if (!entry) return
+      if (isMockedResponse) return entry.forget()
+      // Read beside the caller, never in its way: the caller streams its own copy as it arrives.
+      entry.track(capture(entry, response, encoded))
+    })
+  }
+  setRecordingPatchProbe(() => onlyOurs(interceptors.map((i) => i.interceptor)))
+  applied = {
+    dispose() {
+      for (const { interceptor } of interceptors) interceptor.dispose()
+      setRecordingPatchProbe(undefined)
+    },
+  }
+}
+
+/**
+ * Stops intercepting (the end of a test file): the patches go, and a user's msw started later owns its own again.
+ *
+ * @example
+ * stopIntercepting()
+ */
+export function stopIntercepting(): void {
+  applied?.dispose()
+  applied = undefined
+  resolveOwner = () => undefined
+  pending.clear()
+}
+
+/** True when the running interceptor instances carry our listeners only (no msw, no other interceptor). */
+function onlyOurs(ours: Array<ClientRequestInterceptor | FetchInterceptor>): boolean {
+  return ours.every((mine) => {
+    const running = (globalThis as Record<symbol, { emitter?: { listenerCount(e: string): number } } | undefined>)[
+      (mine.constructor as unknown as { symbol: symbol }).symbol
+    ]
+    return running === (mine as unknown) && running?.emitter?.listenerCount('request') === 1
+  })
+}
+
+interface Controller {
+  readyState: number
+  respondWith(response: Response): void
+  errorWith(reason?: unknown): void
+}
+
+async function onRequest(request: Request, requestId: string, controller: Controller): Promise<void> {
+  // A judge call is a verdict (the verdict cassette keeps it); a request another handler answered is not ours.
+  if (isJudgeTraffic() || controller.readyState !== PENDING) return
+  const owner = resolveOwner()
+  if (!owner) return
+  const url = new URL(request.url)
+  if (!owner.records(url)) return
+  registerHeaderCredentials(request.headers)
+  const bytes = new Uint8Array(await request.clone().arrayBuffer())
+  const body = storedRequestBody(bytes, request.headers.get('content-type') ?? '')
+  const stored: StoredRequest = { method: request.method, url: storedUrl(request.url), ...(body ? { body } : {}) }
+  const started = performance.now()
+  const decision = await owner.session.decide(owner, stored)
+  if (controller.readyState !== PENDING) return
+  if (decision.kind === 'replay') {
+    noteReplayedCall({ url: stored.url, recordedMs: decision.call.durationMs })
+    controller.respondWith(replayResponse(decision.call.response))
+  } else if (decision.kind === 'miss') {
+    controller.errorWith(decision.error)
+  } else {
+    const { save, forget, track } = decision
+    pending.set(requestId, { save, forget, track, request: stored, started })
+  }
+}
+
+async function capture(entry: Pending, response: Response, encoded: boolean): Promise<void> {
+  try {
+    const raw = Buffer.from(await response.arrayBuffer())
+    const durationMs = Math.round(performance.now() - entry.started)
+    const bytes = encoded ? decodeContent(raw, response.headers.get('content-encoding')) : raw
+    const body = storedResponseBody(bytes, response.headers.get('content-type') ?? '')
+    const summary = summarize(entry.request.url, entry.request.body, body)
+    await entry.save({
+      ...(summary ? { summary } : {}),
+      request: entry.request,
+      response: {
+        status: response.status,
+        ...(response.statusText ? { statusText: response.statusText } : {}),
+        headers: keptHeaders(response.headers),
+        ...(body ? { body } : {}),
+      },
+      durationMs,
+    })
+  } catch {
+    // The caller's own copy failed too (a reset connection): there is no answer to record.
+    entry.forget()
+  }
+}
