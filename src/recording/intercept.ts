@@ -51,11 +51,20 @@ export function startIntercepting(owner: Resolve): void {
     // fetch hands the response over already decoded (its content-encoding header notwithstanding).
     { interceptor: new FetchInterceptor(), encoded: false },
   ]
+  const restores: Array<() => void> = []
   for (const { interceptor, encoded } of interceptors) {
     interceptor.apply()
-    interceptor.on('request', ({ request, requestId, controller }) =>
-      onRequest(request, requestId, controller as unknown as Controller),
-    )
+    const listener = ({
+      request,
+      requestId,
+      controller,
+    }: {
+      request: Request
+      requestId: string
+      controller: unknown
+    }) => onRequest(request, requestId, controller as Controller)
+    interceptor.on('request', listener)
+    restores.push(keepLast(interceptor, listener))
     interceptor.on('response', ({ response, requestId, isMockedResponse }) => {
       const entry = pending.get(requestId)
       pending.delete(requestId)
@@ -68,6 +77,7 @@ export function startIntercepting(owner: Resolve): void {
   setRecordingPatchProbe(() => onlyOurs(interceptors.map((i) => i.interceptor)))
   applied = {
     dispose() {
+      for (const restore of restores) restore()
       for (const { interceptor } of interceptors) interceptor.dispose()
       setRecordingPatchProbe(undefined)
     },
@@ -87,14 +97,44 @@ export function stopIntercepting(): void {
   pending.clear()
 }
 
+type Emitter = {
+  addListener(event: string, listener: unknown): unknown
+  removeListener(event: string, listener: unknown): unknown
+  listeners(event: string): unknown[]
+  listenerCount(event: string): number
+}
+const runningEmitter = (interceptor: object) =>
+  (globalThis as Record<symbol, { emitter?: Emitter } | undefined>)[
+    (interceptor.constructor as unknown as { symbol: symbol }).symbol
+  ]?.emitter
+
+/**
+ * Keeps our request listener last on the running interceptor instance, shared with a user's msw whichever started
+ * first: listeners run in order, so a handler of theirs answers before we replay, and its mocked response is left
+ * alone. Returns the undo.
+ */
+function keepLast(interceptor: object, ours: unknown): () => void {
+  const emitter = runningEmitter(interceptor)
+  if (!emitter) return () => {}
+  const own = Object.hasOwn(emitter, 'addListener')
+  const add = emitter.addListener
+  emitter.addListener = function (this: Emitter, event: string, listener: unknown) {
+    const result = add.call(this, event, listener)
+    if (event === 'request' && listener !== ours && this.listeners('request').includes(ours)) {
+      this.removeListener('request', ours)
+      add.call(this, 'request', ours)
+    }
+    return result
+  }
+  return () => {
+    if (own) emitter.addListener = add
+    else delete (emitter as Partial<Emitter>).addListener
+  }
+}
+
 /** True when the running interceptor instances carry our listeners only (no msw, no other interceptor). */
 function onlyOurs(ours: Array<ClientRequestInterceptor | FetchInterceptor>): boolean {
-  return ours.every((mine) => {
-    const running = (globalThis as Record<symbol, { emitter?: { listenerCount(e: string): number } } | undefined>)[
-      (mine.constructor as unknown as { symbol: symbol }).symbol
-    ]
-    return running === (mine as unknown) && running?.emitter?.listenerCount('request') === 1
-  })
+  return ours.every((mine) => runningEmitter(mine)?.listenerCount('request') === 1)
 }
 
 interface Controller {

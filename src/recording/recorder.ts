@@ -49,26 +49,33 @@ export function beginFileRecording(
  * const error = await endTestRecording('refund › answers', '0.0'); if (error) throw error
  */
 export async function endTestRecording(test: string, attempt: string): Promise<Error | undefined> {
-  const misses = (await session?.finishTest(test, attempt)) ?? []
+  return missError((await session?.finishTest(test, attempt)) ?? [])
+}
+
+/**
+ * The file ended: waits for its writes, prunes on a complete update run, stops intercepting. Resolves to the misses
+ * of tests whose end was never reported (an error to fail the file with), or `undefined`.
+ *
+ * @example
+ * const error = await endFileRecording({ complete: true }); if (error) throw error
+ */
+export async function endFileRecording(options: { complete: boolean }): Promise<Error | undefined> {
+  const ending = session
+  session = undefined
+  stopIntercepting()
+  if (!ending) return undefined
+  const misses = await ending.unreportedMisses()
+  await ending.finishFile({ complete: options.complete && misses.length === 0 })
+  return missError(misses)
+}
+
+function missError(misses: string[]): Error | undefined {
   if (misses.length === 0) return undefined
   const error = new Error(
     misses.length === 1 ? misses[0] : `${misses.length} agent calls had no recording:\n\n${misses.join('\n\n')}`,
   )
   error.name = 'RecordingMissError'
   return error
-}
-
-/**
- * The file ended: waits for its writes, prunes on a complete update run, stops intercepting.
- *
- * @example
- * await endFileRecording({ complete: true })
- */
-export async function endFileRecording(options: { complete: boolean }): Promise<void> {
-  const ending = session
-  session = undefined
-  stopIntercepting()
-  await ending?.finishFile(options)
 }
 
 /**

@@ -24,6 +24,8 @@ interface TestState {
   keys: string[]
   occurrences: Map<string, number>
   misses: string[]
+  /** The runner has been handed this attempt's misses (at its end); the file's end reports the rest. */
+  reported: boolean
   pending: Set<Promise<unknown>>
 }
 
@@ -69,7 +71,7 @@ export class RecordingSession {
     const id = `${test}\u0000${attempt}`
     let state = this.#tests.get(id)
     if (!state) {
-      state = { test, calls: [], keys: [], occurrences: new Map(), misses: [], pending: new Set() }
+      state = { test, calls: [], keys: [], occurrences: new Map(), misses: [], reported: false, pending: new Set() }
       this.#tests.set(id, state)
     }
     return state
@@ -182,7 +184,15 @@ export class RecordingSession {
     const state = this.#tests.get(`${test}\u0000${attempt}`)
     if (!state) return []
     await Promise.allSettled([...state.pending])
+    state.reported = true
     return state.misses
+  }
+
+  /** Misses of tests whose end the runner never reported (Jest runs no afterEach for `test.concurrent`). */
+  async unreportedMisses(): Promise<string[]> {
+    const states = [...this.#tests.values()].filter((s) => !s.reported)
+    for (const state of states) await Promise.allSettled([...state.pending])
+    return states.flatMap((s) => s.misses)
   }
 
   /**
