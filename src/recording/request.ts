@@ -43,9 +43,41 @@ export function storedUrl(url: string): string {
   return scrubSecrets(u.toString())
 }
 
-/** Registers the values of credential headers (and `Bearer x` tokens) as secrets before anything is written. */
+/** JSON fields whose string value is a credential, whatever it looks like (`{"access_token": "…"}`). */
+const SECRET_FIELD =
+  /^(api[-_]?key|apikey|x-api-key|token|access[-_]?token|refresh[-_]?token|id[-_]?token|session[-_]?token|secret|client[-_]?secret|password|passwd|authorization|private[-_]?key)$/i
+
+/**
+ * A copy of parsed JSON with credential-named fields `[redacted]` and every string scrubbed of known secrets.
+ *
+ * @example
+ * redactJson({ access_token: 'abc', city: 'Oslo' }) // { access_token: '[redacted]', city: 'Oslo' }
+ */
+export function redactJson<T>(value: T): T {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk)
+    if (v === null || typeof v !== 'object') return v
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, SECRET_FIELD.test(k) && typeof x === 'string' ? '[redacted]' : walk(x)]),
+    )
+  }
+  return scrubDeep(walk(value)) as T
+}
+
+/**
+ * Registers the values of credential headers (`Bearer x` tokens and cookie values too) as secrets before anything
+ * is written, so no echo of them (a gateway quoting its request) reaches a file.
+ *
+ * @example
+ * registerHeaderCredentials(new Headers({ authorization: 'Bearer sk-…' }))
+ */
 export function registerHeaderCredentials(headers: Headers): void {
-  for (const [name, value] of headers) if (CREDENTIAL_HEADERS.test(name)) registerSecret(value)
+  for (const [name, value] of headers) {
+    if (!CREDENTIAL_HEADERS.test(name)) continue
+    registerSecret(value)
+    if (/^cookie$/i.test(name))
+      for (const pair of value.split(';')) registerSecret(pair.slice(pair.indexOf('=') + 1).trim())
+  }
 }
 
 const isJsonType = (type: string) => /[/+]json\b/i.test(type)
@@ -79,7 +111,7 @@ export function storedRequestBody(bytes: Uint8Array, contentType: string): Recor
   const trimmed = text.trimStart()
   if (isJsonType(contentType) || trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
-      return { json: scrubDeep(JSON.parse(text)) }
+      return { json: redactJson(JSON.parse(text)) }
     } catch {
       // Not JSON after all: kept as text below.
     }

@@ -4,6 +4,7 @@
 import { brotliDecompressSync, crc32, gunzipSync, inflateSync } from 'node:zlib'
 import { scrubDeep, scrubSecrets } from '../config/secrets'
 import type { RecordedBody, RecordedEvent, RecordedFrame } from './format'
+import { redactJson } from './request'
 
 /** Response headers never kept: credentials, per-call noise, and framing the replay sets itself. */
 const DROPPED_HEADERS =
@@ -75,7 +76,7 @@ function parseEvents(text: string): RecordedEvent[] {
       parsed = undefined
     }
     events.push(
-      parsed === undefined ? { ...event, data: scrubSecrets(raw), text: true } : { ...event, data: scrubDeep(parsed) },
+      parsed === undefined ? { ...event, data: scrubSecrets(raw), text: true } : { ...event, data: redactJson(parsed) },
     )
   }
   return events
@@ -179,7 +180,7 @@ export function storedResponseBody(bytes: Buffer, contentType: string): Recorded
   if (/text\/event-stream/i.test(contentType)) return { events: parseEvents(text) }
   if (/[/+]json\b/i.test(contentType) || /^\s*[{[]/.test(text)) {
     try {
-      return { json: scrubDeep(JSON.parse(text)) }
+      return { json: redactJson(JSON.parse(text)) }
     } catch {
       // Not JSON after all: kept as text.
     }
