@@ -52,8 +52,10 @@ export function startIntercepting(owner: Resolve): void {
     { interceptor: new FetchInterceptor(), encoded: false },
   ]
   const restores: Array<() => void> = []
+  const owned = new Set<object>()
   for (const { interceptor, encoded } of interceptors) {
     interceptor.apply()
+    if ((globalThis as Record<symbol, unknown>)[symbolOf(interceptor)] === interceptor) owned.add(interceptor)
     const listener = ({
       request,
       requestId,
@@ -78,7 +80,18 @@ export function startIntercepting(owner: Resolve): void {
   applied = {
     dispose() {
       for (const restore of restores) restore()
-      for (const { interceptor } of interceptors) interceptor.dispose()
+      for (const { interceptor } of interceptors) {
+        // Disposing a listener-only copy clears the running instance's global mark too (the library's way): a
+        // user's msw that runs it would then never restore its patches. Put the mark back.
+        // The same the other way round: a user's msw that ran on ours and was closed first cleared our mark, and
+        // dispose would then leave our patches in place.
+        const global = globalThis as Record<symbol, unknown>
+        const symbol = symbolOf(interceptor)
+        const running = global[symbol]
+        if (running === undefined && owned.has(interceptor)) global[symbol] = interceptor
+        interceptor.dispose()
+        if (running !== undefined && running !== interceptor) global[symbol] = running
+      }
       setRecordingPatchProbe(undefined)
     },
   }
@@ -103,10 +116,9 @@ type Emitter = {
   listeners(event: string): unknown[]
   listenerCount(event: string): number
 }
+const symbolOf = (interceptor: object) => (interceptor.constructor as unknown as { symbol: symbol }).symbol
 const runningEmitter = (interceptor: object) =>
-  (globalThis as Record<symbol, { emitter?: Emitter } | undefined>)[
-    (interceptor.constructor as unknown as { symbol: symbol }).symbol
-  ]?.emitter
+  (globalThis as Record<symbol, { emitter?: Emitter } | undefined>)[symbolOf(interceptor)]?.emitter
 
 /**
  * Keeps our request listener last on the running interceptor instance, shared with a user's msw whichever started
