@@ -1,6 +1,6 @@
 // Agent recordings (issue 32): what recording and replaying cost per call over a direct call to a local server, and
 // that a replay makes no request. One process, one run: the same calls (20 tests × 10 calls, half JSON answers, half
-// short SSE streams, read to the end as an SDK would) made directly, while recording, and while replaying.
+// short SSE streams, read to the end as an SDK would) made directly, while recording, and while replaying, in 3 rounds.
 //   replay.agent.requests              requests that reached the server during the replay (goal 0)
 //   replay.agent.overhead_ms.record    median per-call time while recording, minus the direct median
 //   replay.agent.overhead_ms.replay    median per-call time while replaying, minus the direct median (goal ≤ 2)
@@ -15,6 +15,7 @@ import type { Emit } from './emit'
 
 const TESTS = 20
 const CALLS = 10
+const ROUNDS = 3
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
@@ -73,20 +74,31 @@ export async function run(emit: Emit): Promise<void> {
 
   try {
     await pass('warm-up') // JIT and the connection pool, outside any recording
-    const direct = await pass('bench')
-    process.env.AGENT_VERDICT_MODE = 'record'
-    beginFileRecording(file, {}, () => current.getStore(), { update: false })
-    const recording = await pass('bench')
-    await endFileRecording({ complete: true })
-    process.env.AGENT_VERDICT_MODE = 'replay'
-    beginFileRecording(file, {}, () => current.getStore(), { update: false })
-    const before = served
-    const replaying = await pass('bench')
-    await endFileRecording({ complete: true })
-    const requests = served - before
+    // Three rounds, each direct → record → replay, so a load swing on a shared machine hits all three alike.
+    const direct: number[] = []
+    const recording: number[] = []
+    const replaying: number[] = []
+    let requests = 0
+    for (let round = 0; round < ROUNDS; round++) {
+      direct.push(...(await pass(`direct ${round}`)))
+      process.env.AGENT_VERDICT_MODE = 'record'
+      beginFileRecording(file, {}, () => current.getStore(), { update: false })
+      recording.push(...(await pass(`round ${round}`)))
+      await endFileRecording({ complete: true })
+      process.env.AGENT_VERDICT_MODE = 'replay'
+      beginFileRecording(file, {}, () => current.getStore(), { update: false })
+      const before = served
+      replaying.push(...(await pass(`round ${round}`)))
+      await endFileRecording({ complete: true })
+      requests += served - before
+    }
     const d = median(direct)
-    const detail = `per call, median of ${TESTS * CALLS} (direct ${d.toFixed(2)} ms; half JSON, half SSE)`
-    emit('replay.agent.requests', requests, `requests reaching the server while replaying ${TESTS * CALLS} calls`)
+    const detail = `per call, median of ${ROUNDS * TESTS * CALLS} (direct ${d.toFixed(2)} ms; half JSON, half SSE)`
+    emit(
+      'replay.agent.requests',
+      requests,
+      `requests reaching the server while replaying ${ROUNDS * TESTS * CALLS} calls`,
+    )
     emit(
       'replay.agent.overhead_ms.record',
       median(recording) - d,

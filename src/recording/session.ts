@@ -53,6 +53,8 @@ const sameBody = (a: RecordedBody | undefined, b: RecordedBody | undefined) => c
  */
 export class RecordingSession {
   readonly #tests = new Map<string, TestState>()
+  readonly #dirty = new Set<TestState>()
+  #writing: Promise<void> | undefined
   #loaded: Promise<RecordingFile> | undefined
   /** Recorded calls made and replayed calls served in this run, for reports and the bench. */
   readonly stats = { replayed: 0, recorded: 0, missed: 0 }
@@ -152,28 +154,48 @@ export class RecordingSession {
     }
   }
 
-  /** Writes the test's calls of this attempt, followed by its recorded calls this attempt has not made again. */
+  /**
+   * Writes the test's calls: now, or with the write that follows the one in progress. Calls saved while a write runs
+   * share the next one (each rewrites the whole file, so one per call would queue up behind a slow disk).
+   */
   #write(state: TestState): Promise<void> {
-    const write = updateRecording(this.file, (file) => {
-      const made = new Set<string>()
-      const counts = new Map<string, number>()
-      state.keys.forEach((key, i) => {
-        if (!state.calls[i]) return
-        const n = counts.get(key) ?? 0
-        counts.set(key, n + 1)
-        made.add(`${key}#${n}`)
-      })
-      const kept = this.#recorded(file, state.test)
-        .filter((r) => !made.has(`${r.key}#${r.n}`))
-        .map((r) => r.call)
-      const calls = [...state.calls.filter((c): c is RecordedCall => c !== undefined), ...kept]
-      const others = file.tests.filter((t) => t.test !== state.test)
-      file.tests = [...others, { test: state.test, calls }]
-    }).then((file) => {
-      this.#loaded = Promise.resolve(file)
-    })
+    this.#dirty.add(state)
+    this.#writing ??= this.#flush()
+    const write = this.#writing
     state.pending.add(write)
     return write.finally(() => state.pending.delete(write))
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#dirty.size > 0) {
+        const states = [...this.#dirty]
+        this.#dirty.clear()
+        const file = await updateRecording(this.file, (onDisk) => {
+          for (const state of states) this.#apply(onDisk, state)
+        })
+        this.#loaded = Promise.resolve(file)
+      }
+    } finally {
+      this.#writing = undefined
+    }
+  }
+
+  /** The test's calls of this attempt, followed by its recorded calls this attempt has not made again. */
+  #apply(file: RecordingFile, state: TestState): void {
+    const made = new Set<string>()
+    const counts = new Map<string, number>()
+    state.keys.forEach((key, i) => {
+      if (!state.calls[i]) return
+      const n = counts.get(key) ?? 0
+      counts.set(key, n + 1)
+      made.add(`${key}#${n}`)
+    })
+    const kept = this.#recorded(file, state.test)
+      .filter((r) => !made.has(`${r.key}#${r.n}`))
+      .map((r) => r.call)
+    const calls = [...state.calls.filter((c): c is RecordedCall => c !== undefined), ...kept]
+    file.tests = [...file.tests.filter((t) => t.test !== state.test), { test: state.test, calls }]
   }
 
   /**
