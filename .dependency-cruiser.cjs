@@ -11,6 +11,8 @@ const ALLOWED = {
   media: [],
   judges: ['config', 'media'],
   cassette: ['judges', 'config'],
+  // The agent's own HTTP calls: the cassette's modes, lock and atomic write; judges only mark their calls (in config).
+  recording: ['config', 'cassette'],
   metrics: ['judges', 'trace', 'media', 'verdict', 'taxonomy', 'config'],
   diagnosis: ['metrics', 'judges', 'trace', 'verdict', 'taxonomy', 'media', 'config'],
   report: ['verdict', 'taxonomy', 'config', 'stats'],

@@ -76,6 +76,7 @@ export default defineConfig({
     'vitest-setup-run': 'matchers/vitest-setup-run.ts',
     'vitest-plugin': 'matchers/vitest-plugin.ts',
     jest: 'matchers/jest.ts',
+    record: 'matchers/record.ts',
     reporter: 'reporters/vitest-reporter.ts',
     'jest-reporter': 'reporters/jest-reporter.ts',
     testing: 'src/testing/index.ts',

@@ -11,6 +11,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'trail-detectors', load: () => import('./trail-detectors') },
   { name: 'tokens', load: () => import('./tokens') },
   { name: 'replay', load: () => import('./replay') },
+  { name: 'replay-agent', load: () => import('./replay-agent') },
   { name: 'batch-record', load: () => import('./batch-record') },
   { name: 'suite', load: () => import('./suite') },
   { name: 'preconnect', load: () => import('./preconnect') },

@@ -1,6 +1,7 @@
 // Which test files the Vitest plugin treats as evaluations (their tests run concurrently, with a
 // judge-friendly timeout). A small glob matcher, so the setup entry loads no glob library.
 import { isAbsolute, relative, sep } from 'node:path'
+import type { RecordingOptions } from '../src/config/recording'
 
 /** The plugin's default: every `*.eval.*` file, in any folder. */
 export const DEFAULT_EVAL_FILES = ['**/*.eval.{ts,mts,js,mjs}']
@@ -12,6 +13,8 @@ export interface PluginSettings {
   root: string
   /** Test timeout for eval files; absent when the user set one (theirs applies everywhere). */
   testTimeout?: number
+  /** Agent recordings of eval files: their options, or `false` when turned off. */
+  recordings?: RecordingOptions | false
 }
 
 /** The `provide` key the plugin sets and the setup entry reads. */

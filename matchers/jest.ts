@@ -1,6 +1,6 @@
 // `agent-verdict/jest` — a Jest `setupFilesAfterEnv` entry: registers the matchers, writes each
 // test's verdicts to the worker's verdict log, guards against un-awaited matchers, adds the types.
-import { afterAll, afterEach, beforeEach, expect } from '@jest/globals'
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals'
 import { matchers } from './index'
 import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from './jest-state'
 import { notAwaitedMessage } from './messages'
@@ -11,6 +11,7 @@ import { finishFile } from './test-judge'
 import { settleUnawaited } from './unawaited-guard'
 import type { AgentVerdictMatchers } from './types'
 import { useCoordinator } from '../src/judges/run-limit'
+import { loadRecorder, recordingWanted } from './record-runtime'
 
 type JestState = MatcherContext & { snapshotState?: { _updateSnapshot?: string } }
 const state = () => expect.getState() as JestState
@@ -25,6 +26,26 @@ configureRuntime({
   isUpdate: () => state().snapshotState?._updateSnapshot === 'all',
   testTimeLimit: () => jestTimeLimit(),
   attemptOf: (ctx) => String(attempts.get(testNameOf(ctx) ?? '') ?? 0),
+})
+
+// Agent recordings, when this file asked for them (`agent-verdict/record` in setupFilesAfterEnv or the test file, or
+// AGENT_VERDICT_RECORDINGS=all). The running test is Jest's own: `currentConcurrentTestName` under test.concurrent.
+let recorder: Awaited<ReturnType<typeof loadRecorder>> | undefined
+const attemptOfName = (name: string) => String(attempts.get(name) ?? 0)
+beforeAll(async () => {
+  const { testPath } = state()
+  const options = testPath ? recordingWanted({ evalFile: false }) : undefined
+  if (!options || !testPath) return
+  recorder = await loadRecorder()
+  recorder.beginFileRecording(
+    testPath,
+    options,
+    () => {
+      const name = testNameOf(state())
+      return name ? { test: name, attempt: attemptOfName(name) } : undefined
+    },
+    { update: state().snapshotState?._updateSnapshot === 'all' },
+  )
 })
 
 beforeEach(() => {
@@ -42,6 +63,10 @@ afterEach(async () => {
   if (meta && testPath) appendVerdictLine({ testPath, fullName: fullName ?? '', ...meta })
   // A test stopped at its timeout never returned, so its pending calls may well have been awaited.
   if (unawaited.length > 0 && !jestTimedOut()) throw new Error(notAwaitedMessage(unawaited))
+  // A replayed test that made a call with no recording fails, even if the agent swallowed its SDK's error.
+  const missed =
+    fullName === undefined ? undefined : await recorder?.endTestRecording(fullName, attemptOfName(fullName))
+  if (missed) throw missed
 })
 
 afterAll(async () => {
@@ -50,7 +75,11 @@ afterAll(async () => {
   // Jest runs no afterEach for test.concurrent: their verdicts (attributed through Jest's own
   // per-test async context, `currentConcurrentTestName`) are logged here, once the file's tests are done.
   for (const [fullName, meta] of takeFileBufferedVerdicts(testPath)) appendVerdictLine({ testPath, fullName, ...meta })
-  await finishFile(testPath, { complete: jestFileRanCompletely() })
+  const complete = jestFileRanCompletely()
+  const missed = await recorder?.endFileRecording({ complete })
+  recorder = undefined
+  await finishFile(testPath, { complete })
+  if (missed) throw missed
 })
 
 declare module 'expect' {

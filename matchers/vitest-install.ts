@@ -8,6 +8,8 @@ import { COORDINATOR_PROVIDE_KEY, COORDINATOR_TOKEN_PROVIDE_KEY } from '../src/j
 import { useCoordinator } from '../src/judges/run-limit'
 import { isEvalFile, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import { notAwaitedMessage } from './messages'
+import { loadRecorder, recordingWanted } from './record-runtime'
+import { clearRecordingRequest } from '../src/recording/enable'
 import { configureRuntime } from './runtime'
 import type { finishFile } from './test-judge'
 import { settleUnawaited } from './unawaited-guard'
@@ -57,7 +59,32 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
   // The test whose code is running, carried through its awaits. The global `expect` binds `this.task` to
   // the test that started last, which under `test.concurrent` is often another one; this store is not.
   const running = new AsyncLocalStorage<Task>()
-  aroundEach(async (runTest, { task }) => running.run(task as Task, runTest))
+  const attemptOfTask = (task: unknown) => {
+    const result = (task as { result?: { retryCount?: number; repeatCount?: number } } | undefined)?.result
+    return `${result?.retryCount ?? 0}.${result?.repeatCount ?? 0}`
+  }
+  // Agent recordings start at the file's first test, after its beforeAll: a user's msw is set up by then.
+  const plugin = inject(PLUGIN_SETTINGS_KEY as never) as PluginSettings | undefined
+  const testFile = expect.getState().testPath
+  const evalFile = Boolean(plugin && testFile && isEvalFile(testFile, plugin))
+  clearRecordingRequest() // a request is per test file; the worker may have run another one before
+  let recording: Promise<typeof import('../src/recording/recorder') | undefined> | undefined
+  const startRecording = () =>
+    (recording ??= (async () => {
+      const options = testFile ? recordingWanted({ evalFile, plugin: plugin?.recordings }) : undefined
+      if (!options || !testFile) return undefined
+      const recorder = await loadRecorder()
+      const current = () => {
+        const task = running.getStore() as { fullTestName?: string } | undefined
+        return task?.fullTestName ? { test: task.fullTestName, attempt: attemptOfTask(task) } : undefined
+      }
+      recorder.beginFileRecording(testFile, options, current, { update: isVitestUpdateRun(expect.getState()) })
+      return recorder
+    })())
+  aroundEach(async (runTest, { task }) => {
+    await startRecording()
+    return running.run(task as Task, runTest)
+  })
 
   configureRuntime({
     runner: 'vitest',
@@ -79,9 +106,7 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
   // With `agent-verdict/vitest-plugin`, an eval file's tests run concurrently (as with `sequence.concurrent`,
   // so `.sequential` still opts out) and get the judge-friendly timeout. This runs before the file is
   // collected; Vitest resets the config after each file, so other files are left as they are.
-  const plugin = inject(PLUGIN_SETTINGS_KEY as never) as PluginSettings | undefined
-  const testFile = expect.getState().testPath
-  if (plugin && testFile && isEvalFile(testFile, plugin)) {
+  if (evalFile && plugin) {
     const worker = (globalThis as { __vitest_worker__?: { config?: { sequence?: object } } }).__vitest_worker__
     vi.setConfig({
       sequence: { ...worker?.config?.sequence, concurrent: true },
@@ -95,6 +120,13 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
     const unawaited = await settleUnawaited(task)
     // A test stopped at its timeout never returned, so its pending calls may well have been awaited.
     if (unawaited.length > 0 && !vitestTimedOut(task)) throw new Error(notAwaitedMessage(unawaited))
+    // A replayed test that made a call with no recording fails, even if the agent swallowed its SDK's error.
+    const recorder = await recording
+    const missed = await recorder?.endTestRecording(
+      (task as { fullTestName: string }).fullTestName,
+      attemptOfTask(task),
+    )
+    if (missed) throw missed
   })
 
   // Vitest reads the first parameter as fixtures and requires a destructuring pattern there.
@@ -102,6 +134,9 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
   afterAll(async ({}, suite) => {
     const file = (suite as SuiteLike).filepath ?? expect.getState().testPath
     const finish = options.finishFile()
-    if (file && finish) await finish(file, { complete: suiteRanCompletely(suite as SuiteLike) })
+    const complete = suiteRanCompletely(suite as SuiteLike)
+    const missed = await (await recording)?.endFileRecording({ complete })
+    if (file && finish) await finish(file, { complete })
+    if (missed) throw missed
   })
 }

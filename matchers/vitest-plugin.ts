@@ -3,6 +3,7 @@
 import { defaultInclude } from 'vitest/config'
 import type { Vite, VitestPluginContext } from 'vitest/node'
 import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY } from '../src/config/limits'
+import { checkRecordingOptions, type RecordingOptions } from '../src/config/recording'
 import { DEFAULT_EVAL_FILES, globToRegExp, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import type { ReporterOptions } from '../reporters/options'
 import { warmSetupWhenWorkerStarts, type WarmableProject } from './warm-setup'
@@ -23,6 +24,12 @@ export interface AgentVerdictPluginOptions {
   testTimeout?: number
   /** Options for `agent-verdict/reporter`, or `false` to leave reporters alone. */
   reporter?: ReporterOptions | false
+  /**
+   * Agent recordings of eval files (docs/recordings.md): the agent's own HTTP calls recorded beside the verdict
+   * cassette and replayed in CI. On by default; options narrow them (`hosts`, `skipHosts`, `ignoreBodyFields`),
+   * `false` turns them off (so does `AGENT_VERDICT_RECORDINGS=off`).
+   */
+  recordings?: RecordingOptions | false
 }
 
 /** Vitest's own default `testTimeout`: a resolved value other than this was set by the user. */
@@ -75,6 +82,8 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
   for (const glob of evalFiles) globToRegExp(glob) // a malformed glob fails here, once, not in every worker
   const concurrency = positiveInt(options.concurrency ?? concurrencyFromEnv() ?? DEFAULT_CONCURRENCY, 'concurrency')
   const testTimeout = positiveInt(options.testTimeout ?? EVAL_TEST_TIMEOUT, 'testTimeout')
+  const recordings =
+    options.recordings === false ? false : checkRecordingOptions(options.recordings, 'agentVerdict({ recordings })')
   let userTimeout = false
 
   return {
@@ -95,7 +104,7 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
       userTimeout = test.testTimeout !== undefined
     },
     configureVitest({ vitest, project }: VitestPluginContext) {
-      const settings: PluginSettings = { evalFiles, root: project.config.root }
+      const settings: PluginSettings = { evalFiles, root: project.config.root, recordings }
       if (!userTimeout && project.config.testTimeout === VITEST_DEFAULT_TIMEOUT) settings.testTimeout = testTimeout
       project.provide(PLUGIN_SETTINGS_KEY as never, settings as never)
       // Our setup entry, resolved to its file in node_modules, transformed while the first worker starts.

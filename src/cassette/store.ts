@@ -342,7 +342,14 @@ export async function removeStaleTemps(dir: string, now = Date.now()): Promise<s
   return removed
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
+/**
+ * Writes `text` to `file` atomically: a temp file in the same directory, synced, then renamed over it, so readers
+ * see the old or the new file and a killed writer leaves at most a temp file ({@link removeStaleTemps} clears it).
+ *
+ * @example
+ * await writeAtomic(path, text)
+ */
+export async function writeAtomic(file: string, text: string): Promise<void> {
   // Same directory as the target, so the rename is atomic: readers see the old or the new file, never half.
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomUUID()}.tmp`)
   try {

@@ -1,5 +1,6 @@
 // Whether a judge's requests may go out through our own transport (src/judges/http-transport.ts), decided
 // without loading it: a worker whose calls the run's coordinator makes never needs node:http at all.
+import { patchedOnlyByRecordings } from '../config/judge-traffic'
 
 /**
  * False when the process routes fetch through a dispatcher of its own with undici's `setGlobalDispatcher`
@@ -29,6 +30,8 @@ export function requestsInterceptedHere(): boolean {
   const loaded = (process as { moduleLoadList?: string[] }).moduleLoadList
   const getBuiltin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule
   if (!loaded || typeof getBuiltin !== 'function') return true
+  // Agent recordings patch http.request too, but never act on judge calls: alone, they keep nothing local.
+  if (patchedOnlyByRecordings()) return false
   for (const id of ['http', 'https']) {
     if (!loaded.includes(`NativeModule ${id}`)) continue
     const request = (getBuiltin(`node:${id}`) as { request?: unknown } | undefined)?.request

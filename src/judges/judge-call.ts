@@ -1,3 +1,4 @@
+import { asJudgeTraffic } from '../config/judge-traffic'
 import { classifyJudgeError } from './classify-error'
 import { JudgeAbortError, JudgeConfigError, JudgeError } from './errors'
 import type { Judge, JudgeRequest, JudgeResponse } from './types'
@@ -68,7 +69,8 @@ export async function callJudge<T>(
     settled = await Promise.all(
       Array.from({ length: n }, async () => {
         try {
-          return await judge.evaluate(request, group.signal)
+          // Any judge, a custom one too: its requests are verdicts, never agent calls to record.
+          return await asJudgeTraffic(() => judge.evaluate(request, group.signal))
         } catch (err) {
           if ((err as { notFromJudge?: unknown } | null)?.notFromJudge === true) {
             notFromJudge ??= err

@@ -1,6 +1,7 @@
 import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY } from '../config/limits'
 import { costOf, type ModelPrice } from './cost'
 import { JudgeOutputError } from './errors'
+import { asJudgeTraffic } from '../config/judge-traffic'
 import { scrubDeep } from '../config/secrets'
 import { AdaptiveLimiter } from './limiter'
 import { withRetry, type RetryOptions } from './retry'
@@ -76,21 +77,26 @@ export function createReliableJudge(
     async evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> {
       const started = performance.now()
       const wasted: JudgeUsage = { inputTokens: 0, outputTokens: 0 }
-      const { value, attempts, reasks } = await withRetry((attemptSignal) => attempt(request, attemptSignal), ctx, {
-        ...options.retry,
-        timeoutMs: options.timeoutMs,
-        maxWaitMs: options.maxWaitMs,
-        maxAttempts: options.maxAttempts,
-        signal,
-        limiter: permits,
-        onAttemptError: (error) => {
-          if (error instanceof JudgeOutputError && error.usage) {
-            wasted.inputTokens += error.usage.inputTokens
-            wasted.outputTokens += error.usage.outputTokens
-            if (error.usage.invalid) wasted.invalid = error.usage.invalid
-          }
+      const { value, attempts, reasks } = await withRetry(
+        // A judge call is a verdict: agent recordings never record or replay it.
+        (attemptSignal) => asJudgeTraffic(() => attempt(request, attemptSignal)),
+        ctx,
+        {
+          ...options.retry,
+          timeoutMs: options.timeoutMs,
+          maxWaitMs: options.maxWaitMs,
+          maxAttempts: options.maxAttempts,
+          signal,
+          limiter: permits,
+          onAttemptError: (error) => {
+            if (error instanceof JudgeOutputError && error.usage) {
+              wasted.inputTokens += error.usage.inputTokens
+              wasted.outputTokens += error.usage.outputTokens
+              if (error.usage.invalid) wasted.invalid = error.usage.invalid
+            }
+          },
         },
-      })
+      )
       // Counts a provider sent that were not counts stay marked (the cost is then unknown, not the 0s' price).
       const invalid = value.usage.invalid ?? wasted.invalid
       const usage: JudgeUsage = {

@@ -19,6 +19,7 @@ const ENTRIES: Record<string, string> = {
   'agent-verdict/testing': 'src/testing/index.ts',
   'agent-verdict/vitest-plugin': 'matchers/vitest-plugin.ts',
   'agent-verdict/global-setup': 'matchers/global-setup.ts',
+  'agent-verdict/record': 'matchers/record.ts',
 }
 
 function kindOf(checker: ts.TypeChecker, symbol: ts.Symbol): string {

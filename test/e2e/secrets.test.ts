@@ -25,6 +25,11 @@ const SECRETS = {
   CODE_GATEWAY_TOKEN: 'codegw-Ik6Oz3Fs8Hp1Lx5Cu9',
   CODE_BEARER_TOKEN: 'codebearer-Gd2Vn7Ky4Bw9Ms3Pe6',
   URL_PASSWORD: 'urlpass-Zq8Nf3Wt6Jc1Rv9Ho4',
+  // Only the agent's own call (recorded) carries these.
+  AGENT_KEY: 'agentkey-Rw4Tz8Lm2Qc6Vb1Ny5',
+  AGENT_BEARER: 'agentbearer-Hs9Dk3Px7Jf2Wm6Gt4',
+  AGENT_COOKIE: 'agentcookie-Bn5Yq1Ze8Kr4Uo7Mc3',
+  AGENT_QUERY_TOKEN: 'agentquery-Fp2Lw6Ha9Sd3Xe8Vj1',
 } as const
 const CORES = Object.values(SECRETS).map((s) => s.slice(-12))
 
@@ -42,6 +47,16 @@ async function startEchoJudge(target: string): Promise<Server> {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
+    // An agent's gateway that quotes its request (headers, URL, body) and sets a cookie: recorded, with none of it.
+    if (req.url?.startsWith('/agent')) {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'set-cookie': `sid=${SECRETS.AGENT_COOKIE}; HttpOnly`,
+        'x-echo-headers': dump(req.headers),
+      })
+      res.end(JSON.stringify({ url: req.url, headers: req.headers, body, access_token: SECRETS.AGENT_KEY }))
+      return
+    }
     const quoted = `request headers ${dump(req.headers)}; aws ${SECRETS.AWS_ACCESS_KEY_ID} ${SECRETS.AWS_SECRET_ACCESS_KEY} ${SECRETS.AWS_SESSION_TOKEN} bearer ${SECRETS.AWS_BEARER_TOKEN_BEDROCK}; encoded ${encodedEchoes(req.headers)}`
     const errorStatus = /ECHO-ERROR-(\d{3})/.exec(body)?.[1]
     if (errorStatus) {
@@ -238,6 +253,10 @@ describe('no planted secret reaches any output', () => {
         CODE_GATEWAY_TOKEN: SECRETS.CODE_GATEWAY_TOKEN,
         CODE_BEARER_TOKEN: SECRETS.CODE_BEARER_TOKEN,
         URL_PASSWORD: SECRETS.URL_PASSWORD,
+        AGENT_KEY: SECRETS.AGENT_KEY,
+        AGENT_BEARER: SECRETS.AGENT_BEARER,
+        AGENT_COOKIE: SECRETS.AGENT_COOKIE,
+        AGENT_QUERY_TOKEN: SECRETS.AGENT_QUERY_TOKEN,
       },
     )
     const results = JSON.parse(readFileSync(join(dir, 'out/vitest.json'), 'utf8')) as {
@@ -255,6 +274,7 @@ describe('no planted secret reaches any output', () => {
       'in-code judge: an error body that echoes its key and headers': 'failed',
       'a base URL with user:password is refused without echoing them': 'failed',
       'trace matchers: span and agent reasons echo every header': expect.any(String),
+      'agent call: a gateway echoing its key, headers, URL and body is recorded without them': 'passed',
     })
     const messages = tests.flatMap((t) => t.failureMessages).join('\n')
     expect(messages).toContain('[redacted]') // the echo arrived and was scrubbed, not dropped
@@ -271,8 +291,14 @@ describe('no planted secret reaches any output', () => {
         'out/junit.xml',
         'out/summary.md',
         '__verdicts__/secrets.test.ts.json',
+        '__recordings__/secrets.test.ts.json',
       ]),
     )
+    // The agent's call is recorded (its echo scrubbed); the judge's own calls never are.
+    const recording = readFileSync(join(dir, '__recordings__/secrets.test.ts.json'), 'utf8')
+    expect(recording).toContain('/agent?')
+    expect(recording).toContain('[redacted]')
+    expect(recording).not.toContain('/chat/completions')
     const report = readFileSync(join(dir, 'out/report.json'), 'utf8')
     expect(report).toContain('request headers') // the echoed reasons are in the report, scrubbed
     const cassette = readFileSync(join(dir, '__verdicts__/secrets.test.ts.json'), 'utf8')

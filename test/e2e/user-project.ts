@@ -16,6 +16,7 @@ const ENTRIES = [
   'testing',
   'cli',
   'global-setup',
+  'record',
 ]
 
 function newestMtime(dir: string): number {

@@ -30,6 +30,22 @@ function apply(
   return { test: config.test, provided: provided[PLUGIN_SETTINGS_KEY] as Record<string, unknown>, reporters }
 }
 
+describe('agentVerdict({ recordings })', () => {
+  it('hands eval files their recording options, or false to turn recordings off', () => {
+    expect(apply({ recordings: { skipHosts: ['telemetry.example.com'] } }).provided.recordings).toEqual({
+      skipHosts: ['telemetry.example.com'],
+    })
+    expect(apply({ recordings: false }).provided.recordings).toBe(false)
+  })
+
+  it('refuses options it does not know, saying what to write', () => {
+    expect(() => apply({ recordings: { skip: ['x'] } as never })).toThrow(
+      /unknown option "skip" — use hosts, skipHosts or ignoreBodyFields/,
+    )
+    expect(() => apply({ recordings: { hosts: [''] } })).toThrow(/hosts must be a list of non-empty strings/)
+  })
+})
+
 describe('agentVerdict()', () => {
   it('with no option: setup file, eval files included, the judge’s limit as maxConcurrency, the timeout for eval files, the reporter', () => {
     const { test, provided, reporters } = apply(undefined)
@@ -41,6 +57,7 @@ describe('agentVerdict()', () => {
       evalFiles: ['**/*.eval.{ts,mts,js,mjs}'],
       root: '/repo',
       testTimeout: EVAL_TEST_TIMEOUT,
+      recordings: {},
     })
     expect(reporters).toEqual([
       ['default', {}],
