@@ -4,7 +4,15 @@ import { spanToJSON } from './span-json'
 
 /** Something a reader noticed and tolerated (orphans, duplicates, unparseable payloads …). */
 export interface TraceWarning {
-  code: 'orphan' | 'duplicate-span' | 'missing-io' | 'unparsed-payload' | 'multiple-traces' | 'token-counts' | 'other'
+  code:
+    | 'orphan'
+    | 'duplicate-span'
+    | 'missing-io'
+    | 'unparsed-payload'
+    | 'multiple-traces'
+    | 'token-counts'
+    | 'unfinished-span'
+    | 'other'
   message: string
   spanId?: string
 }
