@@ -50,7 +50,10 @@ describe('captureTrace', () => {
     expect(open.trace.spans.map((s) => s.name)).toEqual(['never ended'])
     expect(open.trace.spans[0].endNs).toBeGreaterThanOrEqual(open.trace.spans[0].startNs)
     expect(open.trace.warnings).toEqual([
-      expect.objectContaining({ code: 'unfinished-span', message: expect.stringMatching(/^span never ended .*still open/) }),
+      expect.objectContaining({
+        code: 'unfinished-span',
+        message: expect.stringMatching(/^span never ended .*still open/),
+      }),
     ])
   })
 

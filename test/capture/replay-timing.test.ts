@@ -36,28 +36,36 @@ afterAll(() => new Promise((resolve) => server.close(resolve)))
  * from the response body. `recordedMs` set: the answer counts as replayed from a recording that took that long.
  */
 async function chat(recordedMs?: number): Promise<string> {
-  return tracer.startActiveSpan('chat gpt-4o-mini', { attributes: { 'gen_ai.operation.name': 'chat' } }, async (span) => {
-    span.addEvent('request sent')
-    const body = (await (await fetch(url, { method: 'POST', body: '{}' })).json()) as {
-      choices: Array<{ message: { content: string } }>
-      usage: { prompt_tokens: number; completion_tokens: number }
-    }
-    if (recordedMs !== undefined) noteReplayedCall({ url, recordedMs })
-    span.addEvent('response read')
-    span.setAttributes({
-      'gen_ai.usage.input_tokens': body.usage.prompt_tokens,
-      'gen_ai.usage.output_tokens': body.usage.completion_tokens,
-    })
-    span.end()
-    return body.choices[0].message.content
-  })
+  return tracer.startActiveSpan(
+    'chat gpt-4o-mini',
+    { attributes: { 'gen_ai.operation.name': 'chat' } },
+    async (span) => {
+      span.addEvent('request sent')
+      const body = (await (await fetch(url, { method: 'POST', body: '{}' })).json()) as {
+        choices: Array<{ message: { content: string } }>
+        usage: { prompt_tokens: number; completion_tokens: number }
+      }
+      if (recordedMs !== undefined) noteReplayedCall({ url, recordedMs })
+      span.addEvent('response read')
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': body.usage.prompt_tokens,
+        'gen_ai.usage.output_tokens': body.usage.completion_tokens,
+      })
+      span.end()
+      return body.choices[0].message.content
+    },
+  )
 }
 
 async function tool(): Promise<void> {
-  await tracer.startActiveSpan('execute_tool lookup_order', { attributes: { 'gen_ai.tool.name': 'lookup_order' } }, async (span) => {
-    await new Promise((resolve) => setTimeout(resolve, 2))
-    span.end()
-  })
+  await tracer.startActiveSpan(
+    'execute_tool lookup_order',
+    { attributes: { 'gen_ai.tool.name': 'lookup_order' } },
+    async (span) => {
+      await new Promise((resolve) => setTimeout(resolve, 2))
+      span.end()
+    },
+  )
 }
 
 /** invoke_agent › chat (replayed when `recordedMs` is given), execute_tool. */
@@ -76,8 +84,8 @@ const byName = (spans: readonly Span[], name: string) => spans.find((s) => s.nam
 describe('a replayed call inside captureTrace', () => {
   test('its span and the spans around it last the recorded time; later spans move after it; nesting holds', async () => {
     const run = await captureTrace(() => agent(1500))
-    const [root, llm, toolSpan] = ['invoke_agent support', 'chat gpt-4o-mini', 'execute_tool lookup_order'].map(
-      (n) => byName(run.trace.spans, n),
+    const [root, llm, toolSpan] = ['invoke_agent support', 'chat gpt-4o-mini', 'execute_tool lookup_order'].map((n) =>
+      byName(run.trace.spans, n),
     )
     expect(ms(llm)).toBeGreaterThanOrEqual(1500)
     expect(ms(root)).toBeGreaterThanOrEqual(1500)
