@@ -1,5 +1,7 @@
 import type { HrTimeLike, ReadableSpanLike } from '../trace/readers/readable-spans'
-import type { CapturableSpan } from './registry'
+
+/** A span as a span processor sees it: an SDK span (1.x or 2.x), readable once ended. */
+export type CapturableSpan = ReadableSpanLike
 
 /** One span of a capture: the live SDK span and when it started and ended among the capture's events. */
 interface Entry {

@@ -1,5 +1,4 @@
-import type { ReadableSpanLike } from '../trace/readers/readable-spans'
-import type { Capture } from './capture'
+import type { CapturableSpan, Capture } from './capture'
 
 /**
  * What every copy of agent-verdict in the process shares: the captures running now (by trace id) and whether a
@@ -24,9 +23,6 @@ export function captureRegistry(): CaptureRegistry {
   holder[KEY] ??= { captures: new Map(), processors: 0, installedProvider: false }
   return holder[KEY]
 }
-
-/** A span as a span processor sees it: an SDK span (1.x or 2.x), readable once ended. */
-export type CapturableSpan = ReadableSpanLike
 
 /**
  * The span processor `captureTrace` reads from, with the method shapes of the OpenTelemetry SDK's
