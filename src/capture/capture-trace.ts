@@ -98,6 +98,13 @@ async function settled<T>(fn: () => T | PromiseLike<T>, opts: CaptureTraceOption
   return { ...outcome, trace }
 }
 
+/**
+ * {@link captureTrace} that keeps a failed run's trace: resolves to `{ status, result | error, trace }`.
+ *
+ * @example
+ * const run = await captureTrace.settled(() => agent.run('Cancel order 7'))
+ * if (run.status === 'rejected') console.log(run.error, run.trace.spans.length)
+ */
 captureTrace.settled = settled
 
 function toTrace(snapshot: CaptureSnapshot, traceId: string, installedProvider: boolean): Trace {

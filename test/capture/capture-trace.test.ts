@@ -104,3 +104,14 @@ describe('captureTrace', () => {
     expect(run.result.trace.traceId).not.toBe(run.trace.traceId)
   })
 })
+
+describe('diagnose', () => {
+  test('takes the capture as the matchers do', async () => {
+    const { diagnose } = await import('../../src/diagnosis/diagnose')
+    const run = await captureTrace.settled(() => supportAgent(3, { failTool: true }))
+    const diagnosis = await diagnose(run) // no judge configured: the deterministic detectors
+    expect(diagnosis.failingLeaves.map((l) => l.spanId)).toEqual([
+      run.trace.spans.find((s) => s.name === 'execute_tool lookup_order')?.id,
+    ])
+  })
+})
