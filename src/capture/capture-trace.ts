@@ -69,6 +69,15 @@ export async function captureTrace<T>(
  * if (run.status === 'rejected') await expect(run.trace).toHaveNoFailingSpans({ judge: false })
  */
 async function settled<T>(fn: () => T | PromiseLike<T>, opts: CaptureTraceOptions = {}): Promise<SettledCapture<T>> {
+  // A run already started (a promise) is outside any capture: its spans cannot be told from other tests'.
+  if (typeof fn !== 'function')
+    throw new TypeError(
+      `captureTrace(fn): fn must be a function that starts the run, e.g. captureTrace(() => agent.run(question)) — got ${
+        fn !== null && typeof fn === 'object' && typeof (fn as { then?: unknown }).then === 'function'
+          ? 'a promise: the run had already started outside the capture'
+          : typeof fn
+      }`,
+    )
   const api = await readyOtel()
   const registry = captureRegistry()
   const traceId = randomBytes(16).toString('hex')
@@ -129,7 +138,7 @@ export function noSpanMessage(installedProvider: boolean): string {
     'captureTrace recorded no span: the function started none inside the capture.',
     installedProvider
       ? 'Does the agent record spans with @opentelemetry/api (trace.getTracer(…)), and start them inside fn rather than before it?'
-      : 'Does your tracer provider hold agentVerdictSpanProcessor()? Is the agent traced with @opentelemetry/api tracers, and started inside fn?',
+      : 'Does your tracer provider hold agentVerdictSpanProcessor(), with a parent-based sampler (the capture’s root is sampled)? Is the agent traced with @opentelemetry/api tracers, and started inside fn?',
     'Spans started with { root: true } or in context.with(ROOT_CONTEXT, …) leave the capture.',
   ].join(' ')
 }

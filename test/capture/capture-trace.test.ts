@@ -57,6 +57,14 @@ describe('captureTrace', () => {
     ])
   })
 
+  test('a promise instead of a function: a TypeError saying the run started outside the capture', async () => {
+    const started = Promise.resolve('answer')
+    await expect(captureTrace(started as unknown as () => string)).rejects.toThrow(
+      /^captureTrace\(fn\): fn must be a function that starts the run, e\.g\. captureTrace\(\(\) => agent\.run\(question\)\) — got a promise: the run had already started outside the capture$/,
+    )
+    await expect(captureTrace.settled('agent' as unknown as () => string)).rejects.toThrow(/— got string$/)
+  })
+
   test('no span started inside fn: an empty trace whose warning says why, and the matchers fail with it', async () => {
     const run = await captureTrace(() => 'no tracing here')
     expect(run.result).toBe('no tracing here')
