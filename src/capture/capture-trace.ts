@@ -62,7 +62,8 @@ export async function captureTrace<T>(
 /**
  * Like {@link captureTrace}, but never rejects for `fn`'s error: resolves to `{ status: 'rejected', error, trace }`,
  * so a failing run's spans can still be asserted on (which call failed, and why). Rejects only when the capture
- * itself cannot start (a `TraceCaptureError`: an OpenTelemetry package to install, a processor to add).
+ * itself cannot start (a `TraceCaptureError`: an OpenTelemetry package to install, a processor to add) or its
+ * spans cannot be read (a `TraceFormatError`, e.g. an attribute nested deeper than the reader's bound).
  *
  * @example
  * const run = await captureTrace.settled(() => agent.run('Cancel order 7'))
