@@ -35,6 +35,8 @@ const ALLOWED = {
   trials: ['stats', 'verdict'],
   // Runs the judge metrics on labelled cases and measures agreement: a consumer of metrics, like diagnosis.
   calibration: ['metrics', 'judges', 'media', 'verdict', 'stats', 'config'],
+  // captureTrace: the trace model, and the recording layer's replayed-call hook (decision 0035).
+  capture: ['trace', 'recording'],
 }
 const folders = Object.keys(ALLOWED)
 

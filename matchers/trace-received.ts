@@ -10,6 +10,7 @@ import { usageMessage } from './messages'
 /** What every trace matcher accepts as `expect(received)`, for error messages. */
 export const TRACE_RECEIVED_HELP = [
   '  - a Trace (from `await loadTrace(path)`),',
+  '  - what `await captureTrace(fn)` resolves to (`{ result, trace }`),',
   '  - a trace file path (OTLP JSON/JSONL, TRAIL/OpenInference JSON) as a string or file URL,',
   '  - an InMemorySpanExporter, or its `getFinishedSpans()`,',
   '  - an array of spans from a Trace (`trace.spans`),',
@@ -44,7 +45,9 @@ export function resolveTrace(received: unknown, hint: { name: string; args?: str
 }
 
 function toTrace(received: unknown): Trace | undefined {
-  if (received instanceof Trace) return received
+  if (received instanceof Trace) return nonEmpty(received)
+  const captured = capturedTrace(received)
+  if (captured) return nonEmpty(captured)
   if (typeof received === 'string') return parseTrace(readTraceFile(received), received)
   if (received instanceof URL)
     return received.protocol === 'file:'
@@ -57,6 +60,19 @@ function toTrace(received: unknown): Trace | undefined {
     if (keys.includes('resourceSpans') || keys.includes('spans')) return pickTrace(tracesFromValue(received))
   }
   return undefined
+}
+
+/** The trace of a `captureTrace` result (`{ result, trace }`). */
+function capturedTrace(received: unknown): Trace | undefined {
+  if (received === null || typeof received !== 'object' || !('trace' in received)) return undefined
+  const { trace } = received as { trace: unknown }
+  return trace instanceof Trace ? trace : undefined
+}
+
+/** A trace with no span (an empty capture) is no evidence: it fails, saying why it is empty. */
+function nonEmpty(trace: Trace): Trace {
+  if (trace.size > 0) return trace
+  throw new TraceFormatError(trace.warnings.map((w) => w.message).join('\n') || 'the trace holds no span')
 }
 
 function fromArray(items: readonly unknown[]): Trace | undefined {

@@ -22,6 +22,14 @@ export {
   type TraceWaitOptions,
   type TraceWhere,
 } from './trace/receiver/wait'
+export {
+  captureTrace,
+  type CapturedTrace,
+  type CaptureTraceOptions,
+  type SettledCapture,
+} from './capture/capture-trace'
+export { agentVerdictSpanProcessor, type AgentVerdictSpanProcessor } from './capture/registry'
+export { TraceCaptureError } from './capture/errors'
 
 // --- taxonomy and diagnosis ---
 export {

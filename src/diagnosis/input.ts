@@ -6,11 +6,12 @@ import { SpanSchema, type Span } from '../trace/span'
 import { Trace } from '../trace/trace'
 
 /**
- * A run to diagnose: a {@link Trace}, normalized spans (`fromReadableSpans(...)`, `trace.spans`), the
- * SDK's finished spans, or an `InMemorySpanExporter`.
+ * A run to diagnose: a {@link Trace}, what `captureTrace` resolves to (`{ result, trace }`), normalized spans
+ * (`fromReadableSpans(...)`, `trace.spans`), the SDK's finished spans, or an `InMemorySpanExporter`.
  */
 export type DiagnoseInput =
   | Trace
+  | { readonly trace: Trace }
   | readonly Span[]
   | readonly ReadableSpanLike[]
   | { getFinishedSpans(): readonly ReadableSpanLike[] }
@@ -27,6 +28,8 @@ const WHAT_TO_PASS =
  */
 export function traceToDiagnose(input: unknown): Trace {
   if (input instanceof Trace) return input
+  if (input !== null && typeof input === 'object' && (input as { trace?: unknown }).trace instanceof Trace)
+    return (input as { trace: Trace }).trace
   const items = hasFinishedSpans(input) ? input.getFinishedSpans() : input
   if (!Array.isArray(items)) throw new TypeError(`diagnose: cannot diagnose ${describe(input)} — ${WHAT_TO_PASS}`)
   if (items.length === 0)

@@ -1,27 +1,39 @@
-// How long each replayed agent call took when it was recorded, for whoever rebuilds a replayed run's timings (the
-// trace capture of issue 32 item 7). The recording layer reports; listeners subscribe. No import of either side.
+// The seam between the recording layer (which replays the agent's HTTP calls) and trace capture (which makes
+// a replayed call's span last as long as the recorded call did): decision 0035. The listeners live on
+// globalThis, so an ESM and a CJS copy of the package (or two bundles of it) in one process still meet.
 
-/** One replayed call: its URL (as recorded, scrubbed) and how long it took when recorded, to the end of its body. */
+/** One call answered from a recording: its URL and how long the live call took when it was recorded. */
 export interface ReplayedCall {
   url: string
   recordedMs: number
 }
-/** Told of every replayed call, synchronously, in the async context of the request. */
+
+/** Told of each replayed call, synchronously, in the async context of the request. */
 export type ReplayedCallListener = (call: ReplayedCall) => void
 
-const listeners = new Set<ReplayedCallListener>()
+const LISTENERS = Symbol.for('agent-verdict.replayed-call-listeners')
+
+function listeners(): Set<ReplayedCallListener> {
+  const holder = globalThis as { [LISTENERS]?: Set<ReplayedCallListener> }
+  holder[LISTENERS] ??= new Set()
+  return holder[LISTENERS]
+}
 
 /**
- * Subscribe to replayed calls; returns an unsubscribe function. Listeners run synchronously in the async context of the request.
+ * Subscribe to replayed calls; returns an unsubscribe function. Listeners run synchronously in the async
+ * context of the request.
  *
  * @example
- * const stop = onReplayedCall(({ url, recordedMs }) => console.log(url, recordedMs))
+ * const stop = onReplayedCall(({ url, recordedMs }) => console.log(`${url} took ${recordedMs} ms when recorded`))
  * stop()
  */
 export function onReplayedCall(listener: ReplayedCallListener): () => void {
-  listeners.add(listener)
+  const set = listeners()
+  // A wrapper per subscription, so each unsubscribe removes its own subscription only.
+  const entry: ReplayedCallListener = (call) => listener(call)
+  set.add(entry)
   return () => {
-    listeners.delete(listener)
+    set.delete(entry)
   }
 }
 
@@ -29,14 +41,14 @@ export function onReplayedCall(listener: ReplayedCallListener): () => void {
  * Called by the recording layer for every replayed call. A throwing listener never breaks the replay.
  *
  * @example
- * noteReplayedCall({ url: 'http://127.0.0.1:4010/v1/chat/completions', recordedMs: 812 })
+ * noteReplayedCall({ url: 'https://api.openai.com/v1/chat/completions', recordedMs: 1480 })
  */
 export function noteReplayedCall(call: ReplayedCall): void {
-  for (const listener of listeners) {
+  for (const listener of [...listeners()]) {
     try {
       listener(call)
     } catch {
-      // A consumer's bug must not turn a replayed answer into a failed request.
+      // Timing is a nicety of the trace: the agent's replayed answer must reach it whatever a listener does.
     }
   }
 }

@@ -206,13 +206,30 @@ export const CONTEXT_PROPAGATION_HINT = [
   "Start child spans inside their parent's context — tracer.startActiveSpan(name, fn), or context.with(trace.setSpan(context.active(), parent), fn) —",
   'and register an async-hooks context manager so the context survives `await`: NodeTracerProvider.register() does; with BasicTracerProvider call',
   'context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()) (@opentelemetry/context-async-hooks).',
-  'If they are several runs, call exporter.reset() between runs, or pick one with { traceId }.',
+  "If they are several runs (tests running at the same time share the exporter), capture each test's run with captureTrace(fn) from agent-verdict, or pick one with { traceId }.",
 ].join('\n')
 
 /**
+ * Why spans captured in one process hold several traces when each trace is a whole run (one root, children
+ * under it): an exporter shared by tests that ran at the same time, not a context that was lost.
+ */
+export const CONCURRENT_RUNS_HINT = [
+  'Each of these traces is a whole run (one root with its spans under it): one exporter shared by tests that run at the same time (test.concurrent, describe.concurrent) collects every run.',
+  "Capture each test's own run instead: const run = await captureTrace(() => agent(…)); await expect(run).toHaveNoFailingSpans() (import { captureTrace } from 'agent-verdict').",
+  'Or pick one with { traceId }, or call exporter.reset() between runs that do not overlap.',
+].join('\n')
+
+/** Most traces are whole runs (several spans under one root): several runs, not one run split by a lost context. */
+function looksLikeSeveralRuns(traces: Trace[]): boolean {
+  let whole = 0
+  for (const t of traces) if (t.size > 1 && t.roots.length === 1) whole++
+  return whole >= 2 && whole * 2 >= traces.length
+}
+
+/**
  * The one trace of an input: the one named by `opts.traceId`, or the only one; otherwise a
- * TraceFormatError listing the trace ids found (with {@link CONTEXT_PROPAGATION_HINT} when `captured`:
- * the traces come from SDK spans captured in-process).
+ * TraceFormatError listing the trace ids found (with {@link CONCURRENT_RUNS_HINT} or
+ * {@link CONTEXT_PROPAGATION_HINT} when `captured`: the traces come from SDK spans captured in-process).
  *
  * @example
  * const trace = pickTrace(parseTraces(text, 'export.jsonl'), { traceId: '5b8efff7…' }, 'export.jsonl')
@@ -242,7 +259,7 @@ export function pickTrace(traces: Trace[], opts: TraceOptions = {}, source?: str
     return found
   }
   if (traces.length > 1) {
-    const hint = captured ? `\n${CONTEXT_PROPAGATION_HINT}` : ''
+    const hint = captured ? `\n${looksLikeSeveralRuns(traces) ? CONCURRENT_RUNS_HINT : CONTEXT_PROPAGATION_HINT}` : ''
     throw new TraceFormatError(
       `holds ${traces.length} traces (${list}); pass { traceId } to pick one, or use loadTraceFile() / parseTraces() to get them all${hint}`,
       { file: source },

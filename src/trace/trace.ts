@@ -12,6 +12,7 @@ export interface TraceWarning {
     | 'multiple-traces'
     | 'token-counts'
     | 'implausible-time'
+    | 'unfinished-span'
     | 'other'
   message: string
   spanId?: string

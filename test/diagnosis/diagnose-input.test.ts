@@ -92,7 +92,7 @@ describe('diagnose() input', () => {
 
 describe('one run split over several traces (context not propagated)', () => {
   const HINT =
-    /holds 3 traces \([0-9a-f]{32}, [0-9a-f]{32}, [0-9a-f]{32}\); pass \{ traceId \} to pick one.*\nIf these spans are one agent run, its spans landed in different traces: the agent did not propagate the OTel context\.\nStart child spans inside their parent's context — tracer\.startActiveSpan\(name, fn\), or context\.with\(trace\.setSpan\(context\.active\(\), parent\), fn\) —\nand register an async-hooks context manager .*AsyncLocalStorageContextManager.*\nIf they are several runs, call exporter\.reset\(\) between runs, or pick one with \{ traceId \}\./s
+    /holds 3 traces \([0-9a-f]{32}, [0-9a-f]{32}, [0-9a-f]{32}\); pass \{ traceId \} to pick one.*\nIf these spans are one agent run, its spans landed in different traces: the agent did not propagate the OTel context\.\nStart child spans inside their parent's context — tracer\.startActiveSpan\(name, fn\), or context\.with\(trace\.setSpan\(context\.active\(\), parent\), fn\) —\nand register an async-hooks context manager .*AsyncLocalStorageContextManager.*\nIf they are several runs \(tests running at the same time share the exporter\), capture each test's run with captureTrace\(fn\) from agent-verdict, or pick one with \{ traceId \}\./s
 
   test('the real SDK puts each unparented span in its own trace; propagating the context gives one', () => {
     expect(

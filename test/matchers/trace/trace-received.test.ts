@@ -41,6 +41,7 @@ describe('resolveTrace', () => {
 
       received must be one of:
         - a Trace (from \`await loadTrace(path)\`),
+        - what \`await captureTrace(fn)\` resolves to (\`{ result, trace }\`),
         - a trace file path (OTLP JSON/JSONL, TRAIL/OpenInference JSON) as a string or file URL,
         - an InMemorySpanExporter, or its \`getFinishedSpans()\`,
         - an array of spans from a Trace (\`trace.spans\`),
