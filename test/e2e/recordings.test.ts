@@ -148,5 +148,5 @@ describe('agent recordings when the worker is killed mid-run', () => {
     } finally {
       await servers.close()
     }
-  }, 120_000)
+  }, 240_000)
 })
