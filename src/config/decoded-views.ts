@@ -83,8 +83,10 @@ const MAX_VIEWS = 96
 
 // `strict`: every family, but an entity only with its `;` — an outer layer may leave `&#5` literal and encode
 // the `3;` after it (`&#5\x33;` is `&#53;`), which the lenient reading would take for `&#5` then `3;`.
-export type Family = 'all' | 'strict' | 'json' | 'pct' | 'html'
-const FAMILY_CHAR: Record<Exclude<Family, 'all' | 'strict'>, string> = { json: '\\', pct: '%', html: '&' }
+// `ascii`: every family, a numeric entity without `;` read to the longest prefix of its digits that is a
+// printable ASCII character (`&#x2Dfresh` is `-fresh` to a key's writer, U+02DF then `resh` to a browser).
+export type Family = 'all' | 'strict' | 'ascii' | 'json' | 'pct' | 'html'
+const FAMILY_CHAR: Record<Exclude<Family, 'all' | 'strict' | 'ascii'>, string> = { json: '\\', pct: '%', html: '&' }
 
 /**
  * The forms `text` decodes to, each layer decoded every way a reader could: every JSON escape, percent-encoded
@@ -105,8 +107,8 @@ export function decodedViews(text: string): LazyView[] {
       )
       // With one family present, decoding it alone is the same as decoding all.
       for (const family of present.length > 1
-        ? (['all', 'strict', ...present] as Family[])
-        : [...present, 'strict' as const]) {
+        ? (['all', 'strict', ...asciiReading(view.text), ...present] as Family[])
+        : [...present, 'strict' as const, ...asciiReading(view.text)]) {
         const decoded = decodeText(view.text, family)
         if (decoded === undefined || seen.has(decoded)) continue
         seen.add(decoded)
@@ -147,8 +149,7 @@ function decodeText(src: string, family: Family): string | undefined {
   for (let m = next.exec(src); m !== null; m = next.exec(src)) {
     const i = m.index
     const c = src[i]
-    const unit =
-      c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family === 'strict')
+    const unit = c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family)
     if (!unit) continue
     if (i > copied) parts.push(src.slice(copied, i))
     for (const ch of unit.chars) parts.push(ch)
@@ -158,6 +159,11 @@ function decodeText(src: string, family: Family): string | undefined {
   if (parts.length === 0) return undefined
   if (copied < src.length) parts.push(src.slice(copied))
   return parts.join('')
+}
+
+/** The `ascii` reading, when `text` has a numeric entity without `;` followed by more digits (else it reads as `all`). */
+function asciiReading(text: string): Family[] {
+  return /&#(?:[xX][0-9a-fA-F]{2,}|[0-9]{3,})(?![0-9a-fA-F;])/.test(text) ? ['ascii'] : []
 }
 
 /** `text` as its own view (every character maps to itself). */
@@ -174,6 +180,7 @@ export function identityView(text: string): DecodedView {
 const NEXT_ESCAPE: Record<Family, RegExp> = {
   all: /[\\%&]/g,
   strict: /[\\%&]/g,
+  ascii: /[\\%&]/g,
   json: /\\/g,
   pct: /%/g,
   html: /&/g,
@@ -200,8 +207,7 @@ function decodeLayer(view: DecodedView, family: Family): DecodedView | undefined
   for (let m = next.exec(src); m !== null; m = next.exec(src)) {
     const i = m.index
     const c = src[i]
-    const unit =
-      c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family === 'strict')
+    const unit = c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family)
     if (!unit) continue
     copyTo(i)
     // Every character the escape yields maps to the whole escape in the original.
@@ -269,13 +275,20 @@ function byteAt(s: string, i: number): number | undefined {
   return hex.length === 2 && HEX.test(hex) ? Number.parseInt(hex, 16) : undefined
 }
 
-function entity(s: string, i: number, strict: boolean): Unit | undefined {
+function entity(s: string, i: number, family: Family): Unit | undefined {
+  const strict = family === 'strict'
   const head = s.slice(i, i + 12)
   const numeric = NUMERIC_ENTITY.exec(head)
   if (numeric) {
-    if (strict && !numeric[0].endsWith(';')) return undefined
-    const value = numeric[1] !== undefined ? Number.parseInt(numeric[1], 16) : Number.parseInt(numeric[2], 10)
-    return codePoint(value, numeric[0].length)
+    const semi = numeric[0].endsWith(';')
+    if (strict && !semi) return undefined
+    const hex = numeric[1] !== undefined
+    let digits = hex ? numeric[1] : numeric[2]
+    if (family === 'ascii' && !semi)
+      while (digits.length > 1 && Number.parseInt(digits, hex ? 16 : 10) > 0x7e) digits = digits.slice(0, -1)
+    const value = Number.parseInt(digits, hex ? 16 : 10)
+    const length = semi ? numeric[0].length : numeric[0].length - (hex ? numeric[1] : numeric[2]).length + digits.length
+    return codePoint(value, length)
   }
   const named = NAMED_ENTITY.exec(head)
   if (!named) return undefined
