@@ -347,7 +347,8 @@ describe('no planted secret reaches any output', () => {
       REPO,
       plantedEnv(),
     )
-    expect([0, 1]).toContain(code) // diagnosed (with or without findings), not a crash
+    // Diagnosed (with or without findings, or with spans the judge left unjudgeable: exit 3), not a crash.
+    expect([0, 1, 3]).toContain(code)
     expect(stdout).toContain('Authentication Errors') // the planted trace's 401 was diagnosed and shown
     const json = readFileSync(out, 'utf8')
     expect(json).toContain('request headers') // the judge's echoed reasons are in it, scrubbed
