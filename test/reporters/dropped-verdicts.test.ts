@@ -2,10 +2,10 @@
 // dropped with "ignored invalid task.meta", so gates read it as absent and passed (maxCostUsd read 0). Each
 // row goes through the Vitest reporter's conversion, the Jest reporter, and `agent-verdict report gate` on
 // the artifact the Jest reporter wrote; an invalid verdict must count as unjudgeable there, never as absent.
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import AgentVerdictJestReporter from '../../reporters/jest-reporter'
 import { convertTest } from '../../reporters/vitest-reporter-run'
 import { reportCommand } from '../../src/cli/report'
@@ -69,8 +69,14 @@ function vitestCase(meta: unknown) {
   } as never
 }
 
+const roots: string[] = []
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true })
+})
+
 async function jestRun(line: unknown) {
   const root = mkdtempSync(join(tmpdir(), 'av-dropped-'))
+  roots.push(root)
   const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
   const reporter = new AgentVerdictJestReporter({ rootDir: root }, { outputFile: 'r.json', silent: true, gates: GATES })
   reporter.onRunStart()
