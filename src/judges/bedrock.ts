@@ -13,7 +13,8 @@ import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge }
 import { redactUrl, registerSecret } from '../config/secrets'
 import { loadBedrock } from './sdk'
 import { guardBedrockReplies } from './bedrock-reply'
-import { checkReplyValue, replyLimits, replyProgressOf, watchSignal } from './reply-body'
+import { checkReplyValue } from './reply-body'
+import { replyLimits, replyProgressOf, watchSignal } from './reply-watch'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
 

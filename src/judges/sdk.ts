@@ -2,7 +2,7 @@
 // Nothing else here, so the warm-up can import it without the judges' code.
 import type { ClientOptions, OpenAI } from 'openai'
 import { ownTransportUsable } from './fetch-choice'
-import { cappedFetch } from './reply-body'
+import { cappedFetch } from './capped-fetch'
 
 let openaiModule: Promise<typeof import('openai')> | undefined
 let bedrockModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined
