@@ -4,14 +4,8 @@
 // Duck-typed on smithy's `HttpHandler`: no SDK import here.
 import type { Readable } from 'node:stream'
 import { headerValue } from './retry-after'
-import {
-  lenientReplyText,
-  parseReplyObject,
-  readReplyBody,
-  replyLimits,
-  watchOfSignal,
-  type ReplyWatch,
-} from './reply-body'
+import { lenientReplyText, parseReplyObject, readReplyBody } from './reply-body'
+import { replyLimits, watchOfSignal, type ReplyWatch } from './reply-watch'
 
 interface SmithyResponse {
   statusCode?: number

@@ -1,7 +1,7 @@
 // A matcher must fail before its test's timeout, with a message saying why the judge gave no verdict,
 // rather than let the runner print a bare "Test timed out in 5000ms" (decision 0017).
 import { JudgeAbortError, JudgeDeadlineError, JudgeError, JudgeRateLimitError, JudgeTimeoutError } from './errors'
-import { describeReplyProgress } from './reply-body'
+import { describeReplyProgress } from './reply-watch'
 import type { Judge, JudgeRequest, JudgeResponse } from './types'
 
 /** The running test's time limit, as the runner entry reads it. */

@@ -1,4 +1,4 @@
-import type { ReplyProgress } from './reply-body'
+import type { ReplyProgress } from './reply-watch'
 import type { JudgeUsage } from './types'
 import { scrubSecrets } from '../config/secrets'
 

@@ -10,14 +10,8 @@ import http from 'node:http'
 import https from 'node:https'
 import net from 'node:net'
 import tls from 'node:tls'
-import {
-  lenientReplyText,
-  parseReplyObject,
-  REPLY_WATCH,
-  readReplyBody,
-  type ReplyWatch,
-  replyLimits,
-} from './reply-body'
+import { lenientReplyText, parseReplyObject, readReplyBody } from './reply-body'
+import { REPLY_WATCH, type ReplyWatch, replyLimits } from './reply-watch'
 
 /**
  * A Fetch-API `Headers` without Node's fetch implementation: case-insensitive names, values of one name joined

@@ -5,7 +5,7 @@ import type OpenAI from 'openai'
 import { registerHeaderSecrets, registerSecret } from '../config/secrets'
 import { classifyJudgeError } from './classify-error'
 import { judgeErrorToWire, type RemoteCall, type RemoteClientOptions, type RemoteResult } from './remote-call'
-import { REPLY_WATCH, type ReplyProgress, replyLimits } from './reply-body'
+import { REPLY_WATCH, type ReplyProgress, replyLimits } from './reply-watch'
 import { loadOpenAI, newOpenAIClient } from './sdk'
 
 const clients = new Map<string, Promise<OpenAI>>()

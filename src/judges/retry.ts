@@ -7,7 +7,7 @@ import {
   JudgeTimeoutError,
 } from './errors'
 import { classifyJudgeError } from './classify-error'
-import { describeReplyProgress, type ReplyProgress, watchReplyProgress } from './reply-body'
+import { describeReplyProgress, type ReplyProgress, watchReplyProgress } from './reply-watch'
 import type { PermitSource } from './run-limit'
 
 export interface RetryOptions {

@@ -21,7 +21,7 @@ import {
   type RemoteResult,
   type WireJudgeError,
 } from './remote-call'
-import { type ReplyProgress, replyProgressOf } from './reply-body'
+import { type ReplyProgress, replyProgressOf } from './reply-watch'
 
 /** Anything that hands out limiter slots: the local `AdaptiveLimiter` or the run-wide coordinator. */
 export interface PermitSource {

@@ -3,7 +3,7 @@
 import type { ClientOptions, OpenAI } from 'openai'
 import { withBaseQuery } from './base-url'
 import { ownTransportUsable } from './fetch-choice'
-import { cappedFetch } from './reply-body'
+import { cappedFetch } from './capped-fetch'
 
 let openaiModule: Promise<typeof import('openai')> | undefined
 let bedrockModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined

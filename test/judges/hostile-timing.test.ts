@@ -49,7 +49,7 @@ afterAll(async () => {
 })
 
 const once = { maxAttempts: 1 }
-const bedrock = (extra: Record<string, unknown> = {}) =>
+const bedrock = (extra: Record<string, unknown> = {}, timeoutMs = 800) =>
   bedrockJudge({
     model: 'judge',
     ...once,
@@ -59,7 +59,7 @@ const bedrock = (extra: Record<string, unknown> = {}) =>
       requestHandler: new NodeHttpHandler(),
       ...extra,
     },
-    timeoutMs: 800,
+    timeoutMs,
   })
 
 describe('a judge that drips its reply', () => {
@@ -79,7 +79,8 @@ describe('a judge that drips its reply', () => {
   })
 
   it('bedrock: the same, through the Bedrock client', async () => {
-    const result = await callJudge(bedrock({ endpoint: base }), likertRequest())
+    // Time for the SDK's first load and the headers, on a busy machine.
+    const result = await callJudge(bedrock({ endpoint: base }, 2_500), likertRequest())
     expect(result.status).toBe('unjudgeable')
     if (result.status !== 'unjudgeable') return
     expect(result.cause).toMatch(/it answered 200 and was still sending its reply: \d+ bytes/)
