@@ -39,14 +39,21 @@ export interface ScriptedReply {
   bedrock?: { stopReason?: string; headers?: Record<string, string>; usage?: Record<string, unknown> }
 }
 
-let reply: ScriptedReply = { choices: [''], blocks: [] }
+let replies: ScriptedReply[] = [{ choices: [''], blocks: [] }]
+let served = 0
 /** Requests the services received (the re-ask included). */
 export const received = { openai: 0, bedrock: 0 }
 
-/** Sets the reply every following request gets (a re-ask gets the same one). */
-export function script(next: ScriptedReply): void {
-  reply = next
+/**
+ * Sets the reply every following request gets (a re-ask gets the same one); with a list, the n-th request
+ * from now gets the n-th reply and every later one the last (self-consistency samples that disagree).
+ */
+export function script(next: ScriptedReply | ScriptedReply[]): void {
+  replies = Array.isArray(next) ? next : [next]
+  served = 0
 }
+
+const nextReply = (): ScriptedReply => replies[Math.min(served++, replies.length - 1)]
 
 const completion = (choices: string[], extra: ScriptedReply['openai'] = {}) => ({
   id: 'chatcmpl-contract',
@@ -99,10 +106,12 @@ export const server = setupServer(
         { status: 400 },
       )
     }
+    const reply = nextReply()
     return HttpResponse.json(completion(reply.choices, reply.openai))
   }),
   http.post('https://bedrock-runtime.:region.amazonaws.com/model/:modelId/converse', async ({ request }) => {
     received.bedrock++
+    const reply = nextReply()
     const asked = (await request.json()) as { toolConfig?: { toolChoice?: { tool?: { name?: string } } } }
     const forced = asked.toolConfig?.toolChoice?.tool?.name ?? 'verdict'
     const content = reply.blocks.map((b) =>
