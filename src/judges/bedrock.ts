@@ -15,7 +15,7 @@ import { registerSecret } from '../config/secrets'
 import { loadBedrock } from './sdk'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
-import { readUsage } from './usage'
+import { readUsage } from './read-usage'
 
 // The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
 

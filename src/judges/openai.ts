@@ -13,7 +13,7 @@ import { judgeErrorFromWire, type RemoteClientOptions } from './remote-call'
 import { attemptPermit, remoteJudgeCaller } from './run-limit'
 import { presentKey, redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest, JudgeUsage } from './types'
-import { readUsage } from './usage'
+import { readUsage } from './read-usage'
 
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   model: string
