@@ -133,11 +133,18 @@ describe('class 2: candidates that disagree', () => {
   })
 
   test('Bedrock: two tool calls, or a tool call beside a JSON text block, that disagree are never a verdict', async () => {
+    // A JSON text block beside the tool is a candidate whatever it holds: another verdict, the passing score as a
+    // string, or any JSON value.
+    const textual = fc.oneof(
+      fc.constant(undefined),
+      fc.record({ reasoning: fc.string({ maxLength: 20 }), score: fc.constantFrom('1', '0', 'pass') }),
+      fc.jsonValue(),
+    )
     await fc.assert(
-      fc.asyncProperty(disagreeing, fc.boolean(), fc.boolean(), async ([a, b], asText, textFirst) => {
+      fc.asyncProperty(disagreeing, fc.boolean(), fc.boolean(), textual, async ([a, b], asText, textFirst, odd) => {
         const first = { toolUse: { toolUseId: 't1', name: 'verdict', input: a } }
         const second = asText
-          ? { text: JSON.stringify(b) }
+          ? { text: JSON.stringify(odd ?? b) }
           : { toolUse: { toolUseId: 't2', name: 'verdict', input: b } }
         script(tool.toReply({ texts: [], blocks: textFirst ? [second, first] : [first, second] }))
         expect(await output.run(tool.judge())).toBe('unjudgeable')
