@@ -6,7 +6,7 @@ import { VERDICT_META_KEY } from '../src/verdict/meta-key'
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
 import { annotateVerdicts, type AnnotatableTask } from './annotations'
-import { labelRecordedEntries } from './cassette-labels'
+import { checkReplayedEntries, labelRecordedEntries } from './cassette-labels'
 import type { MatcherContext } from './context'
 import { runnerHooks, testBufferKey, testNameOf, type TaskLike } from './runtime'
 
@@ -80,6 +80,8 @@ function attachGroups(
   groups: TrialEvidence,
   assertion: { matcher: string; passed: boolean } | undefined,
 ): void {
+  // Before anything is attached: a replayed entry whose verdict line disagrees with its output fails the test.
+  checkReplayedEntries(groups[0]?.verdicts ?? [])
   const hooks = runnerHooks()
   const task = hooks?.runningTask?.() ?? ctx.task ?? hooks?.currentTask?.()
   const target = task ? metaOf(task) : bufferFor(ctx)

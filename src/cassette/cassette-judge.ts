@@ -1,5 +1,5 @@
 import type { Judge, JudgeRequest, JudgeResponse } from '../judges/types'
-import { CassetteMissError } from './errors'
+import { CassetteError, CassetteMissError, displayPath } from './errors'
 import type { FileLockOptions } from './lock'
 import { parseCassetteMode, replayCauseFromEnv, resolveCassetteSettings, type CassetteMode } from './modes'
 import { canonicalJson, cassetteKey } from './key'
@@ -199,7 +199,22 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       const entry = (await entries())[key]
       if (entry && (mode !== 'record' || recordedNow.has(key))) {
         const parsed = request.schema.safeParse(entry.output)
+        // An entry's provider and model are what a reviewer reads; the key was made from the judge's. Edited,
+        // they must not replay as if that judge had said it (entries recorded in this run came from the judge).
+        if (!recordedNow.has(key) && (entry.provider !== judge.provider || entry.model !== judge.model))
+          throw new CassetteError(
+            `cassette ${displayPath(file)}: the entry ${describeEntry(entry, key)} says it was judged by ${entry.provider}:${entry.model}, but this test's judge is ${judge.provider}:${judge.model} (whose key it has) — the entry was edited, so it is not replayed. Re-record it: run the tests locally with \`vitest -u\` (or AGENT_VERDICT_MODE=record) and review the diff`,
+            { file },
+          )
         if (parsed.success) {
+          if (!recordedNow.has(key) && entry.verdicts !== undefined)
+            scope?.replayed.push({
+              key,
+              file,
+              ...(request.about?.spanId !== undefined ? { spanId: request.about.spanId } : {}),
+              where: describeEntry(entry, key),
+              verdicts: entry.verdicts,
+            })
           stats.replayed++
           return {
             output: parsed.data,
@@ -279,4 +294,12 @@ function olderPromptVersions(
     if (e.metric === request.metric && e.promptVersion !== request.promptVersion) versions.add(e.promptVersion)
   if (versions.size === 0) return undefined
   return `its ${request.metric} verdicts were recorded with prompt ${[...versions].sort().join(', ')}, not ${request.promptVersion}: the prompt or its reply changed since, so they are not reused`
+}
+
+/** An entry as a message names it: its test, matcher, span and metric, and the start of its key. */
+function describeEntry(entry: CassetteEntry, key: string): string {
+  const name = [entry.test && `test "${entry.test}"`, entry.matcher, entry.span && `span ${entry.span}`, entry.metric]
+    .filter(Boolean)
+    .join(' › ')
+  return `${name} (key ${key.slice(0, 12)}…)`
 }

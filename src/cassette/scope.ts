@@ -12,6 +12,18 @@ export interface RecordedCall {
   annotate(labels: { verdicts: CassetteVerdict[]; judged?: string }): Promise<void>
 }
 
+/** One entry replayed inside a scope, with the verdicts its file says the matcher made of it. */
+export interface ReplayedCall {
+  key: string
+  file: string
+  /** The span the call judged (its real id), to pick that span's verdicts. */
+  spanId?: string
+  /** The entry's name line, for messages: test, matcher, span, metric. */
+  where: string
+  /** The entry's readable verdict lines (absent in entries recorded outside a matcher, or by format 1). */
+  verdicts: CassetteVerdict[]
+}
+
 /** A matcher call in progress. */
 export interface CassetteScope {
   /** Full test name (`describe › test`). */
@@ -21,6 +33,8 @@ export interface CassetteScope {
   matcher?: string
   /** Entries recorded by this matcher call so far. */
   readonly recorded: RecordedCall[]
+  /** Entries replayed by this matcher call so far, to check against the verdicts the matcher makes again. */
+  readonly replayed: ReplayedCall[]
 }
 
 const storage = new AsyncLocalStorage<CassetteScope>()
@@ -33,7 +47,7 @@ const storage = new AsyncLocalStorage<CassetteScope>()
  * return runInCassetteScope({ test: 'refund › is correct', matcher: 'toBeCorrect' }, () => evaluate())
  */
 export function runInCassetteScope<T>(labels: { test?: string; attempt?: string; matcher?: string }, fn: () => T): T {
-  return storage.run({ ...labels, recorded: [] }, fn)
+  return storage.run({ ...labels, recorded: [], replayed: [] }, fn)
 }
 
 /**

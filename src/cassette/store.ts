@@ -3,6 +3,7 @@ import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import * as z from 'zod'
+import { inexactNumber } from '../judges/exact-numbers'
 import { JudgeUsageSchema } from '../judges/usage'
 import { CassetteError, CassetteFormatError, displayPath } from './errors'
 import { pidAlive, withFileLock, type FileLockOptions } from './lock'
@@ -255,6 +256,16 @@ export function parseCassette(text: string, file: string): CassetteFile {
     throw new CassetteFormatError(
       `cassette ${displayPath(file)} is not valid JSON (${(err as Error).message}) — ${fix}`,
       { file, cause: err },
+    )
+  }
+  // A number JSON.parse would round (`0.99999999999999999` is 1) would replay a score the file does not say.
+  const rounded = inexactNumber(text)
+  if (rounded !== undefined) {
+    const line = text.slice(0, rounded.at).split('\n').length
+    const key = /"key":\s*"([0-9a-f]{12})/.exec(text.slice(rounded.at))?.[1]
+    throw new CassetteFormatError(
+      `cassette ${displayPath(file)} line ${line}${key ? ` (entry ${key}…)` : ''} writes the number ${rounded.written.slice(0, 40)}, which JSON reads as ${rounded.reads}: a recorded verdict is read as written, so the file is not replayed — restore the number the judge gave, or re-record: run the tests locally with \`vitest -u\` (or AGENT_VERDICT_MODE=record)`,
+      { file },
     )
   }
   const version = (json as { version?: unknown } | null)?.version

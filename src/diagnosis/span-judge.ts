@@ -183,12 +183,8 @@ export function judgementVerdicts(span: Span, reply: SpanJudgement, threshold: n
     ...(evidence ? { evidence } : {}),
     ...(judge ? { judge } : {}),
   })
-  if (none) {
-    if (reply.additional_errors.length > 0)
-      verdicts[verdicts.length - 1].reason +=
-        ` (${reply.additional_errors.length} additional error(s) ignored: the category is "none")`
-    return verdicts
-  }
+  // "none" beside further errors is refused by the reply schema (a contradiction), never read as a pass.
+  if (none) return verdicts
   // Further errors carry no judge info: the call is counted once, on the first category verdict.
   additionalErrors(reply).forEach((extra, i) => {
     const quote = extra.evidence.trim()

@@ -4,11 +4,12 @@ import type {
   ContentBlock,
   ConverseCommandInput,
 } from '@aws-sdk/client-bedrock-runtime'
-import type { z } from 'zod'
 import { DEFAULT_BEDROCK_MODEL } from '../config/judge-spec'
 import { JudgeOutputError } from './errors'
 import { replyJsonSchema } from './json-schema'
-import { agreedVerdict, parseJudgeText, parseReplyDocument, wholeDocument } from './parse-output'
+import { captureRawReply } from './bedrock-raw'
+import { inexactNumber } from './exact-numbers'
+import { agreedVerdict, parseJudgeText, parseReplyDocument, roundedNumberError, wholeDocument } from './parse-output'
 import { createReliableJudge, type JudgeReliabilityOptions, type ReliableJudge } from './reliable-judge'
 import { redactUrl, registerSecret } from '../config/secrets'
 import { loadBedrock } from './sdk'
@@ -17,7 +18,7 @@ import { checkReplyValue } from './reply-body'
 import { replyLimits, replyProgressOf, watchSignal } from './reply-watch'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
-import { usageFromCounts } from './usage'
+import { readUsage } from './read-usage'
 
 // The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
 
@@ -124,40 +125,53 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
         },
       }
       const [sdk, bedrock] = await Promise.all([loadBedrock(), getClient()])
+      const command = new sdk.ConverseCommand(input)
+      const sent = captureRawReply(command)
       watchSignal(signal, { limits, progress: replyProgressOf(signal) })
-      const response = await bedrock.send(new sdk.ConverseCommand(input), { abortSignal: signal })
+      const response = await bedrock.send(command, { abortSignal: signal })
       // The request handler checked the bytes; a handler that is not a stream (a mock) is checked here.
       checkReplyValue(response.output)
-      const usage = usageFromCounts(response.usage, ['inputTokens', 'outputTokens'])
+      const usage = readUsage(
+        {
+          inputTokens: ['usage.inputTokens', response.usage?.inputTokens],
+          outputTokens: ['usage.outputTokens', response.usage?.outputTokens],
+        },
+        { ...ctx, metric: request.metric, raw: sent.body ?? '' },
+      )
       const blocks = response.output?.message?.content ?? []
       const tools = blocks.flatMap((b) => (b.toolUse ? [b.toolUse] : []))
-      const text = blocks.map((b) => b.text ?? '').join('\n')
-      const raw =
-        tools.length > 0 ? JSON.stringify(tools.length === 1 ? tools[0].input : tools.map((t) => t.input)) : text
+      const texts = blocks.flatMap((b) => (typeof b.text === 'string' && b.text.trim() !== '' ? [b.text] : []))
+      const raw = sent.body ?? JSON.stringify(blocks)
       const who = `bedrock:${model}`
       const parse = { ...ctx, metric: request.metric, raw, usage }
-      if (response.stopReason === 'max_tokens') {
-        throw new JudgeOutputError(
-          `${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`,
-          { ...ctx, raw, usage, retryable: false },
-        )
-      }
+      const refuse = (why: string, retryable = true) =>
+        new JudgeOutputError(`${who} ${why} for ${request.metric}`, { ...parse, retryable })
+      // A 200 that also says it is an error is no verdict, whatever its body holds.
+      const marker = sent.headers['x-amzn-errortype']
+      if (marker) throw refuse(`answered 200 with the error header x-amzn-errortype: ${marker}`)
+      const stop = response.stopReason
+      if (stop === 'max_tokens') throw refuse('reply was cut off at the token limit; raise maxOutputTokens', false)
+      // Only the normal end and the forced tool end a verdict; a filter, a guardrail, a full context window or a
+      // stop this code does not know cut or replace it.
+      if (stop !== 'end_turn' && stop !== 'tool_use')
+        throw refuse(`stopped with stopReason ${JSON.stringify(stop ?? null)} (not end_turn or tool_use)`, false)
+      // The tool input is read from the body as sent: the SDK's JSON.parse has rounded its numbers.
+      const rounded = sent.body === undefined ? undefined : inexactNumber(sent.body)
+      if (rounded !== undefined) throw roundedNumberError(rounded, sent.body ?? '', parse)
+      const wrongTool = tools.find((t) => t.name !== toolName)
+      if (wrongTool) throw refuse(`called the tool ${JSON.stringify(wrongTool.name ?? null)}, not ${toolName}`)
       if (tools.length === 0) {
-        // Converse text (a model that ignored the forced tool): held to the same whole-reply rule.
-        if (text.trim() === '')
-          throw new JudgeOutputError(
-            `${who} did not call the ${toolName} tool for ${request.metric} (stopReason ${response.stopReason})`,
-            parse,
-          )
-        return { output: parseJudgeText(text, request.schema, parse), usage }
+        // Converse text (a model that ignored the forced tool): held to the same whole-reply rule, in one block.
+        if (texts.length === 0) throw refuse(`did not call the ${toolName} tool (stopReason ${stop})`)
+        if (texts.length > 1)
+          throw refuse(`split its text reply across ${texts.length} blocks (a verdict is one whole document)`)
+        return { output: parseJudgeText(texts[0], request.schema, parse), usage }
       }
-      // Every tool call is a candidate verdict, and so is a text block that is itself a whole verdict:
-      // they must agree, or there is no verdict.
+      // Every tool call is a candidate verdict, and so is every text block that is JSON as a whole (a verdict,
+      // or something trying to be one): they must all be valid and agree, or there is no verdict. Prose is not.
       const candidates: unknown[] = tools.map((t) => t.input)
-      // A text verdict giving a key twice is no verdict: parseReplyDocument refuses it.
-      for (const b of blocks)
-        if (b.text !== undefined && isVerdictText(b.text, request.schema))
-          candidates.push(parseReplyDocument(b.text, parse))
+      // A text verdict giving a key twice, or a rounded number, is no verdict: parseReplyDocument refuses it.
+      for (const text of texts) if (isJsonText(text)) candidates.push(parseReplyDocument(text, parse))
       return { output: agreedVerdict(candidates, request.schema, parse), usage }
     },
     { ...options, endpoint: bedrockEndpoint(options, region) },
@@ -251,10 +265,11 @@ function toBedrockBlock(part: ContentPart): ContentBlock {
   return { image: { format: part.format, source: { bytes: part.bytes } } }
 }
 
-/** Whether a text block is, as a whole, a document the schema accepts (prose around a tool call is not). */
-function isVerdictText(text: string, schema: z.ZodType): boolean {
+/** Whether a text block is, as a whole, one JSON document (prose around a tool call is not). */
+function isJsonText(text: string): boolean {
   try {
-    return schema.safeParse(JSON.parse(wholeDocument(text))).success
+    JSON.parse(wholeDocument(text))
+    return true
   } catch {
     return false
   }

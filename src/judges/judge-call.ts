@@ -1,6 +1,6 @@
 import { asJudgeTraffic } from '../config/judge-traffic'
 import { classifyJudgeError } from './classify-error'
-import { JudgeAbortError, JudgeConfigError, JudgeError } from './errors'
+import { JudgeAbortError, JudgeConfigError, JudgeError, JudgeOutputError } from './errors'
 import type { Judge, JudgeRequest, JudgeResponse } from './types'
 
 export interface CallJudgeOptions<T> {
@@ -10,6 +10,11 @@ export interface CallJudgeOptions<T> {
   scoreOf?: (output: T) => number | boolean
   /** `majority` for binary verdicts, `median` for scales; default by score type (boolean → majority). */
   aggregate?: 'majority' | 'median'
+  /**
+   * Whether a score passes (the caller's threshold). With `samples > 1`, the aggregate stands only when more
+   * than half of the samples asked are on its side (pass or fail); else the verdict is unjudgeable.
+   */
+  passes?: (score: number) => boolean
   signal?: AbortSignal
 }
 
@@ -33,6 +38,10 @@ export type CallJudgeResult<T> =
       cause: string
       /** With `samples > 1`: how many samples were asked and how many gave no valid verdict. */
       sampleCount?: { asked: number; failed: number }
+      /** Samples that did give a verdict, when they were split (their calls still count). */
+      responses?: JudgeResponse<T>[]
+      /** Samples that gave none, when the valid ones were split. */
+      errors?: JudgeError[]
     }
 
 /**
@@ -42,9 +51,10 @@ export type CallJudgeResult<T> =
  * invalid judge setup must fail loudly, not look like a flaky judge) and a `JudgeAbortError` (the
  * caller cancelled); either one cancels the other samples before it is thrown, so no call goes out
  * after the rejection. With `samples: n` it asks n times concurrently and aggregates by majority
- * (binary) or median (scales) over the valid samples; ties resolve to the lower score, so a split
- * judge never passes. Without a strict majority of valid samples (2 of 3, 3 of 4) the result is
- * unjudgeable: one valid sample out of three is not self-consistency.
+ * (binary) or median (scales) over the valid samples; ties resolve to the lower score. Without a strict
+ * majority of valid samples (2 of 3, 3 of 4) the result is unjudgeable: one valid sample out of three is not
+ * self-consistency; nor, with `passes`, is a verdict whose side (pass or fail) is held by half the samples
+ * asked or fewer ([fail, pass], [0, 0, 1, 1], [fail, pass, no verdict]).
  *
  * @example
  * const result = await callJudge(judge, request, { samples: 3 })
@@ -114,6 +124,25 @@ export async function callJudge<T>(
   const scores = raw.map((s) => (typeof s === 'boolean' ? Number(s) : s))
   const mode = options.aggregate ?? (raw.every((s) => typeof s === 'boolean') ? 'majority' : 'median')
   const target = mode === 'majority' ? majority(scores) : lowerMedian(scores)
+  const passes = options.passes
+  if (n > 1 && passes) {
+    // A split judge has no verdict, in either direction: without this, [fail, pass] aggregated to the lower
+    // score and passed a `.not` (issue 33). The side must hold a strict majority of the samples ASKED.
+    const side = passes(target)
+    const agreeing = scores.filter((s) => passes(s) === side).length
+    if (agreeing * 2 <= n) {
+      const passing = scores.filter((s) => passes(s)).length
+      const cause = `the ${n} samples are split (${passing} pass, ${scores.length - passing} fail${errors.length ? `, ${errors.length} gave no valid verdict` : ''}; scores ${scores.join(', ')}): no strict majority, so no verdict`
+      return {
+        status: 'unjudgeable',
+        error: new JudgeOutputError(cause, { ...who, raw: scores.join(', '), retryable: false }),
+        cause,
+        sampleCount: { asked: n, failed: errors.length },
+        responses,
+        ...(errors.length ? { errors } : {}),
+      }
+    }
+  }
   const chosen = responses[scores.indexOf(target)]
   return {
     status: 'ok',

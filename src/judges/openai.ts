@@ -15,7 +15,7 @@ import { REPLY_WATCH, replyLimits, replyProgressOf } from './reply-watch'
 import { attemptPermit, remoteJudgeCaller } from './run-limit'
 import { presentKey, redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest, JudgeUsage } from './types'
-import { usageFromCounts } from './usage'
+import { readUsage } from './read-usage'
 
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   model: string
@@ -157,9 +157,23 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
         const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
         try {
           const completion = completionOf(await createCompletion(body, signal))
-          const usage = usageFromCounts(completion.usage, ['prompt_tokens', 'completion_tokens'])
-          const choices = completion.choices ?? []
           const who = `${provider}:${model}`
+          const usage = readUsage(
+            {
+              inputTokens: ['usage.prompt_tokens', completion.usage?.prompt_tokens],
+              outputTokens: ['usage.completion_tokens', completion.usage?.completion_tokens],
+            },
+            { ...ctx, metric: request.metric, raw: JSON.stringify(completion.usage) },
+          )
+          // A 200 that also carries an error (some gateways put one beside `choices`) is no verdict.
+          const error = (completion as { error?: unknown }).error
+          if (error !== undefined && error !== null)
+            throw new JudgeOutputError(`${who} answered with an error beside its choices for ${request.metric}`, {
+              ...ctx,
+              raw: JSON.stringify(error),
+              usage,
+            })
+          const choices = completion.choices ?? []
           if (choices.length === 0 || !choices[0])
             throw new JudgeOutputError(`${who} returned no choices for ${request.metric}`, {
               ...ctx,
@@ -169,6 +183,12 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
           // One choice is asked for; a server that sends more gets every one checked, never "the first one".
           for (const choice of choices) {
             const text = typeof choice?.message?.content === 'string' ? choice.message.content : ''
+            const offContract = offContractPart(choice)
+            if (offContract)
+              throw new JudgeOutputError(
+                `${who} replied with ${offContract} for ${request.metric}; no tool was offered, so a reply carrying one is no verdict, whatever its content says`,
+                { ...ctx, raw: JSON.stringify(choice.message ?? choice), usage },
+              )
             if (choice?.message?.refusal) {
               throw new JudgeOutputError(`${who} refused to judge ${request.metric}: ${choice.message.refusal}`, {
                 ...ctx,
@@ -245,6 +265,21 @@ function completionOf(reply: unknown): OpenAI.Chat.Completions.ChatCompletion {
   return reply as OpenAI.Chat.Completions.ChatCompletion
 }
 
+/**
+ * What a choice carries besides its text verdict, if anything: tool calls, a legacy `function_call`, or an
+ * error. None was asked for (no tools are offered), so each is a second, disagreeing or broken, candidate.
+ */
+function offContractPart(choice: unknown): string | undefined {
+  const c = choice as { error?: unknown; message?: { tool_calls?: unknown; function_call?: unknown } } | null
+  if (c?.error !== undefined && c.error !== null) return 'an error in its choice'
+  const calls = c?.message?.tool_calls
+  if (calls !== undefined && calls !== null && !(Array.isArray(calls) && calls.length === 0))
+    return 'tool calls (tool_calls)'
+  const legacy = c?.message?.function_call
+  if (legacy !== undefined && legacy !== null) return 'a function call (function_call)'
+  return undefined
+}
+
 /** A client built elsewhere still holds our credentials: its key and every default header value. */
 function registerClientSecrets(client: OpenAI): void {
   registerSecret(client.apiKey)
@@ -317,11 +352,11 @@ function toOpenAIPart(part: ContentPart): ChatCompletionContentPart {
 
 /**
  * A choice's reply as text: the string content, or the text parts of a content array (some OpenAI-compatible
- * servers send `[{ type: 'text', text }]`). Tool calls instead of a reply, or content of another type, are no
- * verdict, said as such.
+ * servers send `[{ type: 'text', text }]`). Content of another type is no verdict, said as such (tool calls are
+ * refused before, see offContractPart).
  */
 function replyText(
-  message: { content?: unknown; tool_calls?: unknown } | undefined,
+  message: { content?: unknown } | undefined,
   who: string,
   metric: string,
   ctx: JudgeErrorContext & { usage?: JudgeUsage },
@@ -333,15 +368,6 @@ function replyText(
     if (parts.every((p) => p && typeof p === 'object' && p.type === 'text' && typeof p.text === 'string'))
       return parts.map((p) => p.text as string).join('')
   }
-  if (
-    (content === null || content === undefined) &&
-    Array.isArray(message?.tool_calls) &&
-    message.tool_calls.length > 0
-  )
-    throw new JudgeOutputError(`${who} called a tool instead of replying with a verdict for ${metric}`, {
-      ...ctx,
-      raw: JSON.stringify(message.tool_calls),
-    })
   if (content === null || content === undefined) return ''
   throw new JudgeOutputError(
     `${who} replied with message content of type ${Array.isArray(content) ? 'array (not only text parts)' : typeof content} for ${metric}; a verdict is text`,

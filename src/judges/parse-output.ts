@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { z } from 'zod'
 import { scrubSecrets } from '../config/secrets'
 import { JudgeOutputError, type JudgeErrorContext } from './errors'
+import { inexactNumber } from './exact-numbers'
 import { strictJsonSchema } from './json-schema'
 import { checkReplyValue } from './reply-body'
 import type { JudgeUsage } from './types'
@@ -68,7 +69,29 @@ export function parseReplyDocument(text: string, ctx: ParseContext): unknown {
       { ...ctx, raw: text },
     )
   }
+  const rounded = inexactNumber(document)
+  if (rounded !== undefined) throw roundedNumberError(rounded, text, ctx)
   return value
+}
+
+/**
+ * The error for a reply that writes a number JSON.parse would round (`0.99999999999999999` reads as 1): a
+ * score is checked as written, so such a reply is no verdict (docs/decisions/0036-numbers-as-written.md).
+ *
+ * @example
+ * const rounded = inexactNumber(body)
+ * if (rounded) throw roundedNumberError(rounded, body, ctx)
+ */
+export function roundedNumberError(
+  rounded: { written: string; reads: string },
+  raw: string,
+  ctx: ParseContext,
+): JudgeOutputError {
+  return new JudgeOutputError(
+    `${ctx.provider}:${ctx.model} returned an invalid verdict for ${ctx.metric} (the number ${short(rounded.written, 40)} ` +
+      `is not a value JSON can hold: it would be read as ${rounded.reads}, so the reply is not taken as written): "${short(raw)}"`,
+    { ...ctx, raw },
+  )
 }
 
 /**

@@ -62,6 +62,7 @@ export async function runMetric<I extends { output: string }, O extends { reason
       samples: options.samples,
       scoreOf: (o) => o.score,
       aggregate: metric.scale === 'binary' ? 'majority' : 'median',
+      passes: (raw) => normalizeScore(metric.scale, raw) >= threshold,
       signal: options.signal,
     },
   )
@@ -81,14 +82,21 @@ export async function runMetric<I extends { output: string }, O extends { reason
   if (result.status === 'unjudgeable') {
     // Still say who failed to judge and what the failed replies cost, so reports count the calls.
     const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
+    // Split samples: every sample was a call, and each one's tokens were paid for.
+    const split = result.responses
     const judgeFailed: JudgeInfo = {
       provider: judge.provider,
       model: judge.model,
       promptVersion: metric.promptVersion,
-      tokens: tokenUsageOf([usage]),
+      tokens: split
+        ? tokenUsageOf([
+            ...split.map((r) => r.usage),
+            ...(result.errors ?? []).map((e) => (e as JudgeOutputError).usage),
+          ])
+        : tokenUsageOf([usage]),
       latencyMs: Math.round(performance.now() - started),
-      cached: false,
-      calls: judgeCalls([], [result.error]),
+      cached: split ? split.every((r) => r.cached) && !result.errors?.length : false,
+      calls: split ? judgeCalls(split, result.errors) : judgeCalls([], [result.error]),
     }
     const failed = result.sampleCount ? { samplesFailed: result.sampleCount.failed } : {}
     return {

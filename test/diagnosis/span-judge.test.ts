@@ -23,7 +23,11 @@ const trace = handmadeTrace([
 const span = trace.get('llm')!
 
 function reply(extra: Partial<SpanJudgement> & { additional_errors?: unknown }): SpanJudgement {
-  return SpanJudgementSchema.parse({
+  return SpanJudgementSchema.parse(unparsed(extra))
+}
+
+function unparsed(extra: Record<string, unknown>): Record<string, unknown> {
+  return {
     reasoning: 'It contradicts the tool output.',
     instruction_following: aspect(5),
     reasoning_integrity: aspect(1),
@@ -31,7 +35,7 @@ function reply(extra: Partial<SpanJudgement> & { additional_errors?: unknown }):
     error_category: 'Tool Output Misinterpretation',
     evidence: 'The tool said 2019. FINAL ANSWER 2021',
     ...extra,
-  })
+  }
 }
 
 describe('the reply schema', () => {
@@ -123,21 +127,44 @@ describe('one category per piece of evidence', () => {
     ])
   })
 
-  test('further errors on a reply whose category is "none" are ignored, and the reason says so', () => {
-    const verdicts = judgementVerdicts(
-      span,
-      reply({
-        error_category: 'none',
-        evidence: '',
-        additional_errors: [{ category: 'Formatting Errors', evidence: 'FINAL ANSWER 2021' }],
-      }),
-      0.5,
+  test('a reply whose category is "none" but names further errors, quotes an error or scores one is refused as self-contradicting', () => {
+    const refused = (over: Record<string, unknown>) => {
+      const result = SpanJudgementSchema.safeParse(unparsed({ error_category: 'none', evidence: '', ...over }))
+      return result.success
+        ? 'accepted'
+        : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+    }
+    expect(refused({ additional_errors: [{ category: 'Formatting Errors', evidence: 'FINAL ANSWER 2021' }] })).toMatch(
+      /^additional_errors: error_category is "none" but 1 additional error\(s\) are named/,
     )
-    const categories = verdicts.filter((v) => v.metric === SPAN_CATEGORY_METRIC)
-    expect(categories).toHaveLength(1)
-    expect(categories[0]).toMatchObject({ outcome: 'pass', raw: 'none' })
-    expect(categories[0].category).toBeUndefined()
-    expect(categories[0].reason).toContain('1 additional error(s) ignored: the category is "none"')
+    expect(refused({ evidence: 'FINAL ANSWER 2021' })).toMatch(/^evidence: .*contradicts itself/)
+    const fine = { reason: 'ok', score: 5 }
+    expect(
+      refused({
+        instruction_following: fine,
+        reasoning_integrity: { reason: 'invented', score: 2 },
+        tool_completeness: fine,
+      }),
+    ).toMatch(/^reasoning_integrity: .* is 2\/5/)
+    expect(
+      SpanJudgementSchema.safeParse(
+        unparsed({
+          error_category: 'Formatting Errors',
+          instruction_following: fine,
+          reasoning_integrity: fine,
+          tool_completeness: fine,
+        }),
+      ).error?.issues[0].message,
+    ).toMatch(/every aspect is 5\/5/)
+    // Controls: "none" with aspects at 3 or more and nothing quoted, and a category with a low aspect, are verdicts.
+    expect(
+      refused({
+        instruction_following: fine,
+        reasoning_integrity: { reason: 'a flaw', score: 3 },
+        tool_completeness: fine,
+      }),
+    ).toBe('accepted')
+    expect(SpanJudgementSchema.safeParse(unparsed({ error_category: 'Formatting Errors' })).success).toBe(true)
   })
 
   test('a further quote the span does not contain is kept but marked, as the main quote is', () => {

@@ -258,7 +258,7 @@ describe('openaiJudge with an OpenAI-compatible server (baseURL)', () => {
       const call = { id: 'c1', type: 'function', function: { name: 'verdict', arguments: verdict } }
       replies = [withMessage({ content: null, tool_calls: [call] }), withMessage({ content: null, tool_calls: [call] })]
       await expect(judge().evaluate(likertRequest())).rejects.toThrow(
-        /called a tool instead of replying with a verdict/,
+        /replied with tool calls \(tool_calls\) .*no tool was offered/,
       )
     })
 

@@ -12,6 +12,7 @@ import {
   type CallKind,
   type Outcome,
   type ScriptedReply,
+  withNumbersAsWritten,
 } from '../support/reply-contract'
 
 interface Entry {
@@ -22,6 +23,11 @@ interface Entry {
   texts: (k: CallKind) => string[]
   /** Bedrock forced-tool content blocks, when they differ from the texts mapped to tool input. */
   blocks?: (k: CallKind) => ScriptedReply['blocks']
+  /** What else the reply carries (OpenAI completion and message fields, Bedrock stop reason, headers, usage). */
+  openai?: (k: CallKind) => ScriptedReply['openai']
+  bedrock?: ScriptedReply['bedrock']
+  /** Only for these provider shapes (`openai…` or `bedrock…` prefix) or this call kind (its name's start). */
+  only?: { provider?: 'openai' | 'bedrock' | 'bedrock forced tool'; kind?: string }
 }
 
 const j = (value: unknown) => JSON.stringify(value)
@@ -155,6 +161,192 @@ const ENTRIES: Entry[] = [
   },
 ]
 
+// Round 2 (issue 33). A number as written: JSON.parse rounds `0.99999999999999999` to 1, so the score is
+// checked in the reply's text (docs/decisions/0036-numbers-as-written.md).
+const asWritten = (token: string) => `<<num:${token}>>`
+const near = (k: CallKind) => [`${k.passScore - 1}.99999999999999999`, `${k.passScore}.0000000000000001`]
+ENTRIES.push(
+  {
+    name: 'control: passing verdict with its score written 1.0 / 5.0 (an exact spelling)',
+    allowed: ['pass'],
+    texts: (k) => [withNumbersAsWritten(k.passWith(asWritten(`${k.passScore}.0`)))],
+  },
+  {
+    name: 'control: failing verdict with its score written in exponent form (exact)',
+    allowed: ['fail'],
+    texts: (k) => [withNumbersAsWritten(k.withScore(asWritten(`${k.passScore === 1 ? 0 : 1}e0`)))],
+  },
+  ...[0, 1].map((i) => ({
+    name: `passing verdict whose score is written as a number JSON rounds to the passing one (${i ? 'above' : 'below'})`,
+    allowed: UNJUDGEABLE,
+    texts: (k: CallKind) => [withNumbersAsWritten(k.passWith(asWritten(near(k)[i])))],
+  })),
+  {
+    name: 'score written 1e-400 (JSON reads 0)',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [withNumbersAsWritten(k.withScore(asWritten('1e-400')))],
+  },
+  ...['3.9999999999999999', '4.0000000000000001'].map(
+    (token): Entry => ({
+      name: `score written ${token} (JSON reads 4)`,
+      allowed: UNJUDGEABLE,
+      texts: (k) => [withNumbersAsWritten(k.passWith(asWritten(token)))],
+    }),
+  ),
+  // Candidates that disagree, error markers, the wrong tool.
+  {
+    name: 'OpenAI: failing content beside passing tool_calls',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'openai' },
+    texts: (k) => [j(k.fail)],
+    openai: (k) => ({ message: { tool_calls: [toolCall(k.pass)] } }),
+  },
+  {
+    name: 'OpenAI: passing content beside failing tool_calls',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'openai' },
+    texts: (k) => [j(k.pass)],
+    openai: (k) => ({ message: { tool_calls: [toolCall(k.fail)] } }),
+  },
+  {
+    name: 'OpenAI: passing content beside a failing legacy function_call',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'openai' },
+    texts: (k) => [j(k.pass)],
+    openai: (k) => ({ message: { function_call: { name: 'verdict', arguments: j(k.fail) } } }),
+  },
+  {
+    name: 'OpenAI: failing content beside a passing legacy function_call',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'openai' },
+    texts: (k) => [j(k.fail)],
+    openai: (k) => ({ message: { function_call: { name: 'verdict', arguments: j(k.pass) } } }),
+  },
+  {
+    name: 'OpenAI: a top-level error object beside a passing choice (HTTP 200)',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'openai' },
+    texts: (k) => [j(k.pass)],
+    openai: () => ({ completion: { error: { message: 'upstream model failed', code: 502 } } }),
+  },
+  {
+    name: 'control: OpenAI passing content with tool_calls [] and function_call null',
+    allowed: ['pass'],
+    only: { provider: 'openai' },
+    texts: (k) => [j(k.pass)],
+    openai: () => ({ message: { tool_calls: [], function_call: null } }),
+  },
+  {
+    name: 'passing verdict split across two text blocks (choices)',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [j(k.pass).slice(0, 12), j(k.pass).slice(12)],
+  },
+  {
+    name: 'failing tool verdict beside a text block with the passing score as a string',
+    allowed: UNJUDGEABLE,
+    texts: (k) => [j(k.passWith(String(k.passScore)))],
+    blocks: (k) => [{ text: j(k.passWith(String(k.passScore))) }, tool(k.fail)],
+  },
+  {
+    name: 'Bedrock: passing verdict from a tool that is not the requested one',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'bedrock forced tool' },
+    texts: (k) => [j(k.pass)],
+    blocks: (k) => [{ toolUse: { toolUseId: 't1', name: 'submit_verdict', input: k.pass } }],
+  },
+  {
+    name: 'Bedrock: HTTP 200 with a passing verdict and x-amzn-errortype',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'bedrock' },
+    texts: (k) => [j(k.pass)],
+    bedrock: { headers: { 'x-amzn-errortype': 'ModelErrorException' } },
+  },
+  // Stop reasons: only the normal end and the forced tool end a verdict.
+  ...[
+    'content_filtered',
+    'guardrail_intervened',
+    'model_context_window_exceeded',
+    'max_tokens',
+    'stop_sequence',
+    'a_reason_added_next_year',
+  ].map(
+    (stopReason): Entry => ({
+      name: `Bedrock: passing verdict with stopReason ${stopReason}`,
+      allowed: UNJUDGEABLE,
+      only: { provider: 'bedrock' },
+      texts: (k) => [j(k.pass)],
+      bedrock: { stopReason },
+    }),
+  ),
+  {
+    name: 'control: Bedrock passing verdict with stopReason end_turn',
+    allowed: ['pass'],
+    only: { provider: 'bedrock' },
+    texts: (k) => [j(k.pass)],
+    bedrock: { stopReason: 'end_turn' },
+  },
+  // Invalid token counts: an unjudgeable verdict naming the field, never a raw ZodError.
+  {
+    name: 'OpenAI: passing verdict with usage.prompt_tokens -1',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'openai' },
+    texts: (k) => [j(k.pass)],
+    openai: () => ({ completion: { usage: { prompt_tokens: -1, completion_tokens: 60, total_tokens: 59 } } }),
+  },
+  {
+    name: 'OpenAI: passing verdict with usage.completion_tokens "60" and 1e308',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'openai' },
+    texts: (k) => [j(k.pass)],
+    openai: () => ({ completion: { usage: { prompt_tokens: 1e308, completion_tokens: '60' } } }),
+  },
+  {
+    name: 'Bedrock: passing verdict with usage.inputTokens -1',
+    allowed: UNJUDGEABLE,
+    only: { provider: 'bedrock' },
+    texts: (k) => [j(k.pass)],
+    bedrock: { usage: { inputTokens: -1, outputTokens: 60, totalTokens: 59 } },
+  },
+  // A span reply that contradicts itself.
+  {
+    name: 'span: category "none" with additional errors',
+    allowed: UNJUDGEABLE,
+    only: { kind: 'span' },
+    texts: (k) => [
+      j({ ...k.pass, additional_errors: [{ category: 'Formatting Errors', evidence: 'It shipped on 24 March.' }] }),
+    ],
+  },
+  {
+    name: 'span: category "none" with evidence quoted',
+    allowed: UNJUDGEABLE,
+    only: { kind: 'span' },
+    texts: (k) => [j({ ...k.pass, evidence: 'It shipped on 24 March.' })],
+  },
+  {
+    name: 'span: category "none" with an aspect scored 1 (fails outright)',
+    allowed: UNJUDGEABLE,
+    only: { kind: 'span' },
+    texts: (k) => [j({ ...k.pass, reasoning_integrity: { reason: 'invented', score: 1 } })],
+  },
+  {
+    name: 'span: an error category with every aspect 5 (no problem)',
+    allowed: UNJUDGEABLE,
+    only: { kind: 'span' },
+    texts: (k) => [j({ ...k.withScore(5), evidence: 'It shipped on 24 March.' })],
+  },
+  {
+    name: 'control: span with a category, its quote and a low aspect',
+    allowed: ['fail'],
+    only: { kind: 'span' },
+    texts: (k) => [j({ ...k.withScore(2), evidence: 'It shipped on 24 March.' })],
+  },
+)
+
+const toolCall = (input: unknown) => ({
+  id: 'call_1',
+  type: 'function',
+  function: { name: 'verdict', arguments: j(input) },
+})
 function withReasoning(verdict: Record<string, unknown>, reasoning: string): Record<string, unknown> {
   return 'reasoning' in verdict
     ? { ...verdict, reasoning }
@@ -187,7 +379,16 @@ describe.each(callKinds().map((k) => [k.name, k] as const))('%s', (_kind, kind) 
     async (_shape, shape) => {
       const wrong: string[] = []
       for (const entry of ENTRIES) {
-        script(shape.toReply({ texts: entry.texts(kind), blocks: entry.blocks?.(kind) }))
+        if (entry.only?.provider && !shape.name.startsWith(entry.only.provider)) continue
+        if (entry.only?.kind && !kind.name.startsWith(entry.only.kind)) continue
+        script(
+          shape.toReply({
+            texts: entry.texts(kind),
+            blocks: entry.blocks?.(kind),
+            openai: entry.openai?.(kind),
+            bedrock: entry.bedrock,
+          }),
+        )
         const before = received.openai + received.bedrock
         const outcome = await kind.run(shape.judge())
         const requests = received.openai + received.bedrock - before

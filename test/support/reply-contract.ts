@@ -24,34 +24,74 @@ import { handmadeTrace } from '../diagnosis/helpers'
 
 export type Outcome = 'pass' | 'fail' | 'unjudgeable'
 
-/** What the scripted judge sends back: the text of each choice (OpenAI) or the content blocks (Bedrock). */
+/**
+ * What the scripted judge sends back: the text of each choice (OpenAI) or the content blocks (Bedrock). A tool
+ * named `verdict` is renamed to the tool the request forced (any other name is sent as it is). Numbers in a
+ * tool input written as `"<<num:TOKEN>>"` are sent as the bare token, so a body can hold a number as written
+ * (`0.99999999999999999`) that no JavaScript value holds.
+ */
 export interface ScriptedReply {
   choices: string[]
   blocks: Array<{ text: string } | { toolUse: { toolUseId: string; name: string; input: unknown } }>
+  /** OpenAI: fields added to the completion (e.g. a top-level `error`) and to every choice's message. */
+  openai?: { completion?: Record<string, unknown>; message?: Record<string, unknown> }
+  /** Bedrock: the stop reason (default tool_use with a tool call, else end_turn), extra response headers, usage. */
+  bedrock?: { stopReason?: string; headers?: Record<string, string>; usage?: Record<string, unknown> }
 }
 
-let reply: ScriptedReply = { choices: [''], blocks: [] }
+let replies: ScriptedReply[] = [{ choices: [''], blocks: [] }]
+let served = 0
 /** Requests the services received (the re-ask included). */
 export const received = { openai: 0, bedrock: 0 }
 
-/** Sets the reply every following request gets (a re-ask gets the same one). */
-export function script(next: ScriptedReply): void {
-  reply = next
+/**
+ * Sets the reply every following request gets (a re-ask gets the same one); with a list, the n-th request
+ * from now gets the n-th reply and every later one the last (self-consistency samples that disagree).
+ */
+export function script(next: ScriptedReply | ScriptedReply[]): void {
+  replies = Array.isArray(next) ? next : [next]
+  served = 0
 }
 
-const completion = (choices: string[]) => ({
+const nextReply = (): ScriptedReply => replies[Math.min(served++, replies.length - 1)]
+
+const completion = (choices: string[], extra: ScriptedReply['openai'] = {}) => ({
   id: 'chatcmpl-contract',
   object: 'chat.completion',
   created: 1_760_000_000,
   model: 'judge-model',
   choices: choices.map((content, index) => ({
     index,
-    message: { role: 'assistant', content, refusal: null },
+    message: { role: 'assistant', content, refusal: null, ...extra.message },
     finish_reason: 'stop',
     logprobs: null,
   })),
   usage: { prompt_tokens: 900, completion_tokens: 60, total_tokens: 960 },
+  ...extra.completion,
 })
+
+/** JSON text with every `"<<num:TOKEN>>"` string put back as the number token it stands for. */
+export const withNumbersAsWritten = (value: unknown) => JSON.stringify(value).replace(/"<<num:([-+.\deE]+)>>"/g, '$1')
+
+/** A JSON text parsed with each number kept as written, as a `"<<num:TOKEN>>"` string (see ScriptedReply). */
+function parseKeepingNumbers(text: string): unknown {
+  let out = ''
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '"') {
+      let end = i + 1
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1
+      out += text.slice(i, end + 1)
+      i = end
+      continue
+    }
+    const number = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i))
+    if (number) {
+      out += `"<<num:${number[0]}>>"`
+      i += number[0].length - 1
+    } else out += text[i]
+  }
+  return JSON.parse(out)
+}
 
 export const server = setupServer(
   http.post('https://judge.test/:flavor/v1/chat/completions', async ({ request, params }) => {
@@ -66,15 +106,25 @@ export const server = setupServer(
         { status: 400 },
       )
     }
-    return HttpResponse.json(completion(reply.choices))
+    const reply = nextReply()
+    return HttpResponse.json(completion(reply.choices, reply.openai))
   }),
-  http.post('https://bedrock-runtime.:region.amazonaws.com/model/:modelId/converse', async () => {
+  http.post('https://bedrock-runtime.:region.amazonaws.com/model/:modelId/converse', async ({ request }) => {
     received.bedrock++
-    return HttpResponse.json({
-      output: { message: { role: 'assistant', content: reply.blocks } },
-      stopReason: reply.blocks.some((b) => 'toolUse' in b) ? 'tool_use' : 'end_turn',
-      usage: { inputTokens: 900, outputTokens: 60, totalTokens: 960 },
+    const reply = nextReply()
+    const asked = (await request.json()) as { toolConfig?: { toolChoice?: { tool?: { name?: string } } } }
+    const forced = asked.toolConfig?.toolChoice?.tool?.name ?? 'verdict'
+    const content = reply.blocks.map((b) =>
+      'toolUse' in b && b.toolUse.name === 'verdict' ? { toolUse: { ...b.toolUse, name: forced } } : b,
+    )
+    const body = withNumbersAsWritten({
+      output: { message: { role: 'assistant', content } },
+      stopReason: reply.bedrock?.stopReason ?? (reply.blocks.some((b) => 'toolUse' in b) ? 'tool_use' : 'end_turn'),
+      usage: reply.bedrock?.usage ?? { inputTokens: 900, outputTokens: 60, totalTokens: 960 },
       metrics: { latencyMs: 100 },
+    })
+    return new HttpResponse(body, {
+      headers: { 'content-type': 'application/json', ...reply.bedrock?.headers },
     })
   }),
 )
@@ -86,14 +136,19 @@ export interface ProviderShape {
   name: string
   /** The reply in this shape: `texts` are whole text replies, `tools` structured verdicts (when the entry has them). */
   judge(): Judge
-  toReply(entry: { texts: string[]; blocks?: ScriptedReply['blocks'] }): ScriptedReply
+  toReply(entry: {
+    texts: string[]
+    blocks?: ScriptedReply['blocks']
+    openai?: ScriptedReply['openai']
+    bedrock?: ScriptedReply['bedrock']
+  }): ScriptedReply
 }
 
 /** A text reply as Bedrock forced tool use returns it: the JSON document as tool input, anything else as text. */
 function asToolBlocks(text: string): ScriptedReply['blocks'] {
   const body = /^\s*```[A-Za-z]*\s*([\s\S]*?)\s*```\s*$/.exec(text)?.[1] ?? text
   try {
-    return [{ toolUse: { toolUseId: 'tooluse_1', name: 'verdict', input: JSON.parse(body) } }]
+    return [{ toolUse: { toolUseId: 'tooluse_1', name: 'verdict', input: parseKeepingNumbers(body) } }]
   } catch {
     return [{ text }]
   }
@@ -116,27 +171,27 @@ export function providerShapes(): ProviderShape[] {
           client: new OpenAI({ apiKey: 'sk-test', baseURL: 'https://judge.test/openai/v1', maxRetries: 0 }),
           retry: fast,
         }),
-      toReply: (e) => ({ choices: e.texts, blocks: [] }),
+      toReply: (e) => ({ choices: e.texts, blocks: [], openai: e.openai }),
     },
     {
       name: 'openai-compatible json_object fallback',
       judge: () => openaiJudge({ model: 'llava', baseURL: 'https://judge.test/fallback/v1', retry: fast }),
-      toReply: (e) => ({ choices: e.texts, blocks: [] }),
+      toReply: (e) => ({ choices: e.texts, blocks: [], openai: e.openai }),
     },
     {
       name: 'openai-compatible plain text',
       judge: () => openaiJudge({ model: 'llama3.2', baseURL: 'https://judge.test/compat/v1', retry: fast }),
-      toReply: (e) => ({ choices: e.texts, blocks: [] }),
+      toReply: (e) => ({ choices: e.texts, blocks: [], openai: e.openai }),
     },
     {
       name: 'bedrock forced tool',
       judge: () => bedrockJudge({ client: bedrockClient(), retry: fast }),
-      toReply: (e) => ({ choices: [], blocks: e.blocks ?? e.texts.flatMap(asToolBlocks) }),
+      toReply: (e) => ({ choices: [], blocks: e.blocks ?? e.texts.flatMap(asToolBlocks), bedrock: e.bedrock }),
     },
     {
       name: 'bedrock converse text',
       judge: () => bedrockJudge({ client: bedrockClient(), retry: fast }),
-      toReply: (e) => ({ choices: [], blocks: e.texts.map((text) => ({ text })) }),
+      toReply: (e) => ({ choices: [], blocks: e.texts.map((text) => ({ text })), bedrock: e.bedrock }),
     },
   ]
 }
@@ -148,6 +203,10 @@ export interface CallKind {
   fail: Record<string, unknown>
   /** The failing verdict with its score field(s) set to `value`. */
   withScore(value: unknown): Record<string, unknown>
+  /** The passing verdict's score (every score field holds it). */
+  passScore: number
+  /** The passing verdict with its score field(s) set to `value`. */
+  passWith(value: unknown): Record<string, unknown>
   run(judge: Judge): Promise<Outcome>
 }
 
@@ -208,6 +267,8 @@ export function callKinds(): CallKind[] {
       pass: { reasoning: 'Only the week label is given.', score: 1 },
       fail: { reasoning: 'It adds a sentence around the label.', score: 0 },
       withScore: (value) => ({ reasoning: 'It adds a sentence around the label.', score: value }),
+      passScore: 1,
+      passWith: (value) => ({ reasoning: 'Only the week label is given.', score: value }),
       run: async (judge) =>
         (
           await runMetric(
@@ -222,6 +283,8 @@ export function callKinds(): CallKind[] {
       pass: spanVerdict(5, 'none'),
       fail: spanVerdict(1, 'Formatting Errors'),
       withScore: (value) => spanVerdict(value, 'Formatting Errors'),
+      passScore: 5,
+      passWith: (value) => spanVerdict(value, 'none'),
       run: async (judge) => (await diagnose(trace(), { judge, detectors: false, agent: false })).verdict.outcome,
     },
     {
@@ -229,6 +292,8 @@ export function callKinds(): CallKind[] {
       pass: agentVerdict(5),
       fail: agentVerdict(1),
       withScore: agentVerdict,
+      passScore: 5,
+      passWith: agentVerdict,
       run: async (judge) => {
         const t = trace()
         const { verdicts } = await runAgentPass(t, compactSteps(t), {
@@ -256,6 +321,8 @@ export function callKinds(): CallKind[] {
         ],
         scores: [scoreSet(1)],
       },
+      passScore: 5,
+      passWith: (value) => ({ errors: [], scores: [scoreSet(value)] }),
       withScore: (value) => ({
         errors: [
           {
