@@ -14,7 +14,7 @@ import type { JudgeUsage } from './usage'
  * // throws JudgeOutputError: … usage.prompt_tokens is -1, not a token count …
  */
 export function readUsage(
-  counts: Record<keyof JudgeUsage, [field: string, value: unknown]>,
+  counts: Record<'inputTokens' | 'outputTokens', [field: string, value: unknown]>,
   ctx: JudgeErrorContext & { metric: string; raw?: string },
 ): JudgeUsage {
   const read = ([field, value]: [string, unknown]): number => {
