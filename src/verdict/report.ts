@@ -35,6 +35,11 @@ export const ReportSpanSchema = z.object({
   kind: z.string(),
   failed: z.boolean(),
   verdictIds: z.array(z.string()),
+  /**
+   * Positional id in the trace's canonical order (`1.2.3`: parent path + sibling index), the same in every
+   * capture of the same run (span ids are random per capture): what `report diff` keys span verdicts by.
+   */
+  position: z.string().optional(),
 })
 
 export const ReportTraceSchema = z.object({
