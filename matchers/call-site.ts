@@ -76,6 +76,28 @@ export function scrubbedError(error: unknown): unknown {
   return error
 }
 
+type FailureRecorder = (ctx: unknown, matcher: string) => void
+let recordFailure: FailureRecorder | undefined
+
+/**
+ * Set by the verdict attachment code when it loads: records a matcher that threw (a replay miss, a judge
+ * configuration error, received values it cannot read) as a failed assertion of the running test, so every
+ * report lists the test with its error — it produced no verdict to carry it there. Kept as a hook so the setup
+ * entry, which wraps its stand-ins here, loads none of that code (decision 0031).
+ */
+export function onMatcherError(recorder: FailureRecorder): void {
+  recordFailure = recorder
+}
+
+function recorded(ctx: unknown, matcher: string, error: unknown): unknown {
+  try {
+    recordFailure?.(ctx, matcher)
+  } catch {
+    // Bookkeeping for the report must never replace the matcher's own error.
+  }
+  return error
+}
+
 /**
  * Wraps a matcher so an error it rejects with carries the frames of the line that called it, as the
  * runners' own async matchers do (`Error.captureStackTrace` at the call), and so what it hands the runner
@@ -94,11 +116,11 @@ export function atCallSite<F extends (...args: never[]) => unknown>(matcher: F):
     try {
       result = call.apply(this, args)
     } catch (error) {
-      throw scrubbedError(error)
+      throw scrubbedError(recorded(this, matcher.name, error))
     }
     if (result instanceof Promise)
       return result.then(scrubbedResult, (error: unknown) => {
-        throw scrubbedError(withCallSite(error, site.stack))
+        throw scrubbedError(withCallSite(recorded(this, matcher.name, error), site.stack))
       })
     return scrubbedResult(result)
   }

@@ -17,7 +17,7 @@ const state = () => expect.getState() as JestState
 
 expect.extend(matchers)
 // Workers learn the run-wide judge limit's address from AGENT_VERDICT_COORDINATOR (set by agent-verdict/global-setup).
-useCoordinator(undefined)
+useCoordinator(undefined, undefined, 'jest')
 // Jest runs beforeEach again for each retry (`jest.retryTimes`): the count is the test's attempt.
 const attempts = new Map<string, number>()
 configureRuntime({

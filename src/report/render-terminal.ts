@@ -62,13 +62,15 @@ export function renderTerminal(report: Report, options: TerminalRenderOptions = 
     const whole = [...head, { text: separator + reason }]
     return widthOf(whole) <= width ? [line(whole)] : [line(trimEnd(head)), line([{ text: indent + reason }])]
   }
+  // Failed tests without verdicts are listed too (with their error): a replay miss is a failed evaluation.
   const tests = report.tests.filter(
-    (t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0,
+    (t) =>
+      t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0 || t.state === 'fail',
   )
   if (tests.length === 0) return line([{ text: 'agent-verdict: no verdicts in this run', style: 'dim' }]) + '\n'
 
   const out: string[] = []
-  const head = [`agent-verdict · ${tests.length} ${tests.length === 1 ? 'test' : 'tests'} with verdicts`]
+  const head = [`agent-verdict · ${tests.length} ${tests.length === 1 ? 'test' : 'tests'}`]
   if (report.run.judge) head.push(`judge ${report.run.judge}`)
   head.push(`mode ${report.run.mode}`)
   out.push(line([{ text: head.join(' · '), style: 'bold' }]), '')

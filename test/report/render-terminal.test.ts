@@ -18,7 +18,7 @@ describe('renderTerminal', () => {
   it('prints output and agent verdicts with score vs threshold, outcome and one-line reason, then totals', () => {
     const [chart, agent] = sampleTests()
     expect(renderTerminal(report([chart, agent]))).toMatchInlineSnapshot(`
-      "agent-verdict · 2 tests with verdicts · judge openai:gpt-4.1-mini · mode auto
+      "agent-verdict · 2 tests · judge openai:gpt-4.1-mini · mode auto
 
       ✗ test/chart.test.ts › chart answer is grounded in the chart
           ✗ faithfulness           2/5, min 3.4  fail         The answer cites a 2019 figure that the chart does not contain.
@@ -27,7 +27,7 @@ describe('renderTerminal', () => {
       ✗ test/agent.test.ts › research agent > plans efficiently
           ? plan-efficiency [agent]  n/a  unjudgeable  judge output malformed after 3 attempts
 
-      assertions 3 · failed 2 · verdicts 3 · judged fail 1 · unjudgeable 1 · judge calls 2 · replayed 1 · tokens 4,280 · cost $0.0006
+      tests 2 · failed tests 2 · assertions 3 · failed 2 · verdicts 3 · judged fail 1 · unjudgeable 1 · judge calls 2 · replayed 1 · tokens 4,280 · cost $0.0006
       "
     `)
   })
@@ -93,7 +93,7 @@ describe('renderTerminal', () => {
     const text = renderTerminal(report(tests))
     expect(text).toContain('    error: TypeError: agent is not a function\n')
     expect(text.trimEnd().split('\n').at(-1)).toBe(
-      'assertions 2 · failed 0 · verdicts 2 · judged fail 0 · unjudgeable 0 · judge calls 1 · replayed 1 · tokens 3,000 · cost n/a',
+      'tests 2 · failed tests 1 · assertions 2 · failed 0 · verdicts 2 · judged fail 0 · unjudgeable 0 · judge calls 1 · replayed 1 · tokens 3,000 · cost n/a',
     )
   })
 
