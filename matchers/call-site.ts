@@ -76,6 +76,26 @@ export function scrubbedError(error: unknown): unknown {
   return error
 }
 
+const CALL_SITE = Symbol.for('agent-verdict.call-site')
+
+/** The stack captured where the test called the matcher (set on its matcher context), if known. */
+export function callSiteOf(ctx: unknown): string | undefined {
+  const site = (ctx as { [CALL_SITE]?: unknown } | null | undefined)?.[CALL_SITE]
+  return typeof site === 'string' ? site : undefined
+}
+
+/**
+ * The frames of a call-site stack from the first one in the user's code: the runner's own `expect` frames
+ * (node_modules, Node internals) come first in it and say nothing about which line forgot something.
+ */
+export function userFrames(stack: string | undefined): string {
+  const frames = split(stack ?? '')
+    .frames.split('\n')
+    .filter(Boolean)
+  const first = frames.findIndex((f) => !/node_modules|\(node:|at node:|\/dist\/(chunk-|vitest|jest)/.test(f))
+  return first < 0 ? '' : `\n${frames.slice(first).join('\n')}`
+}
+
 type FailureRecorder = (ctx: unknown, matcher: string) => void
 let recordFailure: FailureRecorder | undefined
 
@@ -112,6 +132,13 @@ export function atCallSite<F extends (...args: never[]) => unknown>(matcher: F):
     const site: { stack?: string } = {}
     // Captured now, while the test's frame is still on the stack; frames above `wrapped` are left out.
     Error.captureStackTrace(site, wrapped)
+    // Kept on this call's matcher context, for errors raised after the test has moved on (a forgotten await).
+    if (this !== null && typeof this === 'object')
+      try {
+        Object.defineProperty(this, CALL_SITE, { value: site.stack, configurable: true })
+      } catch {
+        // A frozen context: such errors then keep the hook's own stack.
+      }
     let result: unknown
     try {
       result = call.apply(this, args)

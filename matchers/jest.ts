@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeEach, expect } from '@jest/globals'
 import { matchers } from './index'
 import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from './jest-state'
-import { notAwaitedMessage } from './messages'
+import { notAwaitedError } from './messages'
 import type { MatcherContext } from './context'
 import { takeBufferedVerdicts, takeFileBufferedVerdicts } from './attach-verdicts'
 import { configureRuntime, testKeyOf, testNameOf } from './runtime'
@@ -41,7 +41,7 @@ afterEach(async () => {
   const meta = takeBufferedVerdicts(testPath, fullName)
   if (meta && testPath) appendVerdictLine({ testPath, fullName: fullName ?? '', ...meta })
   // A test stopped at its timeout never returned, so its pending calls may well have been awaited.
-  if (unawaited.length > 0 && !jestTimedOut()) throw new Error(notAwaitedMessage(unawaited))
+  if (unawaited.length > 0 && !jestTimedOut()) throw notAwaitedError(unawaited)
 })
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import type { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } 
 import { COORDINATOR_PROVIDE_KEY, COORDINATOR_TOKEN_PROVIDE_KEY } from '../src/judges/coordinator'
 import { useCoordinator } from '../src/judges/run-limit'
 import { isEvalFile, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
-import { notAwaitedMessage } from './messages'
+import { notAwaitedError } from './messages'
 import { configureRuntime } from './runtime'
 import type { finishFile } from './test-judge'
 import { settleUnawaited } from './unawaited-guard'
@@ -94,7 +94,7 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
   afterEach(async ({ task }) => {
     const unawaited = await settleUnawaited(task)
     // A test stopped at its timeout never returned, so its pending calls may well have been awaited.
-    if (unawaited.length > 0 && !vitestTimedOut(task)) throw new Error(notAwaitedMessage(unawaited))
+    if (unawaited.length > 0 && !vitestTimedOut(task)) throw notAwaitedError(unawaited)
   })
 
   // Vitest reads the first parameter as fixtures and requires a destructuring pattern there.
