@@ -131,7 +131,7 @@ function totalsProperties(t: ReportTotals): Array<[string, string]> {
 
 /**
  * The report as JUnit XML: one `<testsuite>` per test file (in the report's order), one `<testcase>` per
- * test in the report (the tests with verdicts or traces; the runner's own JUnit reporter lists the rest),
+ * test in the report (the tests that used agent-verdict and failed evaluations; the runner's own JUnit reporter lists the rest),
  * each verdict a `<property name="verdict <metric> [<category>][ span <id>]" value="<outcome> <score>:
  * <reason>">` and a line of `<system-out>`; a failing test's `<failure>` holds its error and its failing
  * verdicts. The judge and cassette mode are suite properties.
