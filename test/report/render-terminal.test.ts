@@ -18,7 +18,7 @@ describe('renderTerminal', () => {
   it('prints output and agent verdicts with score vs threshold, outcome and one-line reason, then totals', () => {
     const [chart, agent] = sampleTests()
     expect(renderTerminal(report([chart, agent]))).toMatchInlineSnapshot(`
-      "agent-verdict · 2 tests · judge openai:gpt-4.1-mini · mode auto
+      "agent-verdict · 2 tests with verdicts · judge openai:gpt-4.1-mini · mode auto
 
       ✗ test/chart.test.ts › chart answer is grounded in the chart
           ✗ faithfulness           2/5, min 3.4  fail         The answer cites a 2019 figure that the chart does not contain.
