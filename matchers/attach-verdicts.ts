@@ -6,6 +6,7 @@ import { VERDICT_META_KEY } from '../src/verdict/meta-key'
 import type { ReportTrace } from '../src/verdict/report'
 import type { Verdict } from '../src/verdict/verdict'
 import { annotateVerdicts, type AnnotatableTask } from './annotations'
+import { onMatcherError } from './call-site'
 import { checkReplayedEntries, labelRecordedEntries } from './cassette-labels'
 import type { MatcherContext } from './context'
 import { runnerHooks, testBufferKey, testNameOf, type TaskLike } from './runtime'
@@ -74,6 +75,9 @@ export function attachTrialVerdicts(
 ): void {
   attachGroups(ctx, [...evidence, { verdicts: [summary] }], assertion)
 }
+
+// A matcher that threw gave no verdict: its assertion is recorded as failed, so the test is in every report.
+onMatcherError((ctx, matcher) => attachGroups(ctx as MatcherContext, [], { matcher, passed: false }))
 
 function attachGroups(
   ctx: MatcherContext,

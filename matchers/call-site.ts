@@ -76,6 +76,48 @@ export function scrubbedError(error: unknown): unknown {
   return error
 }
 
+const CALL_SITE = Symbol.for('agent-verdict.call-site')
+
+/** The stack captured where the test called the matcher (set on its matcher context), if known. */
+export function callSiteOf(ctx: unknown): string | undefined {
+  const site = (ctx as { [CALL_SITE]?: unknown } | null | undefined)?.[CALL_SITE]
+  return typeof site === 'string' ? site : undefined
+}
+
+/**
+ * The frames of a call-site stack from the first one in the user's code: the runner's own `expect` frames
+ * (node_modules, Node internals) come first in it and say nothing about which line forgot something.
+ */
+export function userFrames(stack: string | undefined): string {
+  const frames = split(stack ?? '')
+    .frames.split('\n')
+    .filter(Boolean)
+  const first = frames.findIndex((f) => !/node_modules|\(node:|at node:|\/dist\/(chunk-|vitest|jest)/.test(f))
+  return first < 0 ? '' : `\n${frames.slice(first).join('\n')}`
+}
+
+type FailureRecorder = (ctx: unknown, matcher: string) => void
+let recordFailure: FailureRecorder | undefined
+
+/**
+ * Set by the verdict attachment code when it loads: records a matcher that threw (a replay miss, a judge
+ * configuration error, received values it cannot read) as a failed assertion of the running test, so every
+ * report lists the test with its error — it produced no verdict to carry it there. Kept as a hook so the setup
+ * entry, which wraps its stand-ins here, loads none of that code (decision 0031).
+ */
+export function onMatcherError(recorder: FailureRecorder): void {
+  recordFailure = recorder
+}
+
+function recorded(ctx: unknown, matcher: string, error: unknown): unknown {
+  try {
+    recordFailure?.(ctx, matcher)
+  } catch {
+    // Bookkeeping for the report must never replace the matcher's own error.
+  }
+  return error
+}
+
 /**
  * Wraps a matcher so an error it rejects with carries the frames of the line that called it, as the
  * runners' own async matchers do (`Error.captureStackTrace` at the call), and so what it hands the runner
@@ -90,15 +132,22 @@ export function atCallSite<F extends (...args: never[]) => unknown>(matcher: F):
     const site: { stack?: string } = {}
     // Captured now, while the test's frame is still on the stack; frames above `wrapped` are left out.
     Error.captureStackTrace(site, wrapped)
+    // Kept on this call's matcher context, for errors raised after the test has moved on (a forgotten await).
+    if (this !== null && typeof this === 'object')
+      try {
+        Object.defineProperty(this, CALL_SITE, { value: site.stack, configurable: true })
+      } catch {
+        // A frozen context: such errors then keep the hook's own stack.
+      }
     let result: unknown
     try {
       result = call.apply(this, args)
     } catch (error) {
-      throw scrubbedError(error)
+      throw scrubbedError(recorded(this, matcher.name, error))
     }
     if (result instanceof Promise)
       return result.then(scrubbedResult, (error: unknown) => {
-        throw scrubbedError(withCallSite(error, site.stack))
+        throw scrubbedError(withCallSite(recorded(this, matcher.name, error), site.stack))
       })
     return scrubbedResult(result)
   }

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals'
 import { matchers } from './index'
 import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from './jest-state'
-import { notAwaitedMessage } from './messages'
+import { notAwaitedError } from './messages'
 import type { MatcherContext } from './context'
 import { takeBufferedVerdicts, takeFileBufferedVerdicts } from './attach-verdicts'
 import { configureRuntime, testKeyOf, testNameOf } from './runtime'
@@ -18,7 +18,7 @@ const state = () => expect.getState() as JestState
 
 expect.extend(matchers)
 // Workers learn the run-wide judge limit's address from AGENT_VERDICT_COORDINATOR (set by agent-verdict/global-setup).
-useCoordinator(undefined)
+useCoordinator(undefined, undefined, 'jest')
 // Jest runs beforeEach again for each retry (`jest.retryTimes`): the count is the test's attempt.
 const attempts = new Map<string, number>()
 configureRuntime({
@@ -62,7 +62,7 @@ afterEach(async () => {
   const meta = takeBufferedVerdicts(testPath, fullName)
   if (meta && testPath) appendVerdictLine({ testPath, fullName: fullName ?? '', ...meta })
   // A test stopped at its timeout never returned, so its pending calls may well have been awaited.
-  if (unawaited.length > 0 && !jestTimedOut()) throw new Error(notAwaitedMessage(unawaited))
+  if (unawaited.length > 0 && !jestTimedOut()) throw notAwaitedError(unawaited)
   // A replayed test that made a call with no recording fails, even if the agent swallowed its SDK's error.
   const missed =
     fullName === undefined ? undefined : await recorder?.endTestRecording(fullName, attemptOfName(fullName))

@@ -1,5 +1,6 @@
 // Every failure message of the matchers is built here: the hint line, verdict lines, usage errors, the
 // un-awaited guard's message, and how trace messages name spans, tool arguments and failing leaves.
+import { userFrames } from './call-site'
 import { metricLabel } from '../src/diagnosis/format'
 import type { FailingLeaf } from '../src/diagnosis/types'
 import type { Trace } from '../src/trace/trace'
@@ -123,6 +124,25 @@ export function notAwaitedMessage(calls: Array<{ name: string; failure?: string 
     c.failure ? [`\n\nThe un-awaited assertion would have failed:\n${c.failure}`] : [],
   )
   return head + failures.join('')
+}
+
+/**
+ * The un-awaited guard's error, its stack starting at the test line that made the first such call (the hook
+ * that found it is the runner's, in agent-verdict's bundled code, and says nothing about where to add `await`).
+ *
+ * @example
+ * throw notAwaitedError(await settleUnawaited(task))
+ */
+export function notAwaitedError(calls: Array<{ name: string; failure?: string; site?: string }>): Error {
+  const error = new Error(notAwaitedMessage(calls))
+  const frames = userFrames(calls.find((c) => c.site)?.site)
+  if (frames)
+    try {
+      error.stack = `Error: ${error.message}${frames}`
+    } catch {
+      // A stack that cannot be set: the message still says what to do.
+    }
+  return error
 }
 
 // --- trace messages: spans, tool arguments, failing leaves ---

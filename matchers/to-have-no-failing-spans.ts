@@ -105,7 +105,7 @@ export function toHaveNoFailingSpans(
     const unjudgeableFails = (outcome === 'unjudgeable' && allowUnjudgeable !== true) || nothingJudged
     // No verdict for a span is never a pass, nor a "not": `pass: isNot` fails both ways.
     const pass = unjudgeableFails ? this.isNot === true : outcome !== 'fail'
-    attachVerdicts(this, verdicts, [reportTraceOf(diagnosis)], {
+    attachVerdicts(this, verdicts, [reportTraceOf(diagnosis, trace)], {
       matcher: NAME,
       passed: !unjudgeableFails && pass !== (this.isNot === true),
     })

@@ -1,6 +1,7 @@
 // The un-awaited guard: every async matcher call is tracked until it settles, so the runner entry can fail
 // a test that forgot to `await` one (decision 0007) instead of losing its verdict or crashing the worker.
 import { runInCassetteScope } from '../src/cassette/scope'
+import { callSiteOf } from './call-site'
 import type { MatcherContext, MatcherResult } from './context'
 import { runnerHooks, testKeyOf, testNameOf } from './runtime'
 
@@ -10,12 +11,15 @@ interface TrackedCall {
   abandoned: boolean
   /** The failure it would have reported, kept for the guard's message. */
   failure?: string
+  /** Where the test called it: the guard's error points there, not into the hook that found it. */
+  site?: string
 }
 
-/** An un-awaited matcher call found after its test returned, and what it would have failed with. */
+/** An un-awaited matcher call found after its test returned, what it would have failed with, and where it was made. */
 export interface UnawaitedCall {
   name: string
   failure?: string
+  site?: string
 }
 
 const pending = new Map<unknown, Map<Promise<unknown>, TrackedCall>>()
@@ -31,7 +35,7 @@ const pending = new Map<unknown, Map<Promise<unknown>, TrackedCall>>()
  */
 export function track<T extends MatcherResult>(ctx: MatcherContext, name: string, start: () => Promise<T>): Promise<T> {
   const key = testKeyOf(ctx)
-  const call: TrackedCall = { name, abandoned: false }
+  const call: TrackedCall = { name, abandoned: false, site: callSiteOf(ctx) }
   const neutral = (result: T | undefined): T => ({
     ...(result as T),
     pass: ctx.isNot !== true,
@@ -95,5 +99,9 @@ export async function settleUnawaited(key: unknown): Promise<UnawaitedCall[]> {
   const tracked = [...calls.values()]
   for (const call of tracked) call.abandoned = true
   await Promise.allSettled([...calls.keys()])
-  return tracked.map(({ name, failure }) => (failure === undefined ? { name } : { name, failure }))
+  return tracked.map(({ name, failure, site }) => ({
+    name,
+    ...(failure === undefined ? {} : { failure }),
+    ...(site === undefined ? {} : { site }),
+  }))
 }

@@ -7,7 +7,7 @@ import type { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } 
 import { COORDINATOR_PROVIDE_KEY, COORDINATOR_TOKEN_PROVIDE_KEY } from '../src/judges/coordinator'
 import { useCoordinator } from '../src/judges/run-limit'
 import { isEvalFile, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
-import { notAwaitedMessage } from './messages'
+import { notAwaitedError } from './messages'
 import { loadRecorder, recordingWanted } from './record-runtime'
 import { clearRecordingRequest } from '../src/recording/enable'
 import { configureRuntime } from './runtime'
@@ -119,7 +119,7 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
   afterEach(async ({ task }) => {
     const unawaited = await settleUnawaited(task)
     // A test stopped at its timeout never returned, so its pending calls may well have been awaited.
-    if (unawaited.length > 0 && !vitestTimedOut(task)) throw new Error(notAwaitedMessage(unawaited))
+    if (unawaited.length > 0 && !vitestTimedOut(task)) throw notAwaitedError(unawaited)
     // A replayed test that made a call with no recording fails, even if the agent swallowed its SDK's error.
     const recorder = await recording
     const missed = await recorder?.endTestRecording(

@@ -7,7 +7,7 @@ import type { ReportTest } from '../src/verdict/report'
 import { runLimitSummary, stripAnsi } from '../src/report/format'
 import { jestTestKey, readJestVerdictLog } from './jest-log-reader'
 import { parseReporterOptions, type ReporterOptions } from './options'
-import { publishReport, withVerdicts } from './publish'
+import { publishReport, reportedTests } from './publish'
 
 export type { ReporterOptions } from './options'
 
@@ -27,6 +27,35 @@ interface JestFileResult {
 interface JestAggregatedResults {
   startTime?: number
   testResults: JestFileResult[]
+}
+
+/** The fields of Jest's global config that say the run is filtered (Jest 29 and 30 spellings). */
+interface JestGlobalConfig {
+  rootDir: string
+  testNamePattern?: string
+  testPathPatterns?: { patterns?: readonly string[] } | readonly string[]
+  testPathPattern?: string
+  nonFlagArgs?: readonly string[]
+  onlyChanged?: boolean
+  onlyFailures?: boolean
+  findRelatedTests?: boolean
+  shard?: { shardIndex: number; shardCount: number }
+}
+
+/** Why the run is not the whole suite (`-t`, path patterns, `-o`, `--findRelatedTests`, a shard), or undefined. */
+function partialRun(config: JestGlobalConfig): string | undefined {
+  if (config.testNamePattern) return `-t ${config.testNamePattern}`
+  const pathPatterns = Array.isArray(config.testPathPatterns)
+    ? config.testPathPatterns
+    : ((config.testPathPatterns as { patterns?: readonly string[] } | undefined)?.patterns ?? [])
+  const paths = [...pathPatterns, ...(config.testPathPattern ? [config.testPathPattern] : [])]
+  if (paths.length > 0 || (config.nonFlagArgs?.length ?? 0) > 0)
+    return `test paths ${[...new Set([...paths, ...(config.nonFlagArgs ?? [])])].join(' ')}`
+  if (config.onlyChanged) return '--onlyChanged'
+  if (config.onlyFailures) return '--onlyFailures'
+  if (config.findRelatedTests) return '--findRelatedTests'
+  if (config.shard) return `shard ${config.shard.shardIndex}/${config.shard.shardCount}`
+  return undefined
 }
 
 const STATE: Record<string, ReportTest['state']> = {
@@ -57,10 +86,12 @@ export default class AgentVerdictJestReporter {
   private readonly logDir: string
   private readonly previousLogDir: string | undefined
   private lastError: Error | undefined
+  private readonly partial: string | undefined
 
-  constructor(globalConfig: { rootDir: string }, reporterOptions: ReporterOptions = {}, _reporterContext?: unknown) {
+  constructor(globalConfig: JestGlobalConfig, reporterOptions: ReporterOptions = {}, _reporterContext?: unknown) {
     this.options = parseReporterOptions(reporterOptions)
     this.rootDir = globalConfig.rootDir
+    this.partial = partialRun(globalConfig)
     this.previousLogDir = process.env[JEST_LOG_DIR_ENV]
     this.logDir = mkdtempSync(join(tmpdir(), 'agent-verdict-jest-'))
     // Set before Jest spawns workers, which copy the environment at spawn time.
@@ -81,7 +112,12 @@ export default class AgentVerdictJestReporter {
         for (const assertion of file.testResults) {
           const key = jestTestKey(file.testFilePath, assertion.fullName)
           const lines = log.entries.get(key)
-          if (!lines?.length) continue
+          if (!lines?.length) {
+            // Failed before any verdict (a replay miss, a thrown agent): publish.ts decides whether it is reported.
+            if (assertion.status === 'failed')
+              tests.push(toReportTest(this.rootDir, file.testFilePath, assertion, { verdicts: [] }))
+            continue
+          }
           // This test's lines come first (one per attempt; its last attempt decides); a later test of the same
           // full name takes the ones after them — never all of them, which hid one test's failing verdict.
           const own = lines.splice(0, Math.max(1, assertion.invocations ?? 1))
@@ -105,12 +141,13 @@ export default class AgentVerdictJestReporter {
       if (!this.options.silent) for (const w of log.warnings) process.stderr.write(`agent-verdict: ${w}\n`)
       const startedAt = results.startTime ? new Date(results.startTime) : new Date()
       const published = await publishReport({
-        tests: withVerdicts(tests),
+        tests: reportedTests(tests),
         startedAt,
         runner: 'jest',
         root: this.rootDir,
         options: this.options,
         out: process.stderr,
+        ...(this.partial ? { partial: this.partial } : {}),
       })
       const limitLine = runLimitSummary()
       if (limitLine && !this.options.silent) process.stderr.write(`agent-verdict: ${limitLine}\n`)

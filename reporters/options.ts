@@ -17,6 +17,9 @@ import { GatesSchema } from '../src/report/gates'
  *   backends that only read traces; `headers` for a hosted backend's key (decision 0026).
  * - `gates`: suite limits (`minPassRate`, `maxUnjudgeable`, `maxCostUsd`, `metrics`, see `GatesSchema`);
  *   a broken gate fails the run even when every test passed.
+ * - `gatesOnPartialRun`: `'skip'` (default) reports the gates as skipped, with a note, when the run is filtered
+ *   (a test name pattern, file filters, `--changed`, a shard): its verdicts are not the suite's, and filtering must
+ *   never fail a run (decision 0041). `'apply'` checks them against the verdicts that ran.
  */
 export const ReporterOptionsSchema = z
   .object({
@@ -26,6 +29,7 @@ export const ReporterOptionsSchema = z
     githubSummary: z.boolean().optional(),
     silent: z.boolean().optional(),
     gates: GatesSchema.optional(),
+    gatesOnPartialRun: z.enum(['skip', 'apply']).optional(),
     otlp: z
       .object({
         endpoint: z.string().url().optional(),
@@ -56,7 +60,7 @@ export function parseReporterOptions(options: unknown): ReporterOptions {
   const issue = parsed.error.issues[0]
   throw new Error(
     `agent-verdict reporter: invalid option ${issue.path.join('.') || '(options)'}: ${issue.message}. ` +
-      `Valid options: outputFile (string), html (string | false), junit (string | false), githubSummary (boolean), silent (boolean), gates ({ minPassRate, maxUnjudgeable, maxCostUsd, metrics }), otlp ({ endpoint | file, as?: 'logs' | 'span-events', headers? }).`,
+      `Valid options: outputFile (string), html (string | false), junit (string | false), githubSummary (boolean), silent (boolean), gates ({ minPassRate, maxUnjudgeable, maxCostUsd, metrics }), gatesOnPartialRun ('skip' | 'apply'), otlp ({ endpoint | file, as?: 'logs' | 'span-events', headers? }).`,
   )
 }
 

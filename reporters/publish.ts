@@ -23,6 +23,8 @@ export interface PublishInput {
   /** Where the terminal section goes (colours and width follow it). */
   out: { write(text: string): unknown; isTTY?: boolean; columns?: number }
   env?: NodeJS.ProcessEnv
+  /** Why this run is not the whole suite (`-t "refund"`, `2 of 5 test files`), when it is filtered. */
+  partial?: string
 }
 
 export interface PublishResult {
@@ -35,6 +37,8 @@ export interface PublishResult {
   summaryPath?: string
   /** Every configured gate's result (empty without `gates`); the reporter fails the run when one broke. */
   gates: GateResult[]
+  /** The note printed instead, when gates are configured and skipped on a filtered run. */
+  gatesSkipped?: string
 }
 
 /**
@@ -64,10 +68,18 @@ export async function publishReport(input: PublishInput): Promise<PublishResult>
   say('\n' + renderTerminal(report, terminalOptionsFor(input.out, env)))
   const artifactPath = await writeReport(resolve(input.root, input.options.outputFile ?? DEFAULT_OUTPUT_FILE), report)
   say(`agent-verdict: report written to ${display(artifactPath)}\n`)
+  // A filtered run's verdicts are a part of the suite's: its gates would fail on what filtering left out.
+  const skipGates =
+    input.options.gates !== undefined && input.partial !== undefined && input.options.gatesOnPartialRun !== 'apply'
   const result: PublishResult = {
     report,
     artifactPath,
-    gates: input.options.gates ? evaluateGates(report, input.options.gates) : [],
+    gates: input.options.gates && !skipGates ? evaluateGates(report, input.options.gates) : [],
+    ...(skipGates
+      ? {
+          gatesSkipped: `gates skipped: this run is filtered (${input.partial}), so its verdicts are not the suite's. Run the whole suite, check a full report with \`agent-verdict report gate\`, or set the reporter option gatesOnPartialRun: 'apply' to gate the verdicts that ran.`,
+        }
+      : {}),
   }
   if (input.options.html) {
     result.htmlPath = await writeHtmlReport(resolve(input.root, input.options.html), report, { baseDir: input.root })
@@ -92,6 +104,7 @@ export async function publishReport(input: PublishInput): Promise<PublishResult>
   if (input.options.githubSummary ?? Boolean(env.GITHUB_STEP_SUMMARY)) {
     result.summaryPath = (await appendGithubSummary(report, env)) ?? undefined
   }
+  if (result.gatesSkipped) say(`agent-verdict: ${result.gatesSkipped}\n`)
   // A broken gate fails the run, so it is printed even when silent: a red run must say why.
   for (const g of result.gates) if (!g.ok || !input.options.silent) input.out.write(`agent-verdict: ${g.line}\n`)
   return result
@@ -109,7 +122,24 @@ function display(path: string): string {
   return rel && !rel.startsWith('..') ? rel.split(sep).join('/') : path
 }
 
-/** Keeps the tests the artifact is about: those with verdicts or traces. */
-export function withVerdicts(tests: readonly ReportTest[]): ReportTest[] {
-  return tests.filter((t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0)
+const usedAgentVerdict = (t: ReportTest) =>
+  t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0
+
+/** An eval file by the plugin's default name (`*.eval.ts` and the like). */
+const EVAL_FILE = /\.eval\.[cm]?[jt]sx?$/
+
+/**
+ * Keeps the tests the artifact is about: those that used agent-verdict (verdicts, traces or matcher
+ * assertions, a matcher that threw included), and every failed test of an eval file (`*.eval.*`) or of a
+ * file where another test used agent-verdict — a test that failed before any verdict (a thrown agent) is
+ * still a failed evaluation, and the report's count of failed tests must be the runner's.
+ *
+ * @example
+ * reportedTests(tests).filter((t) => t.state === 'fail').length // the runner's failed evaluations
+ */
+export function reportedTests(tests: readonly ReportTest[]): ReportTest[] {
+  const evalFiles = new Set(tests.filter(usedAgentVerdict).map((t) => t.file))
+  return tests.filter(
+    (t) => usedAgentVerdict(t) || (t.state === 'fail' && (evalFiles.has(t.file) || EVAL_FILE.test(t.file))),
+  )
 }

@@ -7,7 +7,7 @@ import { salvageVerdictMeta } from '../src/verdict/salvage'
 import type { ReportTest } from '../src/verdict/report'
 import { runLimitSummary, stripAnsi } from '../src/report/format'
 import { parseReporterOptions, type ReporterOptions } from './options'
-import { publishReport, withVerdicts } from './publish'
+import { publishReport, reportedTests } from './publish'
 
 export { parseReporterOptions }
 
@@ -49,18 +49,39 @@ export async function endRun(input: {
   const out = vitest?.logger.outputStream ?? process.stdout
   if (!options.silent)
     for (const w of warnings) (vitest?.logger.errorStream ?? process.stderr).write(`agent-verdict: ${w}\n`)
+  const partial =
+    options.gates && vitest ? await partialRun(vitest, new Set(input.testModules.map((m) => m.moduleId))) : undefined
   const published = await publishReport({
-    tests: withVerdicts(tests),
+    tests: reportedTests(tests),
     startedAt: input.startedAt,
     runner: 'vitest',
     root,
     options,
     out,
+    ...(partial ? { partial } : {}),
   })
   const limitLine = runLimitSummary()
   if (limitLine && !options.silent) out.write(`agent-verdict: ${limitLine}\n`)
   // Vitest only ever raises the exit code, so this survives its own end-of-run bookkeeping.
   if (published.gates.some((g) => !g.ok)) process.exitCode = 1
+}
+
+/**
+ * Why the run is not the whole suite, or undefined: a test name pattern (`-t`), a shard, or fewer test files
+ * than the projects include (file filters, `--changed`, `--related`).
+ */
+async function partialRun(vitest: Vitest, ran: ReadonlySet<string>): Promise<string | undefined> {
+  const config = vitest.config as { testNamePattern?: RegExp; shard?: { index: number; count: number } }
+  if (config.testNamePattern) return `-t ${String(config.testNamePattern)}`
+  if (config.shard) return `shard ${config.shard.index}/${config.shard.count}`
+  try {
+    const all = new Set((await vitest.globTestSpecifications()).map((s) => s.moduleId))
+    const left = [...all].filter((id) => !ran.has(id)).length
+    if (left > 0) return `${all.size - left} of ${all.size} test files`
+  } catch {
+    // Files that cannot be listed: the run is taken as whole, as before.
+  }
+  return undefined
 }
 
 /** One finished test as the report holds it (none without verdicts or traces), and why its meta was ignored. */
@@ -88,9 +109,11 @@ export function convertTest(testCase: TestCase, root: string): Converted {
 const rawMeta = (testCase: TestCase): unknown => (testCase.meta() as Record<string, unknown>)[VERDICT_META_KEY]
 
 function toReportTest(testCase: TestCase, raw: unknown, root: string, warnings: string[]): ReportTest | undefined {
-  if (raw === undefined) return undefined
+  // A failed test without verdicts is kept for now: it is reported when it ran in an eval file or beside tests
+  // that used agent-verdict (publish.ts decides, once every test is known).
+  if (raw === undefined && testCase.result().state !== 'failed') return undefined
   // An invalid verdict is kept as an unjudgeable one: dropped, it read as absent and a gate passed on it.
-  const meta = salvageVerdictMeta(raw)
+  const meta = salvageVerdictMeta(raw ?? { verdicts: [] })
   if (meta.issues.length > 0)
     warnings.push(
       `invalid task.meta.${VERDICT_META_KEY} of "${testCase.fullName}" at ${meta.issues[0]}: its invalid verdicts count as unjudgeable`,

@@ -23,7 +23,8 @@ const isEmpty = (options: unknown): boolean =>
 
 /**
  * Prints verdicts after the run and writes `agent-verdict-report.json` (plus, optionally, an HTML
- * report and a GitHub step summary). Only tests with verdicts or traces are reported. Invalid options
+ * report and a GitHub step summary). Tests that used agent-verdict are reported, and failed tests of eval files
+ * or beside them (with their errors). Invalid options
  * fail the run when it starts (`onInit`), naming the option.
  *
  * @example

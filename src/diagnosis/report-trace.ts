@@ -1,17 +1,21 @@
 // A diagnosis as the report artifact holds it: its span tree and its verdicts, shared by the trace matchers
 // and `agent-verdict diagnose --otlp`.
+import type { Trace } from '../trace/trace'
 import type { Diagnosis } from './types'
+import { canonicalView } from './canonical'
 import type { ReportTrace } from '../verdict/report'
 import type { Verdict } from '../verdict/verdict'
 
 /**
  * The span tree of a diagnosis as the report artifact stores it: every span with its parent, whether
- * it failed after propagation, and the ids of its own verdicts (which travel in the test's verdicts).
+ * it failed after propagation, the ids of its own verdicts (which travel in the test's verdicts) and,
+ * given the trace, its positional id (what `report diff` matches spans of two runs by).
  *
  * @example
- * attachVerdicts(this, verdictsOfDiagnosis(d), [reportTraceOf(d)])
+ * attachVerdicts(this, verdictsOfDiagnosis(d), [reportTraceOf(d, trace)])
  */
-export function reportTraceOf(diagnosis: Diagnosis): ReportTrace {
+export function reportTraceOf(diagnosis: Diagnosis, trace?: Trace): ReportTrace {
+  const view = trace ? canonicalView(trace) : undefined
   return {
     id: diagnosis.traceId,
     spans: diagnosis.spans.map((s) => ({
@@ -21,6 +25,7 @@ export function reportTraceOf(diagnosis: Diagnosis): ReportTrace {
       kind: s.kind,
       failed: s.state === 'fail',
       verdictIds: s.verdicts.flatMap((v) => (v.id === undefined ? [] : [v.id])),
+      ...(view && view.position(s.spanId) !== '' ? { position: view.position(s.spanId) } : {}),
     })),
   }
 }

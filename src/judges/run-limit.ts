@@ -92,20 +92,29 @@ const TOKEN_KEY = Symbol.for('agent-verdict.coordinator-token')
 const CLIENTS_KEY = Symbol.for('agent-verdict.coordinator-clients')
 const NOTED_KEY = Symbol.for('agent-verdict.coordinator-noted')
 const IN_TEST_RUN_KEY = Symbol.for('agent-verdict.in-test-run')
+/** Each runner's own config line: Jest takes one module path (a string), Vitest a list. */
+const COORDINATOR_HINT = {
+  vitest: "add globalSetup: ['agent-verdict/global-setup'] to test in vitest.config.ts",
+  jest: "add globalSetup: 'agent-verdict/global-setup' (one string, not a list) to jest.config",
+} as const
 type Store = Record<symbol, unknown>
 const store = globalThis as unknown as Store
 
 /**
- * Called by the Vitest and Jest setup files: marks this process as a test worker (so running without a
- * coordinator is worth a note) and points its judges at the run's coordinator (`127.0.0.1:PORT`, as
+ * Called by the Vitest and Jest setup files: marks this process as a test worker of `runner` (so running
+ * without a coordinator is worth a note, in that runner's config syntax) and points its judges at the run's coordinator (`127.0.0.1:PORT`, as
  * `agent-verdict/global-setup` provided it), with the token that lets it make judge calls for this process.
  * `undefined` leaves `AGENT_VERDICT_COORDINATOR` (and `AGENT_VERDICT_COORDINATOR_TOKEN`) as the only source.
  *
  * @example
  * useCoordinator(inject('agentVerdictCoordinator'), inject('agentVerdictCoordinatorToken'))
  */
-export function useCoordinator(address: string | undefined, token?: string): void {
-  store[IN_TEST_RUN_KEY] = true
+export function useCoordinator(
+  address: string | undefined,
+  token?: string,
+  runner: 'vitest' | 'jest' = 'vitest',
+): void {
+  store[IN_TEST_RUN_KEY] = runner
   if (address) store[ADDRESS_KEY] = address
   if (address && token) store[TOKEN_KEY] = token
 }
@@ -232,10 +241,11 @@ export function runWidePermits(
     const address = coordinatorAddress()
     if (!address) {
       // A script or CLI is one process, so its limit is already the whole run's: no note there.
-      if (store[IN_TEST_RUN_KEY])
+      const runner = store[IN_TEST_RUN_KEY]
+      if (runner)
         noteOnce(
           'none',
-          `no run coordinator, so judge concurrency ${local.max} applies per worker; add globalSetup: ['agent-verdict/global-setup'] to share one limit across the run`,
+          `no run coordinator, so judge concurrency ${local.max} applies per worker; ${COORDINATOR_HINT[runner === 'jest' ? 'jest' : 'vitest']} to share one limit across the run`,
           true,
         )
       return local.acquire(signal, options)

@@ -27,6 +27,7 @@ export interface BuildReportInput {
  * The run's numbers, computed once here; every output (terminal, JSON, HTML, GitHub summary, JUnit)
  * shows these and never recounts.
  *
+ * - tests / failedTests: the report's tests and those the runner failed (before any verdict too);
  * - assertions / failed: matcher assertions and the failed ones — a passing `.not` is not a failure;
  * - verdicts / judgedFail / unjudgeable: verdicts, those the judge judged `fail`, those with no verdict;
  * - judgeCalls: every request that reached a judge (each sample, re-ask and retry), of which
@@ -42,6 +43,8 @@ export interface BuildReportInput {
  */
 export function computeTotals(tests: readonly ReportTest[]): ReportTotals {
   const totals: ReportTotals = {
+    tests: tests.length,
+    failedTests: tests.filter((t) => t.state === 'fail').length,
     assertions: 0,
     failed: 0,
     verdicts: 0,
@@ -181,7 +184,13 @@ export function parseReport(json: unknown, path: string): Report {
  * for the schema to judge.
  */
 function upgrade(json: { schemaVersion: number; run?: unknown; tests?: unknown }): unknown {
-  if (json.schemaVersion === REPORT_SCHEMA_VERSION) return json
+  // Version-2 reports written before the test counts existed get them from their tests.
+  const totals = (json.run as { totals?: Record<string, unknown> } | undefined)?.totals
+  if (
+    json.schemaVersion === REPORT_SCHEMA_VERSION &&
+    (typeof totals !== 'object' || totals === null || 'failedTests' in totals)
+  )
+    return json
   const tests = ReportSchema.shape.tests.safeParse(json.tests)
   if (!tests.success || typeof json.run !== 'object' || json.run === null) return json
   return { ...json, schemaVersion: REPORT_SCHEMA_VERSION, run: { ...json.run, totals: computeTotals(tests.data) } }

@@ -1,12 +1,16 @@
-// Verdict diff of two runs: per test › metric › span, flips, score changes, new and removed assertions, cost.
-import type { Report } from '../verdict/report'
+// Verdict diff of two runs: per test › matcher › span › metric, flips, score changes, new and removed assertions, cost.
+import type { Report, ReportTest } from '../verdict/report'
 import type { TrialsSummary } from '../verdict/trials'
 import type { VerdictOutcome } from '../verdict/verdict'
 
 /** One assertion of one side, the unit a diff compares. */
 export interface DiffItem {
-  /** `test › metric` or `test › metric › span`; a repeated metric in one test gets `#2`, `#3` … */
+  /** `test › matcher › metric`, `test › matcher › span › metric`, or `test`; a repeat in one test gets `#2`, `#3` … */
   key: string
+  /** The test the item belongs to (its key), when the side knows it. */
+  test?: string
+  /** `test`: the test's own outcome (pass or fail), which a verdict flip of the same test already tells. */
+  scope?: 'test'
   /** Unknown when the side cannot tell (e.g. an old cassette with no threshold for the metric). */
   outcome?: VerdictOutcome
   /** 0..1 from reports; the judge's raw score from cassettes. */
@@ -47,7 +51,36 @@ export interface VerdictDiff {
 }
 
 /**
- * The assertions of a report: one item per verdict, keyed by `file › test name › metric (› span)`.
+ * Span labels of one test, by span id: `1.2.3 tool:search` (positional id, kind, name). Span ids are
+ * random per capture, so two runs of the same agent only meet on position. Reports written before
+ * positions were stored get them from the span list's own order (the trace's depth-first order).
+ */
+function spanLabels(test: ReportTest): Map<string, string> {
+  const labels = new Map<string, string>()
+  for (const trace of test.traces ?? []) {
+    const ids = new Set(trace.spans.map((s) => s.id))
+    const derived = new Map<string, string>()
+    const kids = new Map<string, number>()
+    for (const span of trace.spans) {
+      const parent = span.parentId !== null && ids.has(span.parentId) ? span.parentId : ''
+      const n = (kids.get(parent) ?? 0) + 1
+      kids.set(parent, n)
+      const prefix = parent === '' ? '' : `${derived.get(parent) ?? '?'}.`
+      derived.set(span.id, `${prefix}${n}`)
+      labels.set(span.id, `${span.position ?? derived.get(span.id)} ${span.kind}:${span.name}`)
+    }
+  }
+  return labels
+}
+
+const TEST_OUTCOME = { pass: 'pass', fail: 'fail' } as const
+
+/**
+ * The assertions of a report: one item per verdict, keyed by `file › test name › matcher (› span) ›
+ * metric`, where a span is named by its positional id, kind and name (never its random id); one item
+ * per assertion that gave no verdict (`› matcher`); and one per test that passed or failed
+ * (`file › test name`), so a test that now fails before any verdict (a replay miss, a thrown agent)
+ * is a regression too.
  * Tokens and cost are those recorded on the verdict whether it was judged or replayed: the cost of
  * judging the suite, so a fully replayed run compares with a live one.
  *
@@ -60,13 +93,34 @@ export function itemsFromReport(report: Report): DiffItem[] {
   // test('b')` and `test('a > b')`, a static `test.each` title), and one key for both merged them — a regression
   // of the first was compared with the second's verdict and hidden.
   const seen = new Map<string, number>()
+  const numbered = (base: string) => {
+    const n = (seen.get(base) ?? 0) + 1
+    seen.set(base, n)
+    return n === 1 ? base : `${base} #${n}`
+  }
   for (const test of report.tests) {
-    for (const v of test.verdicts) {
-      const base = [`${test.file} › ${test.name}`, v.metric, ...(v.spanId ? [v.spanId] : [])].join(' › ')
-      const n = (seen.get(base) ?? 0) + 1
-      seen.set(base, n)
+    const testKey = numbered(`${test.file} › ${test.name}`)
+    const outcome = TEST_OUTCOME[test.state as keyof typeof TEST_OUTCOME]
+    if (outcome)
       items.push({
-        key: n === 1 ? base : `${base} #${n}`,
+        key: testKey,
+        test: testKey,
+        scope: 'test',
+        outcome,
+        score: null,
+        ...(test.error ? { reason: test.error } : {}),
+        tokens: 0,
+        costUsd: 0,
+      })
+    const labels = spanLabels(test)
+    const withVerdicts = new Set<string>()
+    for (const v of test.verdicts) {
+      if (v.assertion) withVerdicts.add(v.assertion.id)
+      const span = v.spanId === undefined ? [] : [labels.get(v.spanId) ?? v.spanId]
+      const matcher = v.assertion ? [v.assertion.matcher] : []
+      items.push({
+        key: numbered([testKey, ...matcher, ...span, v.metric].join(' › ')),
+        test: testKey,
         outcome: v.outcome,
         score: v.trials ? v.trials.rate : v.score,
         reason: v.reason,
@@ -85,6 +139,18 @@ export function itemsFromReport(report: Report): DiffItem[] {
           : {}),
       })
     }
+    // Assertions with no verdict (a budget, a tool-call check, a matcher that threw before judging).
+    for (const a of test.assertions ?? []) {
+      if (withVerdicts.has(a.id)) continue
+      items.push({
+        key: numbered(`${testKey} › ${a.negated ? 'not.' : ''}${a.matcher}`),
+        test: testKey,
+        outcome: a.passed ? 'pass' : 'fail',
+        score: null,
+        tokens: 0,
+        costUsd: 0,
+      })
+    }
   }
   return items
 }
@@ -101,6 +167,12 @@ function sumCost(items: readonly DiffItem[]): number | null {
   const known = items.filter((i) => i.costUsd !== null)
   if (known.length === 0) return items.some((i) => i.tokens > 0) ? null : 0
   return Math.round(known.reduce((s, i) => s + (i.costUsd ?? 0), 0) * 1e8) / 1e8
+}
+
+/** New or removed items, without a test's own item when items inside that test already show it. */
+function alone(items: DiffItem[]): DiffItem[] {
+  const inside = new Set(items.filter((i) => i.scope !== 'test').map((i) => i.test))
+  return items.filter((i) => i.scope !== 'test' || !inside.has(i.test))
 }
 
 /**
@@ -135,15 +207,19 @@ export function diffVerdicts(base: DiffSide, head: DiffSide): VerdictDiff {
       scoreChanges.push({ key: h.key, base: b, head: h, label: noise ? 'noise' : h.score < b.score ? 'drop' : 'rise' })
     }
   }
+  // A test that failed because a verdict flipped is one regression, named by the verdict (and its span); the
+  // test's own flip counts only when nothing inside it tells why (it failed before any verdict).
+  const explained = new Set(flipped.filter((f) => f.head.scope !== 'test').map((f) => `${f.head.test} ${f.label}`))
+  const shown = flipped.filter((f) => f.head.scope !== 'test' || !explained.has(`${f.head.test} ${f.label}`))
   return {
     base: base.label,
     head: head.label,
-    flipped: flipped.sort(byKey),
+    flipped: shown.sort(byKey),
     scoreChanges: scoreChanges.sort(byKey),
-    added: head.items.filter((i) => !before.has(i.key)).sort(byKey),
-    removed: base.items.filter((i) => !after.has(i.key)).sort(byKey),
+    added: alone(head.items.filter((i) => !before.has(i.key))).sort(byKey),
+    removed: alone(base.items.filter((i) => !after.has(i.key))).sort(byKey),
     tokens: { base: base.items.reduce((s, i) => s + i.tokens, 0), head: head.items.reduce((s, i) => s + i.tokens, 0) },
     costUsd: { base: sumCost(base.items), head: sumCost(head.items) },
-    regressions: flipped.filter((f) => f.label === 'regression').length,
+    regressions: shown.filter((f) => f.label === 'regression').length,
   }
 }

@@ -129,7 +129,8 @@ export function traceSummary(trace: ReportTrace, verdicts: readonly Verdict[]): 
 }
 
 /**
- * The run's totals as label/value pairs, in the order every renderer shows them. `failed` counts failed
+ * The run's totals as label/value pairs, in the order every renderer shows them. `failed tests` counts the
+ * tests the runner failed (also before any verdict, as the runner does); `failed` counts failed
  * assertions (a passing `.not` is none); `judge calls` is every request, with retries and re-asks named.
  *
  * @example
@@ -141,6 +142,8 @@ export function totalsParts(t: ReportTotals): Array<[string, string]> {
     t.judgeReasks > 0 ? `${formatInt(t.judgeReasks)} ${t.judgeReasks === 1 ? 're-ask' : 're-asks'}` : '',
   ].filter(Boolean)
   return [
+    ['tests', formatInt(t.tests)],
+    ['failed tests', formatInt(t.failedTests)],
     ['assertions', formatInt(t.assertions)],
     ['failed', formatInt(t.failed)],
     ['verdicts', formatInt(t.verdicts)],

@@ -75,7 +75,7 @@ export function renderDiffMarkdown(d: VerdictDiff): string {
   for (const i of d.added) rows.push(`| new | ${cell(i.key)} | – | ${cell(state(i))} | |`)
   for (const i of d.removed) rows.push(`| removed | ${cell(i.key)} | ${cell(state(i))} | – | |`)
   if (rows.length > 0)
-    out.push('| change | test › metric › span | base | head | label |', '|---|---|---|---|---|', ...rows, '')
+    out.push('| change | test › matcher › span › metric | base | head | label |', '|---|---|---|---|---|', ...rows, '')
   const [tokens, cost] = costLines(d)
   out.push(`Judge tokens ${tokens}; cost ${cost}.`, '')
   return out.join('\n')

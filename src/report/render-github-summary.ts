@@ -70,6 +70,8 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
         !test.verdicts.some((v) => v.assertion?.id === a.id && assertionStatus(v) !== 'pass')
       )
         rows.push({ test, assertion: a })
+    // A test that failed with nothing above to show for it (a replay miss, a thrown agent): its error.
+    if (test.state === 'fail' && rows.length === 0) rows.push({ test, error: test.error ?? 'test failed' })
     return rows
   })
   if (bad.length === 0)
@@ -81,7 +83,12 @@ export function renderGithubSummary(report: Report, options: GithubSummaryOption
   // Byte counts are kept incrementally: re-measuring the growing body per row is quadratic on big runs.
   let bytes = Buffer.byteLength(head + tableHead) + 1
   for (const item of bad) {
-    const row = 'v' in item ? renderRow(item.test, item.v) : renderAssertionRow(item.test, item.assertion)
+    const row =
+      'v' in item
+        ? renderRow(item.test, item.v)
+        : 'assertion' in item
+          ? renderAssertionRow(item.test, item.assertion)
+          : renderErrorRow(item.test, item.error)
     const rowBytes = Buffer.byteLength(row)
     if (bytes + rowBytes + Buffer.byteLength(tail(bad.length - rows.length - 1, options.artifactName)) > budget) break
     rows.push(row)
@@ -96,7 +103,23 @@ function tail(remaining: number, artifactName = 'agent-verdict-report.json'): st
     : ''
 }
 
-type Row = { test: ReportTest; v: Verdict } | { test: ReportTest; assertion: VerdictAssertion }
+type Row =
+  | { test: ReportTest; v: Verdict }
+  | { test: ReportTest; assertion: VerdictAssertion }
+  | { test: ReportTest; error: string }
+
+function renderErrorRow(test: ReportTest, error: string): string {
+  const cells = [
+    OUTCOME_SYMBOL.fail,
+    `${escapeMarkdownCell(test.file)} › ${escapeMarkdownCell(test.name)}`,
+    '',
+    'test',
+    '',
+    'failed',
+    escapeMarkdownCell(oneLineExcerpt(stripAnsi(error).split('\n')[0] ?? '', MAX_REASON)),
+  ]
+  return `| ${cells.join(' | ')} |\n`
+}
 
 function renderAssertionRow(test: ReportTest, a: VerdictAssertion): string {
   const cells = [

@@ -89,6 +89,7 @@ function renderRun(report: Report): string {
   const { run } = report
   const t = run.totals
   const cls: Record<string, string | undefined> = {
+    'failed tests': t.failedTests > 0 ? 'fail' : undefined,
     failed: t.failed > 0 ? 'fail' : undefined,
     unjudgeable: t.unjudgeable > 0 ? 'unjudgeable' : undefined,
   }

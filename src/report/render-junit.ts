@@ -1,19 +1,11 @@
 // JUnit XML from the report artifact, for CI systems that read test results as JUnit (GitLab, Jenkins,
 // Azure DevOps, CircleCI, the test-reporter actions): a testsuite per test file, a testcase per test with
 // verdicts, each verdict a <property> and a line of <system-out>, failing verdicts in the <failure> text.
-import type { Report, ReportTest } from '../verdict/report'
+import type { Report, ReportTest, ReportTotals } from '../verdict/report'
 import { assertionStatus, judgedNote } from '../verdict/assertion'
 import { oneLineExcerpt } from '../verdict/text'
 import type { Verdict } from '../verdict/verdict'
-import {
-  describeSpan,
-  formatScoreVsThreshold,
-  indexSpans,
-  OUTCOME_SYMBOL,
-  spanPath,
-  stripAnsi,
-  totalsParts,
-} from './format'
+import { describeSpan, formatScoreVsThreshold, indexSpans, OUTCOME_SYMBOL, spanPath, stripAnsi } from './format'
 
 export const DEFAULT_JUNIT_FILE = 'agent-verdict-junit.xml'
 
@@ -118,9 +110,28 @@ function count(tests: readonly ReportTest[]): Counts {
   return c
 }
 
+/** Every total as a plain number (`cost`: US dollars, or `unknown`), named as the other outputs label it. */
+function totalsProperties(t: ReportTotals): Array<[string, string]> {
+  return [
+    ['tests', String(t.tests)],
+    ['failed-tests', String(t.failedTests)],
+    ['assertions', String(t.assertions)],
+    ['failed', String(t.failed)],
+    ['verdicts', String(t.verdicts)],
+    ['judged-fail', String(t.judgedFail)],
+    ['unjudgeable', String(t.unjudgeable)],
+    ['judge-calls', String(t.judgeCalls)],
+    ['judge-retries', String(t.judgeRetries)],
+    ['judge-reasks', String(t.judgeReasks)],
+    ['replayed', String(t.cachedCalls)],
+    ['tokens', String(t.tokens)],
+    ['cost', t.costUsd === null ? 'unknown' : String(t.costUsd)],
+  ]
+}
+
 /**
  * The report as JUnit XML: one `<testsuite>` per test file (in the report's order), one `<testcase>` per
- * test in the report (the tests with verdicts or traces; the runner's own JUnit reporter lists the rest),
+ * test in the report (the tests that used agent-verdict and failed evaluations; the runner's own JUnit reporter lists the rest),
  * each verdict a `<property name="verdict <metric> [<category>][ span <id>]" value="<outcome> <score>:
  * <reason>">` and a line of `<system-out>`; a failing test's `<failure>` holds its error and its failing
  * verdicts. The judge and cassette mode are suite properties.
@@ -139,9 +150,10 @@ export function renderJunit(report: Report): string {
   const runProps =
     `      <property${attrs({ name: 'agent-verdict.judge', value: report.run.judge ?? 'none' })}/>\n` +
     `      <property${attrs({ name: 'agent-verdict.mode', value: report.run.mode })}/>\n` +
-    // The run's totals as every other output shows them (computed once, in the artifact).
-    totalsParts(report.run.totals)
-      .map(([k, v]) => `      <property${attrs({ name: `agent-verdict.${k.replace(/ /g, '-')}`, value: v })}/>\n`)
+    // The run's totals (computed once, in the artifact) as plain numbers: CI tools read these values, and
+    // the terminal's thousands separators ("4,972") read as text there.
+    totalsProperties(report.run.totals)
+      .map(([k, v]) => `      <property${attrs({ name: `agent-verdict.${k}`, value: v })}/>\n`)
       .join('')
   let xml = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({ name: 'agent-verdict', tests: all.tests, failures: all.failures, errors: 0, skipped: all.skipped, time: seconds(all.ms) })}>\n`
   for (const [file, tests] of byFile) {

@@ -62,13 +62,17 @@ export function renderTerminal(report: Report, options: TerminalRenderOptions = 
     const whole = [...head, { text: separator + reason }]
     return widthOf(whole) <= width ? [line(whole)] : [line(trimEnd(head)), line([{ text: indent + reason }])]
   }
-  const tests = report.tests.filter(
-    (t) => t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0,
-  )
+  const used = (t: ReportTest) =>
+    t.verdicts.length > 0 || (t.traces?.length ?? 0) > 0 || (t.assertions?.length ?? 0) > 0
+  // Failed tests without verdicts are listed too (with their error): a replay miss is a failed evaluation.
+  const tests = report.tests.filter((t) => used(t) || t.state === 'fail')
   if (tests.length === 0) return line([{ text: 'agent-verdict: no verdicts in this run', style: 'dim' }]) + '\n'
 
   const out: string[] = []
-  const head = [`agent-verdict · ${tests.length} ${tests.length === 1 ? 'test' : 'tests'} with verdicts`]
+  const withVerdicts = tests.filter(used).length
+  const before = tests.length - withVerdicts
+  const head = [`agent-verdict · ${withVerdicts} ${withVerdicts === 1 ? 'test' : 'tests'} with verdicts`]
+  if (before > 0) head.push(`${before} failed before any verdict`)
   if (report.run.judge) head.push(`judge ${report.run.judge}`)
   head.push(`mode ${report.run.mode}`)
   out.push(line([{ text: head.join(' · '), style: 'bold' }]), '')

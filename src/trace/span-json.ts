@@ -1,9 +1,10 @@
 import type { Span, SpanEvent } from './span'
 
 /** A span as plain JSON: bigint nanoseconds become decimal strings (JSON.stringify rejects bigint). */
-export type SpanJSON = Omit<Span, 'startNs' | 'endNs' | 'events'> & {
+export type SpanJSON = Omit<Span, 'startNs' | 'endNs' | 'events' | 'monotonicStartNs'> & {
   startNs: string
   endNs: string
+  monotonicStartNs?: string
   events: Array<Omit<SpanEvent, 'timeNs'> & { timeNs: string }>
 }
 
@@ -18,6 +19,7 @@ export function spanToJSON(span: Span): SpanJSON {
   for (const [key, value] of Object.entries(span)) if (value !== undefined) out[key] = value
   out.startNs = span.startNs.toString()
   out.endNs = span.endNs.toString()
+  if (span.monotonicStartNs !== undefined) out.monotonicStartNs = span.monotonicStartNs.toString()
   out.events = span.events.map((e) => ({ ...e, timeNs: e.timeNs.toString() }))
   return out as SpanJSON
 }

@@ -65,5 +65,12 @@ export const SpanSchema = z.object({
   tokens: TokenCountsSchema.optional(),
   toolName: z.string().optional(),
   toolArgs: z.unknown().optional(),
+  /**
+   * When the span started on the capturing process's monotonic clock (ns), set only for in-process OTel
+   * SDK spans. The SDK stamps `startNs` with `Date.now()` (whole milliseconds), so steps shorter than a
+   * millisecond tie on it; this says which of them started first, so sibling order (and the positional
+   * ids cassette keys use) does not depend on the millisecond a step happened to start in.
+   */
+  monotonicStartNs: z.bigint().optional(),
 })
 export type Span = z.infer<typeof SpanSchema>

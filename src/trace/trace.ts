@@ -194,13 +194,24 @@ export class Trace {
   }
 }
 
-const byStart = (a: TraceNode, b: TraceNode) =>
-  a.span.startNs < b.span.startNs ? -1 : a.span.startNs > b.span.startNs ? 1 : 0
+/**
+ * Start order of two spans: their start stamps, and on a tie the monotonic start an in-process SDK span
+ * carries (its stamps are whole milliseconds; exporters list spans by end, not start).
+ */
+export function compareStart(a: Span, b: Span): number {
+  if (a.startNs !== b.startNs) return a.startNs < b.startNs ? -1 : 1
+  const ma = a.monotonicStartNs
+  const mb = b.monotonicStartNs
+  if (ma === undefined || mb === undefined || ma === mb) return 0
+  return ma < mb ? -1 : 1
+}
+
+const byStart = (a: TraceNode, b: TraceNode) => compareStart(a.span, b.span)
 
 /** Sorts by start time, stable; exporters almost always write siblings in order, so check before sorting. */
 function sortByStart(list: TraceNode[]): void {
   for (let i = 1; i < list.length; i++) {
-    if (list[i - 1].span.startNs > list[i].span.startNs) {
+    if (byStart(list[i - 1], list[i]) > 0) {
       list.sort(byStart)
       return
     }

@@ -8,12 +8,16 @@ export const READABLE_REPORT_VERSIONS: readonly number[] = [1, 2]
 
 /**
  * The run's numbers, computed once from the tests (`computeTotals`) and shown as they are everywhere.
+ * `tests` / `failedTests` count the report's tests and the failed ones, as the runner counts them.
  * `failed` counts failed ASSERTIONS (a passing `.not` is never one); `judgedFail` counts verdicts the
  * judge judged `fail`, whatever was asserted. `judgeCalls` counts every request that reached a judge
  * (each sample, re-ask and retry); `judgeRetries` / `judgeReasks` are the part of it that were retries
  * and re-asks; `cachedCalls` the requests replayed from cassettes.
  */
 export const ReportTotalsSchema = z.object({
+  /** Tests in the report, and those the runner failed (also those that failed before any verdict). */
+  tests: z.number().int().nonnegative(),
+  failedTests: z.number().int().nonnegative(),
   assertions: z.number().int().nonnegative(),
   failed: z.number().int().nonnegative(),
   verdicts: z.number().int().nonnegative(),
@@ -35,6 +39,11 @@ export const ReportSpanSchema = z.object({
   kind: z.string(),
   failed: z.boolean(),
   verdictIds: z.array(z.string()),
+  /**
+   * Positional id in the trace's canonical order (`1.2.3`: parent path + sibling index), the same in every
+   * capture of the same run (span ids are random per capture): what `report diff` keys span verdicts by.
+   */
+  position: z.string().optional(),
 })
 
 export const ReportTraceSchema = z.object({

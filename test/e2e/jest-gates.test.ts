@@ -16,7 +16,12 @@ function runJest(gates: object) {
     ...process.env,
     TMPDIR: tmp,
     NO_COLOR: '1',
-    AV_E2E_REPORTER_OPTIONS: JSON.stringify({ outputFile: join(tmp, 'report.json'), gates }),
+    // The two files are picked by path, a filtered run: gates apply to what ran only when asked (decision 0041).
+    AV_E2E_REPORTER_OPTIONS: JSON.stringify({
+      outputFile: join(tmp, 'report.json'),
+      gates,
+      gatesOnPartialRun: 'apply',
+    }),
   }
   delete env.AGENT_VERDICT_JEST_LOG_DIR
   delete env.GITHUB_STEP_SUMMARY

@@ -60,6 +60,8 @@ async function checkArtifact(tmp: string) {
     reason: 'cites a 2019 figure the chart lacks',
   })
   expect(report.run.totals).toEqual({
+    tests: 4,
+    failedTests: 1,
     assertions: 4,
     failed: 1,
     verdicts: 4,

@@ -13,11 +13,16 @@ import { makeProject, packageUnderTest, repo, run, type RunResult } from './user
 
 const WRONG_REFUND = 'The answer says $45 was refunded; the refund issued was $40.'
 const RULES = [
-  // Only the correctness judge sees the regression: span judges keep passing, so exactly one verdict flips.
   {
     name: 'wrong-refund',
     when: { contains: 'A refund of $45', schemaName: 'correctness_verdict' },
     respond: { verdict: 'fail' as const, reason: WRONG_REFUND },
+  },
+  // The trace regresses too: a span judge that sees the $45 refund fails that span.
+  {
+    name: 'wrong-refund-span',
+    when: { contains: '$45', schemaName: 'span_diagnosis' },
+    respond: { verdict: 'fail' as const, reason: 'The refund amount does not match the order.' },
   },
   {
     name: 'wrong-total',
@@ -147,6 +152,14 @@ describe('the PR loop', { shuffle: false }, () => {
       for (const r of results) expect(r.code, r.output).toBe(0)
       expect(fake.stats.requests).toBe(CALLS)
       expect(Object.keys(snapshot(project))).toEqual(['agent-trace.test.ts.json', 'answers.test.ts.json'])
+      // No global setup in this config: the hint says how to add it in this runner's own syntax.
+      const hints = results.map((r) => r.output).join('\n')
+      expect(hints).toContain(
+        runner === 'jest'
+          ? "add globalSetup: 'agent-verdict/global-setup' (one string, not a list) to jest.config"
+          : "add globalSetup: ['agent-verdict/global-setup'] to test in vitest.config.ts",
+      )
+      if (runner === 'jest') expect(hints).not.toContain("globalSetup: ['agent-verdict/global-setup']")
 
       expect(merged.tests.map((t) => `${t.file} › ${t.state}`).sort()).toEqual([
         'agent-trace.test.ts › pass',
@@ -212,6 +225,10 @@ describe('the PR loop', { shuffle: false }, () => {
         /no recorded verdict for span-diagnosis \(test "support agent run has no failing spans" › toHaveNoFailingSpans › span 1\.\d+ (llm:chat gpt-4o-mini|tool:execute_tool lookup_refund)\) in /,
       )
 
+      // The base for `report diff`: a clean run's report (replayed, 0 calls), before the answer changes.
+      const base = await run(project, [...args], { ...judgeEnv(), CI: 'true', AV_REPORT: 'reports/base.json' })
+      expect(base.code, base.output).toBe(0)
+
       const local = await run(project, [...args], { ...judgeEnv(), AGENT_REFUND: '$45' })
       expect(local.code, local.output).toBe(1) // the regression is caught
       expect(local.output).toContain(WRONG_REFUND)
@@ -230,9 +247,34 @@ describe('the PR loop', { shuffle: false }, () => {
       const report = await readReport(join(project, 'agent-verdict-report.json'))
       expectConsistentTotals(report)
       expect(report.run.totals).toMatchObject({ judgeCalls: 3, cachedCalls: CALLS - 3 })
-      expect(report.tests.filter((t) => t.state === 'fail').map((t) => t.name)).toEqual([
-        expect.stringContaining('refund answer is correct'),
-      ])
+      expect(
+        report.tests
+          .filter((t) => t.state === 'fail')
+          .map((t) => t.name)
+          .sort(),
+      ).toEqual([expect.stringContaining('refund answer is correct'), 'support agent run has no failing spans'])
+
+      // `report diff` between the two runs' artifacts: span ids are new in every capture, yet the trace test's
+      // regression is named by test and span, and the tests that did not change are not listed.
+      const diff = await run(
+        project,
+        [cli(), 'report', 'diff', 'reports/base.json', 'agent-verdict-report.json', '--fail-on', 'regression'],
+        {},
+      )
+      expect(diff.code, diff.output).toBe(1)
+      expect(diff.output, diff.output).toMatch(
+        /flipped {2}agent-trace\.test\.ts › support agent run has no failing spans › toHaveNoFailingSpans › 1\.\d+ tool:execute_tool lookup_refund › span\.reasoning_integrity: pass [\d.]+ → fail [\d.]+ — regression/,
+      )
+      expect(diff.output).toMatch(
+        /flipped {2}answers\.test\.ts › refund answer is correct › toBeCorrect › correctness: pass/,
+      )
+      expect(diff.output).not.toContain('chart answers')
+      expect(diff.output).not.toContain('a wrong invoice total')
+      // Only the two tests that changed appear (the trace test's later assertions did not run: removed).
+      for (const line of diff.output.split('\n').filter((l) => /^(flipped|score|new|removed) /.test(l)))
+        expect(line).toMatch(
+          / (agent-trace\.test\.ts › support agent run|answers\.test\.ts › refund answer is correct) /,
+        )
     }, 300_000)
   })
 })

@@ -70,6 +70,8 @@ describe('agent-verdict/reporter on a Vitest run', () => {
     expect(failing.verdicts[0]).toMatchObject({ id: 'm1', score: 0.25, outcome: 'fail', judge: { cached: true } })
     expect(report.tests[2].traces?.[0].spans.map((s) => s.name)).toEqual(['agent.run', 'visit_page'])
     expect(report.run.totals).toEqual({
+      tests: 3,
+      failedTests: 1,
       assertions: 3,
       failed: 2,
       verdicts: 3,

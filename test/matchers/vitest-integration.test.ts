@@ -43,6 +43,12 @@ test('a matcher the test forgot to await still fails the test, with a message sa
   const failing = byTitle(run, 'un-awaited failing assertion')
   expect(failing.status).toBe('failed')
   expect(failing.failureMessages.join('\n')).toContain('expect(…).toBeFaithfulTo() was not awaited — add `await`')
+  // The error's first frame is the test line that forgot the await, not the hook that found it.
+  const firstFrame = failing.failureMessages
+    .join('\n')
+    .split('\n')
+    .find((l) => /^\s+at /.test(l))
+  expect(firstFrame).toMatch(/unawaited\.test\.ts:7:/)
   expect(failing.failureMessages.join('\n')).toContain(
     'would have failed:\nexpect(received).toBeFaithfulTo(context)\n\nFaithfulness: fail',
   )

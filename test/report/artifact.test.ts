@@ -11,6 +11,8 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'av-artifact-'))
 describe('computeTotals', () => {
   it('counts verdicts, failures, unjudgeables, calls made vs replayed, tokens and known cost', () => {
     expect(computeTotals(sampleTests())).toEqual({
+      tests: 3,
+      failedTests: 3,
       assertions: 4, // chart: 2 output assertions; agent: 1; trail: the 6 span verdicts of one trace assertion
       failed: 3, // faithfulness, the unjudgeable plan, the trace
       verdicts: 9, // 2 output + 1 agent + 6 gold span verdicts

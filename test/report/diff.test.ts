@@ -64,7 +64,7 @@ describe('diffVerdicts with trials', () => {
   it('numbers repeated metrics of a test instead of letting one hide the other', () => {
     const verdict = verdictOf('pass')
     const items = itemsFromReport(reportOf([{ file: 'a.ts', name: 't', state: 'pass', verdicts: [verdict, verdict] }]))
-    expect(items.map((i) => i.key)).toEqual(['a.ts › t › correctness', 'a.ts › t › correctness #2'])
+    expect(items.map((i) => i.key)).toEqual(['a.ts › t', 'a.ts › t › correctness', 'a.ts › t › correctness #2'])
   })
 
   it('numbers two tests of one file that share a full name, so a regression of the first is not hidden', () => {

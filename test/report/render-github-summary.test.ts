@@ -25,7 +25,7 @@ describe('renderGithubSummary', () => {
   it('has a totals table and one row per failing or unjudgeable verdict, spans named with their path', () => {
     const md = renderGithubSummary(report(sampleTests()))
     expect(md).toContain(
-      '| assertions | failed | verdicts | judged fail | unjudgeable | judge calls | replayed | tokens | cost |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n| 4 | 3 | 9 | 7 | 1 | 2 | 1 | 4,280 | $0.0006 |',
+      '| tests | failed tests | assertions | failed | verdicts | judged fail | unjudgeable | judge calls | replayed | tokens | cost |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n| 3 | 3 | 4 | 3 | 9 | 7 | 1 | 2 | 1 | 4,280 | $0.0006 |',
     )
     expect(md).toContain('3 tests with verdicts · judge openai:gpt-4.1-mini · mode replay')
     const rows = md.split('\n').filter((l) => /^\| [✗?] \|/.test(l))

@@ -60,12 +60,23 @@ describe('renderJunit', () => {
     expect(doc.testsuites).toMatchObject({ tests: '3', failures: '3', skipped: '0' })
     const suites = doc.testsuites.testsuite
     expect(suites.map((s) => s.name)).toEqual(['test/chart.test.ts', 'test/agent.test.ts', 'test/trail.test.ts'])
-    expect(suites[0].properties.property.slice(0, 4)).toEqual([
+    expect(suites[0].properties.property).toEqual([
       { name: 'agent-verdict.judge', value: 'openai:gpt-4.1-mini' },
       { name: 'agent-verdict.mode', value: 'replay' },
-      // The run's totals, the same numbers every other output shows.
+      // The run's totals, the same numbers every other output shows, as plain numbers (never "4,280").
+      { name: 'agent-verdict.tests', value: '3' },
+      { name: 'agent-verdict.failed-tests', value: '3' },
       { name: 'agent-verdict.assertions', value: '4' },
       { name: 'agent-verdict.failed', value: '3' },
+      { name: 'agent-verdict.verdicts', value: '9' },
+      { name: 'agent-verdict.judged-fail', value: '7' },
+      { name: 'agent-verdict.unjudgeable', value: '1' },
+      { name: 'agent-verdict.judge-calls', value: '2' },
+      { name: 'agent-verdict.judge-retries', value: '0' },
+      { name: 'agent-verdict.judge-reasks', value: '0' },
+      { name: 'agent-verdict.replayed', value: '1' },
+      { name: 'agent-verdict.tokens', value: '4280' },
+      { name: 'agent-verdict.cost', value: '0.00061' },
     ])
     const chart = suites[0].testcase[0]
     expect(chart).toMatchObject({

@@ -27,7 +27,7 @@ describe('renderTerminal', () => {
       ✗ test/agent.test.ts › research agent > plans efficiently
           ? plan-efficiency [agent]  n/a  unjudgeable  judge output malformed after 3 attempts
 
-      assertions 3 · failed 2 · verdicts 3 · judged fail 1 · unjudgeable 1 · judge calls 2 · replayed 1 · tokens 4,280 · cost $0.0006
+      tests 2 · failed tests 2 · assertions 3 · failed 2 · verdicts 3 · judged fail 1 · unjudgeable 1 · judge calls 2 · replayed 1 · tokens 4,280 · cost $0.0006
       "
     `)
   })
@@ -93,7 +93,7 @@ describe('renderTerminal', () => {
     const text = renderTerminal(report(tests))
     expect(text).toContain('    error: TypeError: agent is not a function\n')
     expect(text.trimEnd().split('\n').at(-1)).toBe(
-      'assertions 2 · failed 0 · verdicts 2 · judged fail 0 · unjudgeable 0 · judge calls 1 · replayed 1 · tokens 3,000 · cost n/a',
+      'tests 2 · failed tests 1 · assertions 2 · failed 0 · verdicts 2 · judged fail 0 · unjudgeable 0 · judge calls 1 · replayed 1 · tokens 3,000 · cost n/a',
     )
   })
 

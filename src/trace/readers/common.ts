@@ -33,6 +33,7 @@ export function newSpan(
     tokens: undefined,
     toolName: undefined,
     toolArgs: undefined,
+    monotonicStartNs: undefined,
   }
 }
 

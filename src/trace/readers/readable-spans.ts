@@ -33,6 +33,25 @@ export function isReadableSpanLike(value: unknown): value is ReadableSpanLike {
   return v !== null && typeof v === 'object' && typeof v.spanContext === 'function' && Array.isArray(v.startTime)
 }
 
+/** The SDK span's own fields this reader looks at for the start order (SpanImpl in sdk-trace-base 1.9+ and 2.x). */
+interface SdkClockFields {
+  readonly _performanceStartTime?: unknown
+  readonly _startTimeProvided?: unknown
+}
+
+/**
+ * The span's start on the process's monotonic clock (`performance.now()` at start, in ns), or undefined.
+ * The SDK stamps `startTime` with `Date.now()`, whole milliseconds, and derives the end from this
+ * reading; it keeps the reading on the span object. A start the caller passed in (`startTime` option)
+ * carries no such order, so it is left out.
+ */
+function monotonicStart(span: ReadableSpanLike): bigint | undefined {
+  const fields = span as unknown as SdkClockFields
+  const ms = fields._performanceStartTime
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || fields._startTimeProvided === true) return undefined
+  return BigInt(Math.round(ms * 1e6))
+}
+
 function isHrTime(t: unknown): t is HrTimeLike {
   return Array.isArray(t) && t.length === 2 && Number.isInteger(t[0]) && Number.isInteger(t[1])
 }
@@ -81,6 +100,8 @@ export function fromReadableSpans(spans: readonly ReadableSpanLike[], opts: { co
       { ...s.attributes },
       events,
     )
+    const monotonic = monotonicStart(s)
+    if (monotonic !== undefined) span.monotonicStartNs = monotonic
     applyConventions(span, ctx)
     out[i] = span
   }
