@@ -65,9 +65,10 @@ export const SPAN_ASPECTS = [
 
 /**
  * Where a span reply contradicts itself, by the prompt's own definitions: "none" (no error) with further
- * errors, with a quote of an error, or with an aspect at 1–2 ("a clear error", "fails outright"); or an
- * error category with every aspect at 5 ("no problem"). Such a reply is no verdict (unjudgeable), never read
- * one way by ignoring the other half — either half would pass a `.not` or a positive assertion.
+ * errors or with a quote of an error; or an error category with every aspect at 5 ("no problem"). Such a reply
+ * is no verdict (unjudgeable), never read one way by ignoring the other half — either half would pass a `.not`
+ * or a positive assertion. A low aspect with "none" is no contradiction: an aspect fails a span on its own,
+ * without a taxonomy category (and does not propagate: docs/decisions/0013).
  */
 function contradictionOf(reply: {
   error_category: string
@@ -88,12 +89,6 @@ function contradictionOf(reply: {
       return {
         path: 'evidence',
         message: 'error_category is "none" but evidence quotes an error: the reply contradicts itself',
-      }
-    const low = scores.find((a) => a.score <= 2)
-    if (low)
-      return {
-        path: low.key,
-        message: `error_category is "none" but ${low.key} is ${low.score}/5 (a clear error): the reply contradicts itself`,
       }
     return undefined
   }

@@ -127,7 +127,7 @@ describe('one category per piece of evidence', () => {
     ])
   })
 
-  test('a reply whose category is "none" but names further errors, quotes an error or scores one is refused as self-contradicting', () => {
+  test('a reply whose category is "none" but names further errors or quotes an error is refused as self-contradicting', () => {
     const refused = (over: Record<string, unknown>) => {
       const result = SpanJudgementSchema.safeParse(unparsed({ error_category: 'none', evidence: '', ...over }))
       return result.success
@@ -145,7 +145,7 @@ describe('one category per piece of evidence', () => {
         reasoning_integrity: { reason: 'invented', score: 2 },
         tool_completeness: fine,
       }),
-    ).toMatch(/^reasoning_integrity: .* is 2\/5/)
+    ).toBe('accepted') // a low aspect fails the span on its own, without a category: no contradiction
     expect(
       SpanJudgementSchema.safeParse(
         unparsed({

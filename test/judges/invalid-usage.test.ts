@@ -1,5 +1,6 @@
-// Issue 33 class 13 at the source: token counts a judge reports that are not counts (-1, "12", 1e308, NaN)
-// mark the usage invalid and the cost unknown, never a silent 0 or a negative cost.
+// Issue 33 classes 11 and 13 at the source: token counts a judge reports that are not counts (-1, "12", 1e308,
+// NaN). A direct call's reply is then no verdict (readUsage names the field; class 11); counts read from a batch
+// file mark the usage invalid and the cost unknown (usageFromCounts), never a silent 0 or a negative cost.
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { http, HttpResponse } from 'msw'
@@ -67,12 +68,11 @@ describe('openaiJudge with a reply whose usage is not counts', () => {
     ['completion_tokens -1', { prompt_tokens: 1200, completion_tokens: -1, total_tokens: 1199 }],
     ['string counts', { prompt_tokens: '1200', completion_tokens: '80' }],
     ['1e308', { prompt_tokens: 1e308, completion_tokens: 80 }],
-  ])('%s: the verdict keeps a valid answer, its usage is marked invalid and its cost unknown', async (_w, u) => {
+  ])('%s: no verdict, and the error names the field', async (_w, u) => {
     usage = u
-    const res = await openaiJudge({ model: 'gpt-4.1', client }).evaluate(likertRequest())
-    expect(res.output.score).toBe(4)
-    expect(res.usage.invalid).toMatch(/tokens: /)
-    expect(res.costUsd).toBeNull()
+    await expect(openaiJudge({ model: 'gpt-4.1', client, maxAttempts: 1 }).evaluate(likertRequest())).rejects.toThrow(
+      /usage\.(prompt|completion)_tokens is .*not a token count/,
+    )
   })
 
   it('control: valid counts are priced', async () => {
@@ -114,12 +114,11 @@ describe('bedrockJudge with a Converse reply whose usage is not counts', () => {
   })
   afterAll(() => server.close())
 
-  it('outputTokens -1: the answer stands, the usage is marked invalid and the cost unknown', async () => {
+  it('outputTokens -1: no verdict, and the error names the field', async () => {
     usage = { inputTokens: 1500, outputTokens: -1, totalTokens: 1499 }
-    const res = await bedrockJudge({ client }).evaluate(likertRequest())
-    expect(res.output.score).toBe(5)
-    expect(res.usage.invalid).toBe('outputTokens: -1')
-    expect(res.costUsd).toBeNull()
+    await expect(bedrockJudge({ client, maxAttempts: 1 }).evaluate(likertRequest())).rejects.toThrow(
+      /usage\.outputTokens is -1, not a token count/,
+    )
   })
 
   it('control: valid counts are priced', async () => {

@@ -323,8 +323,8 @@ ENTRIES.push(
     texts: (k) => [j({ ...k.pass, evidence: 'It shipped on 24 March.' })],
   },
   {
-    name: 'span: category "none" with an aspect scored 1 (fails outright)',
-    allowed: UNJUDGEABLE,
+    name: 'control: span with category "none" and an aspect scored 1 (the aspect fails the span on its own)',
+    allowed: ['fail'],
     only: { kind: 'span' },
     texts: (k) => [j({ ...k.pass, reasoning_integrity: { reason: 'invented', score: 1 } })],
   },
