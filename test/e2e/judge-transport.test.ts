@@ -44,6 +44,9 @@ afterAll(() => {
   const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', 'transport.eval.ts'], {
     AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
     AGENT_VERDICT_MODE: 'live',
+    // Agent recordings (on by default in eval files) patch the worker's fetch, and reading Node's fetch loads
+    // undici: that is the recorder's cost, not the judge transport's, which is what this test pins.
+    AGENT_VERDICT_RECORDINGS: 'off',
   })
   expect(result.code, result.output).toBe(0)
   expect(result.output).toMatch(/Tests\s+3 passed/)

@@ -61,22 +61,25 @@ describe('agent-verdict/reporter on a Vitest run', () => {
     const report = await readReport(join(dir, 'out', 'report.json')) // validates with ReportSchema
     expect(report.run.runner).toBe('vitest')
     expect(report.tests.map((t) => [t.file, t.name, t.state])).toEqual([
+      // Its verdict is invalid: kept as unjudgeable (dropped, it read as absent and a gate passed on it).
+      ['invalid-meta.test.ts', 'stores an invalid verdict', 'pass'],
       ['verdicts.test.ts', 'chart agent > answer is grounded', 'pass'],
       ['verdicts.test.ts', 'chart agent > cites a missing figure', 'fail'],
       ['verdicts.test.ts', 'agent run has no failing spans', 'pass'],
     ])
-    const failing = report.tests[1]
+    expect(report.tests[0].verdicts[0]).toMatchObject({ metric: 'x', outcome: 'unjudgeable' })
+    const failing = report.tests[2]
     expect(failing.error).toContain('faithfulness 0.25 < 0.60: cites a 2019 figure the chart lacks')
     expect(failing.verdicts[0]).toMatchObject({ id: 'm1', score: 0.25, outcome: 'fail', judge: { cached: true } })
-    expect(report.tests[2].traces?.[0].spans.map((s) => s.name)).toEqual(['agent.run', 'visit_page'])
+    expect(report.tests[3].traces?.[0].spans.map((s) => s.name)).toEqual(['agent.run', 'visit_page'])
     expect(report.run.totals).toEqual({
-      tests: 3,
+      tests: 4,
       failedTests: 1,
-      assertions: 3,
-      failed: 2,
-      verdicts: 3,
+      assertions: 4,
+      failed: 3, // the invalid verdict's assertion counts as not passed
+      verdicts: 4,
       judgedFail: 2,
-      unjudgeable: 0,
+      unjudgeable: 1,
       judgeCalls: 1,
       judgeRetries: 0,
       judgeReasks: 0,
@@ -85,12 +88,14 @@ describe('agent-verdict/reporter on a Vitest run', () => {
       costUsd: 0.001,
     })
 
-    expect(out).toContain('agent-verdict · 3 tests with verdicts')
+    expect(out).toContain('agent-verdict · 4 tests with verdicts')
     expect(out).toContain(
       '✗ tool:visit_page (id b2, path agent.run › visit_page) — Authentication Errors (span-quality 0/1): HTTP 403 from the page',
     )
     expect(out).toMatch(/agent-verdict: report written to .*report\.json/)
-    expect(err).toMatch(/ignored invalid task\.meta\.agentVerdict of "stores an invalid verdict" at verdicts\.0\.score/)
+    expect(err).toMatch(
+      /invalid task\.meta\.agentVerdict of "stores an invalid verdict" at verdicts\.0\.score.*count as unjudgeable/,
+    )
 
     const html = readFileSync(join(dir, 'out', 'report.html'), 'utf8')
     expect(html).toContain('cites a &lt;b&gt;2019&lt;/b&gt; figure')
@@ -107,7 +112,7 @@ describe('agent-verdict/reporter on a Vitest run', () => {
     const quiet = await runFixture({ outputFile: join(dir, 'b.json'), silent: true }, ['verdicts.test.ts'])
     expect(quiet.out).not.toContain('agent-verdict')
     expect((await readReport(join(dir, 'b.json'))).tests).toHaveLength(3)
-    const none = await runFixture({ outputFile: join(dir, 'c.json') }, ['invalid-meta.test.ts'])
+    const none = await runFixture({ outputFile: join(dir, 'c.json') }, ['plain.test.ts'])
     expect(none.out).toContain('agent-verdict: no verdicts in this run')
     expect((await readReport(join(dir, 'c.json'))).tests).toEqual([])
   })
