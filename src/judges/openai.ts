@@ -17,6 +17,9 @@ import { presentKey, redactUrl, registerHeaderSecrets, registerSecret, urlCreden
 import type { ContentPart, JudgeRequest, JudgeUsage } from './types'
 import { readUsage } from './read-usage'
 
+/** finish_reason values that end a whole reply: OpenAI's, and the end-of-sequence spellings of compatible servers. */
+const NORMAL_FINISH = new Set(['stop', 'eos', 'eos_token', 'stop_sequence', 'end_turn'])
+
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   model: string
   /** A ready client (tests, Azure, custom fetch). Its own retries are disabled per request. */
@@ -210,6 +213,16 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
                 usage,
                 retryable: false,
               })
+            }
+            // Any other end than a normal stop (a gateway's "error", a safety stop, tool calls nobody asked for, a
+            // reason added later) cut or replaced the reply: no verdict. Absent or null reads as a stop, as many
+            // compatible servers send it; the end-of-sequence spellings of those servers are stops too.
+            const finish = choice?.finish_reason as string | null | undefined
+            if (finish !== undefined && finish !== null && !NORMAL_FINISH.has(finish)) {
+              throw new JudgeOutputError(
+                `${who} reply for ${request.metric} ended with finish_reason ${JSON.stringify(finish)}, not a normal stop`,
+                { ...ctx, raw: text, usage, retryable: false },
+              )
             }
           }
           const parse = { ...ctx, metric: request.metric, usage }

@@ -285,6 +285,25 @@ ENTRIES.push(
     texts: (k) => [j(k.pass)],
     bedrock: { stopReason: 'end_turn' },
   },
+  // OpenAI finish reasons: only a normal stop (or none given) ends a verdict.
+  ...['error', 'tool_calls', 'function_call', 'safety', 'a_reason_added_next_year'].map(
+    (finishReason): Entry => ({
+      name: `OpenAI: passing verdict with finish_reason ${finishReason}`,
+      allowed: UNJUDGEABLE,
+      only: { provider: 'openai' },
+      texts: (k) => [j(k.pass)],
+      openai: () => ({ finishReason }),
+    }),
+  ),
+  ...[null, 'eos'].map(
+    (finishReason): Entry => ({
+      name: `control: OpenAI passing verdict with finish_reason ${finishReason}`,
+      allowed: ['pass'],
+      only: { provider: 'openai' },
+      texts: (k) => [j(k.pass)],
+      openai: () => ({ finishReason }),
+    }),
+  ),
   // Invalid token counts: an unjudgeable verdict naming the field, never a raw ZodError.
   {
     name: 'OpenAI: passing verdict with usage.prompt_tokens -1',

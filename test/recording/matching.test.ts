@@ -284,5 +284,3 @@ describe("a user's msw beside recording", { shuffle: false }, () => {
     expect(served).toBe(before + 1)
   })
 })
-
-describe('responses and the file', () => {})

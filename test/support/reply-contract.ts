@@ -34,7 +34,7 @@ export interface ScriptedReply {
   choices: string[]
   blocks: Array<{ text: string } | { toolUse: { toolUseId: string; name: string; input: unknown } }>
   /** OpenAI: fields added to the completion (e.g. a top-level `error`) and to every choice's message. */
-  openai?: { completion?: Record<string, unknown>; message?: Record<string, unknown> }
+  openai?: { completion?: Record<string, unknown>; message?: Record<string, unknown>; finishReason?: string | null }
   /** Bedrock: the stop reason (default tool_use with a tool call, else end_turn), extra response headers, usage. */
   bedrock?: { stopReason?: string; headers?: Record<string, string>; usage?: Record<string, unknown> }
 }
@@ -63,7 +63,7 @@ const completion = (choices: string[], extra: ScriptedReply['openai'] = {}) => (
   choices: choices.map((content, index) => ({
     index,
     message: { role: 'assistant', content, refusal: null, ...extra.message },
-    finish_reason: 'stop',
+    finish_reason: extra.finishReason === undefined ? 'stop' : extra.finishReason,
     logprobs: null,
   })),
   usage: { prompt_tokens: 900, completion_tokens: 60, total_tokens: 960 },
