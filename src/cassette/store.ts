@@ -424,6 +424,17 @@ export async function updateCassette(
       options,
     )
   }
+  return inPathOrder(path, run)
+}
+
+/**
+ * Runs `run` once every earlier call for the same absolute `path` in this process has settled, so writers of
+ * one file queue here before they contend for its lock (cassettes and agent recordings alike).
+ *
+ * @example
+ * await inPathOrder(resolve(file), async () => writeAtomic(file, text))
+ */
+export async function inPathOrder<T>(path: string, run: () => Promise<T>): Promise<T> {
   const previous = queues.get(path) ?? Promise.resolve()
   const next = previous.then(run, run)
   queues.set(path, next)

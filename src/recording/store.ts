@@ -4,7 +4,7 @@
 import { mkdir, readFile, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { withFileLock } from '../cassette/lock'
-import { removeStaleTemps, writeAtomic } from '../cassette/store'
+import { inPathOrder, removeStaleTemps, writeAtomic } from '../cassette/store'
 import { parseRecording, RECORDING_VERSION, type RecordingFile, serializeRecording } from './format'
 
 /**
@@ -34,8 +34,6 @@ export async function readRecording(file: string): Promise<RecordingFile> {
   return parseRecording(text, file)
 }
 
-const queues = new Map<string, Promise<unknown>>()
-
 /**
  * Changes a recording file under its lock: re-reads it, applies `change`, writes it atomically (or removes it when
  * no test has a call left). Writes from one process queue before the lock. Resolves to the file as written.
@@ -59,12 +57,5 @@ export async function updateRecording(
       return recording
     })
   }
-  const previous = queues.get(path) ?? Promise.resolve()
-  const next = previous.then(run, run)
-  queues.set(path, next)
-  try {
-    return await next
-  } finally {
-    if (queues.get(path) === next) queues.delete(path)
-  }
+  return inPathOrder(path, run)
 }
