@@ -148,8 +148,7 @@ function decodeText(src: string, family: Family): string | undefined {
   next.lastIndex = 0
   for (let m = next.exec(src); m !== null; m = next.exec(src)) {
     const i = m.index
-    const c = src[i]
-    const unit = c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family)
+    const unit = escapeAt(src, i, family)
     if (!unit) continue
     if (i > copied) parts.push(src.slice(copied, i))
     for (const ch of unit.chars) parts.push(ch)
@@ -175,6 +174,12 @@ export function identityView(text: string): DecodedView {
     ends[i] = i + 1
   }
   return { text, starts, ends }
+}
+
+/** The escape starting at `i` (a match of NEXT_ESCAPE), or undefined when it does not decode in `family`. */
+function escapeAt(src: string, i: number, family: Family) {
+  const c = src[i]
+  return c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family)
 }
 
 const NEXT_ESCAPE: Record<Family, RegExp> = {
@@ -206,8 +211,7 @@ function decodeLayer(view: DecodedView, family: Family): DecodedView | undefined
   next.lastIndex = 0
   for (let m = next.exec(src); m !== null; m = next.exec(src)) {
     const i = m.index
-    const c = src[i]
-    const unit = c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family)
+    const unit = escapeAt(src, i, family)
     if (!unit) continue
     copyTo(i)
     // Every character the escape yields maps to the whole escape in the original.
