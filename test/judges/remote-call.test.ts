@@ -60,18 +60,19 @@ describe('judge calls made by the run coordinator', () => {
   it('a call carries its permit: queued in the coordinator, its timeout starts at the grant, not in the queue', async () => {
     const c = await start(1)
     useCoordinator(c.address, c.token)
-    fake.setLatency(300)
+    fake.setLatency(1300)
     try {
-      // Each call is answered in 300 ms, under its 550 ms timeout (room for a loaded machine); the second waits
-      // 300 ms for the one slot first, so counted from the queue it would take 600 ms and time out.
-      const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, timeoutMs: 550, maxAttempts: 1 })
+      // Each call is answered in 1.3 s, under its 2 s timeout: 0.7 s of room for a loaded CI machine (a 250 ms
+      // margin was not enough there). The second waits 1.3 s for the one slot first, so counted from the queue
+      // it would take 2.6 s and time out.
+      const judge = openaiJudge({ model: 'fake-judge', baseURL: fake.baseURL, timeoutMs: 2000, maxAttempts: 1 })
       const results = await Promise.all([callJudge(judge, text(1)), callJudge(judge, text(2))])
       expect(results.map((r) => r.status)).toEqual(['ok', 'ok'])
       expect(fake.stats.maxInFlight).toBe(1)
       expect(c.remoteCalls()).toEqual({ served: 2, refused: 0, carried: 2 })
       expect(c.stats()[0]).toMatchObject({ grants: 2, waits: 1, peakInFlight: 1 })
       // A call slower than its timeout still times out, counted from its grant.
-      fake.setLatency(800)
+      fake.setLatency(2600)
       const slow = await callJudge(judge, text(3))
       expect(slow).toMatchObject({ status: 'unjudgeable' })
       expect(slow.status === 'unjudgeable' && slow.error).toBeInstanceOf(JudgeTimeoutError)
