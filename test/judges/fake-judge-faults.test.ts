@@ -84,7 +84,7 @@ describe('judge faults against the fake judge server', () => {
 
   it('a hang is cut by the per-call timeout, the socket is freed, and the retry succeeds', async () => {
     fake.setFaults([{ type: 'hang', times: 1 }])
-    expect(expectOk(await callJudge(judgeOf({ timeoutMs: 300 }), likertRequest())).score).toBe(4)
+    expect(expectOk(await callJudge(judgeOf({ timeoutMs: 1_000 }), likertRequest())).score).toBe(4)
     expect(fake.calls).toHaveLength(2)
     await vi.waitFor(() => expect(fake.calls[0]).toMatchObject({ fault: 'hang', aborted: true }))
     await vi.waitFor(() => expect(fake.inFlight).toBe(0))
