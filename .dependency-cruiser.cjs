@@ -67,7 +67,7 @@ module.exports = {
       name: 'nothing-imports-the-entry',
       comment: 'src/index.ts is the public barrel: modules import each other by path, never through it',
       severity: 'error',
-      from: { path: '^(src|matchers|reporters)/', pathNot: '^src/index\\.ts$' },
+      from: { path: '^(src|matchers|runner|reporters)/', pathNot: '^src/index\\.ts$' },
       to: { path: '^src/index\\.ts$' },
     },
     {
@@ -81,13 +81,13 @@ module.exports = {
       name: 'src-never-imports-adapters',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^(matchers|reporters|bench|test)/' },
+      to: { path: '^(matchers|runner|reporters|bench|test)/' },
     },
     {
       name: 'provider-sdks-in-providers-only',
       comment: 'provider SDKs are imported only in src/judges/<provider>.ts (and lazily there)',
       severity: 'error',
-      from: { path: '^(src|matchers|reporters)/', pathNot: '^src/judges/(openai|bedrock)[^/]*\\.ts$' },
+      from: { path: '^(src|matchers|runner|reporters)/', pathNot: '^src/judges/(openai|bedrock)[^/]*\\.ts$' },
       to: { path: 'node_modules/(openai|@aws-sdk/client-bedrock-runtime)/' },
     },
     {

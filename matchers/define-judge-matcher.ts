@@ -3,8 +3,8 @@
 import type { MetricImage, MetricScale } from '../src/metrics/metric'
 import { likertMinToThreshold } from '../src/metrics/quality'
 import { rubricMetric } from '../src/metrics/rubric'
-import { atCallSite } from './call-site'
-import type { MatcherContext, MatcherResult } from './context'
+import { atCallSite } from '../runner/call-site'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { runOutputMatcher, type JudgeCallOptions } from './run-output-matcher'
 
 /** What {@link defineJudgeMatcher} needs: a name, the metric id its verdicts carry, and the rubric. */

@@ -14,7 +14,7 @@ import { toStayWithinBudget } from './to-stay-within-budget'
 import { toUseToolsEfficiently } from './to-use-tools-efficiently'
 import { outputMatchers } from './output-matchers'
 import { syncMatchers, traceMatchers } from './trace-matchers'
-import { atCallSite } from './call-site'
+import { atCallSite } from '../runner/call-site'
 
 export {
   toBeCorrect,
@@ -45,7 +45,7 @@ export {
   type JudgeMatcherDefinition,
   type JudgeMatcherOptions,
 } from './define-judge-matcher'
-export type { MatcherContext, MatcherResult } from './context'
+export type { MatcherContext, MatcherResult } from '../runner/context'
 export type { AgentVerdictMatchers, MatchersOf } from './types'
 
 /**
@@ -83,7 +83,7 @@ export { syncMatchers }
  * expect.extend(matchers)
  */
 // The one table of matchers: the runner entries register it and their types are computed from it
-// (matchers/types.ts). Each async matcher's errors end in the test line that called it (matchers/call-site.ts).
+// (matchers/types.ts). Each async matcher's errors end in the test line that called it (runner/call-site.ts).
 export const matchers = {
   toFollowInstructions: atCallSite(asyncMatchers.toFollowInstructions),
   toBeCorrect: atCallSite(asyncMatchers.toBeCorrect),

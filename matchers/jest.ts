@@ -2,16 +2,16 @@
 // test's verdicts to the worker's verdict log, guards against un-awaited matchers, adds the types.
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals'
 import { matchers } from './index'
-import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from './jest-state'
+import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from '../runner/jest-state'
 import { notAwaitedError } from './messages'
-import type { MatcherContext } from './context'
-import { takeBufferedVerdicts, takeFileBufferedVerdicts } from './attach-verdicts'
-import { configureRuntime, testKeyOf, testNameOf } from './runtime'
-import { finishFile } from './test-judge'
-import { settleUnawaited } from './unawaited-guard'
+import type { MatcherContext } from '../runner/context'
+import { takeBufferedVerdicts, takeFileBufferedVerdicts } from '../runner/attach-verdicts'
+import { configureRuntime, testKeyOf, testNameOf } from '../runner/runtime'
+import { finishFile } from '../runner/test-judge'
+import { settleUnawaited } from '../runner/unawaited-guard'
 import type { AgentVerdictMatchers } from './types'
 import { useCoordinator } from '../src/judges/run-limit'
-import { loadRecorder, recordingWanted } from './record-runtime'
+import { loadRecorder, recordingWanted } from '../runner/record-runtime'
 
 type JestState = MatcherContext & { snapshotState?: { _updateSnapshot?: string } }
 const state = () => expect.getState() as JestState

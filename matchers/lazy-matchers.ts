@@ -1,7 +1,7 @@
 // Stand-ins for every matcher that load the real ones on first use, so a setup entry can register the
 // matchers without loading the judges, cassettes and zod schemas behind them (decision 0031). The code comes
 // in two groups, loaded separately: a file that only judges outputs does not load the trace matchers' code.
-import { atCallSite } from './call-site'
+import { atCallSite } from '../runner/call-site'
 import type { matchers as MatcherTable } from './index'
 
 type OutputCode = typeof import('./vitest-load-output')

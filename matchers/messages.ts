@@ -1,6 +1,6 @@
 // Every failure message of the matchers is built here: the hint line, verdict lines, usage errors, the
 // un-awaited guard's message, and how trace messages name spans, tool arguments and failing leaves.
-import { userFrames } from './call-site'
+import { userFrames } from '../runner/call-site'
 import { metricLabel } from '../src/diagnosis/format'
 import type { FailingLeaf } from '../src/diagnosis/types'
 import type { Trace } from '../src/trace/trace'
@@ -8,7 +8,7 @@ import { formatScoreVsMin } from '../src/verdict/score'
 import { terminalSafe } from '../src/verdict/safe-text'
 import { oneLineExcerpt, shortSpanId } from '../src/verdict/text'
 import type { Verdict } from '../src/verdict/verdict'
-import type { MatcherUtils } from './context'
+import type { MatcherUtils } from '../runner/context'
 
 /** How many characters of the received output a failure message quotes. */
 const RECEIVED_EXCERPT = 240

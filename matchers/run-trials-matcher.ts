@@ -5,11 +5,11 @@ import { runMetric } from '../src/metrics/run-metric'
 import type { Trials } from '../src/trials/run-trials'
 import { describeRule, parseTrialRule, summarizeTrials } from '../src/trials/summarize'
 import type { Verdict } from '../src/verdict/verdict'
-import type { MatcherContext, MatcherResult } from './context'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { matcherHint, usageMessage } from './messages'
 import { parseReceived, type NormalizedReceived } from './received'
-import { attachVerdicts, verdictAssertion } from './attach-verdicts'
-import { judgeFor } from './test-judge'
+import { attachVerdicts, verdictAssertion } from '../runner/attach-verdicts'
+import { judgeFor } from '../runner/test-judge'
 
 /** What the trials path needs of an output matcher call. */
 export interface TrialsMatcherCall<I extends { output: string }, O extends { reasoning: string; score: number }> {

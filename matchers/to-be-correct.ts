@@ -1,5 +1,5 @@
 import { correctnessMetric } from '../src/metrics/correctness'
-import type { MatcherContext, MatcherResult } from './context'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { runOutputMatcher, type JudgeCallOptions } from './run-output-matcher'
 
 /** Options of {@link toBeCorrect}. */

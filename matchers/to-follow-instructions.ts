@@ -1,5 +1,5 @@
 import { instructionFollowingMetric } from '../src/metrics/instruction-following'
-import type { MatcherContext, MatcherResult } from './context'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { runOutputMatcher, type JudgeCallOptions } from './run-output-matcher'
 
 /**

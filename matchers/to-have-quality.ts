@@ -1,6 +1,6 @@
 import type { MetricImage } from '../src/metrics/metric'
 import { likertMinToThreshold, qualityMetric } from '../src/metrics/quality'
-import type { MatcherContext, MatcherResult } from './context'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { runOutputMatcher, type JudgeCallOptions } from './run-output-matcher'
 
 /** Options of {@link toHaveQuality}. */

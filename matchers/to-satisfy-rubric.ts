@@ -1,7 +1,7 @@
 import type { MetricImage, MetricScale } from '../src/metrics/metric'
 import { likertMinToThreshold } from '../src/metrics/quality'
 import { rubricMetric } from '../src/metrics/rubric'
-import type { MatcherContext, MatcherResult } from './context'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { runOutputMatcher, type JudgeCallOptions } from './run-output-matcher'
 
 /** Options of {@link toSatisfyRubric}. */

@@ -4,10 +4,10 @@ import { BudgetSchema, checkBudget, type BudgetCheck } from '../src/metrics/dete
 import { llmUsage, PriceTableSchema, type PriceTable } from '../src/metrics/detectors/usage'
 import type { Trace } from '../src/trace/trace'
 import type { Verdict } from '../src/verdict/verdict'
-import type { MatcherContext, MatcherResult } from './context'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { describeSpan, matcherHint } from './messages'
 import { parseOptions } from './parse-options'
-import { attachVerdicts } from './attach-verdicts'
+import { attachVerdicts } from '../runner/attach-verdicts'
 import { resolveTrace } from './trace-received'
 
 /**

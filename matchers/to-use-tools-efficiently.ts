@@ -1,4 +1,4 @@
-import type { MatcherContext, MatcherResult } from './context'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { runAgentMatcher, type AgentMatcherOptions } from './run-agent-matcher'
 
 /**

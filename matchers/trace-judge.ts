@@ -1,9 +1,9 @@
 import * as z from 'zod'
 import { JudgeConfigError } from '../src/judges/errors'
 import type { Judge } from '../src/judges/types'
-import type { MatcherContext } from './context'
+import type { MatcherContext } from '../runner/context'
 import { usageMessage } from './messages'
-import { judgeFor } from './test-judge'
+import { judgeFor } from '../runner/test-judge'
 
 /**
  * The `judge` option of the judge-based trace matchers: a Judge, or `false` for the deterministic

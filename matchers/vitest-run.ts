@@ -4,8 +4,8 @@
 import { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } from 'vitest'
 import { prewarmJudge } from '../src/judges/prewarm'
 import { matchers } from './index'
-import { finishFile } from './test-judge'
-import { installVitestRuntime } from './vitest-install'
+import { finishFile } from '../runner/test-judge'
+import { installVitestRuntime } from '../runner/vitest-install'
 
 /**
  * Registers the matchers and the runtime's hooks on the test file being loaded.

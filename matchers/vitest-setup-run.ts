@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, afterEach, aroundEach, beforeAll, expect, inject, TestRunner, vi } from 'vitest'
 import { prewarmJudge } from '../src/judges/prewarm'
 import { groupsNamedIn, lazyMatchers, loadedFinishFile, loadMatcherCode } from './lazy-matchers'
-import { installVitestRuntime } from './vitest-install'
+import { installVitestRuntime } from '../runner/vitest-install'
 
 /**
  * Sets up one test file (Vitest runs `agent-verdict/vitest-setup` before each): registers the matchers'

@@ -2,10 +2,10 @@
 import { isTrials } from '../src/trials/run-trials'
 import { describeRule, parseTrialRule, summarizeTrials, type TrialRuleOption } from '../src/trials/summarize'
 import type { Verdict } from '../src/verdict/verdict'
-import type { MatcherContext, MatcherResult } from './context'
+import type { MatcherContext, MatcherResult } from '../runner/context'
 import { matcherHint, usageMessage } from './messages'
-import { attachTrialVerdicts, TRIAL_EVIDENCE, type TrialEvidence, verdictAssertion } from './attach-verdicts'
-import { track } from './unawaited-guard'
+import { attachTrialVerdicts, TRIAL_EVIDENCE, type TrialEvidence, verdictAssertion } from '../runner/attach-verdicts'
+import { track } from '../runner/unawaited-guard'
 
 /** The option a trace matcher takes when `received` comes from `runTrials`. */
 export interface TrialsOption {

@@ -17,9 +17,9 @@ const ENTRIES: Record<string, string> = {
   'agent-verdict/reporter': 'reporters/vitest-reporter.ts',
   'agent-verdict/jest-reporter': 'reporters/jest-reporter.ts',
   'agent-verdict/testing': 'src/testing/index.ts',
-  'agent-verdict/vitest-plugin': 'matchers/vitest-plugin.ts',
-  'agent-verdict/global-setup': 'matchers/global-setup.ts',
-  'agent-verdict/record': 'matchers/record.ts',
+  'agent-verdict/vitest-plugin': 'runner/vitest-plugin.ts',
+  'agent-verdict/global-setup': 'runner/global-setup.ts',
+  'agent-verdict/record': 'runner/record.ts',
 }
 
 function kindOf(checker: ts.TypeChecker, symbol: ts.Symbol): string {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { labelRecordedEntries } from '../../matchers/cassette-labels'
+import { labelRecordedEntries } from '../../runner/cassette-labels'
 import { withCassette } from '../../src/cassette/cassette-judge'
 import { CassetteMissError } from '../../src/cassette/errors'
 import { runInCassetteScope } from '../../src/cassette/scope'

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { checkReplayedEntries, labelRecordedEntries } from '../../matchers/cassette-labels'
+import { checkReplayedEntries, labelRecordedEntries } from '../../runner/cassette-labels'
 import { withCassette } from '../../src/cassette/cassette-judge'
 import { CassetteError, CassetteFormatError } from '../../src/cassette/errors'
 import { runInCassetteScope } from '../../src/cassette/scope'

@@ -133,7 +133,9 @@ describe('a user project', { shuffle: false }, () => {
         expect(result.output).toMatch(
           runner === 'vitest' ? /answers\.test\.ts:13:\d+/ : /at Object\.toBeCorrect \(answers\.test\.ts:11:\d+\)/,
         )
-        expect(result.output).not.toMatch(/agent-verdict\/(src|matchers)\/|\.\.\/(src|matchers)\/[\w/-]+\.ts/)
+        expect(result.output).not.toMatch(
+          /agent-verdict\/(src|matchers|runner)\/|\.\.\/(src|matchers|runner)\/[\w/-]+\.ts/,
+        )
         const report = await readReport(join(project, 'agent-verdict-report.json'))
         expect(report.run.mode).toBe('replay')
         // Only the faithfulness and instruction-following verdicts were replayed; the misses never became verdicts.

@@ -33,7 +33,7 @@ function distIsFresh(): boolean {
   const files = ENTRIES.flatMap((e) => [`dist/${e}.js`, `dist/${e}.cjs`]).map((f) => join(repo, f))
   if (!files.every((f) => existsSync(f))) return false
   const built = Math.min(...files.map((f) => statSync(f).mtimeMs))
-  return ['src', 'matchers', 'reporters'].every((d) => newestMtime(join(repo, d)) < built)
+  return ['src', 'matchers', 'runner', 'reporters'].every((d) => newestMtime(join(repo, d)) < built)
 }
 
 /**

@@ -9,8 +9,8 @@ import { JudgeAbortError, JudgeDeadlineError, JudgeError, JudgeServiceError } fr
 import { createReliableJudge } from '../../src/judges/reliable-judge'
 import { withRetry } from '../../src/judges/retry'
 import type { Judge } from '../../src/judges/types'
-import { jestTimedOut, jestTimeLimit } from '../../matchers/jest-state'
-import { vitestTimedOut, vitestTimeLimit } from '../../matchers/vitest-state'
+import { jestTimedOut, jestTimeLimit } from '../../runner/jest-state'
+import { vitestTimedOut, vitestTimeLimit } from '../../runner/vitest-state'
 import { likertRequest, recordingSleep } from './helpers'
 
 const ctx = { provider: 'openai-compatible', model: 'local', endpoint: 'http://127.0.0.1:9/v1' }

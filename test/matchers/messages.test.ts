@@ -1,8 +1,8 @@
 // Failure messages print through the runner's own helpers (this.utils) when the runner gives them, and read
 // the same, uncoloured, when a matcher is called as a plain function.
 import { describe, expect, test } from 'vitest'
-import type { MatcherUtils } from '../../matchers/context'
-import { terminalMessage } from '../../matchers/call-site'
+import type { MatcherUtils } from '../../runner/context'
+import { terminalMessage } from '../../runner/call-site'
 import { usageMessage, verdictMessage } from '../../matchers/messages'
 import type { Verdict } from '../../src/verdict/verdict'
 

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, test } from 'vitest'
 import { defineConfig } from 'vitest/config'
-import { agentVerdict, type AgentVerdictPluginOptions } from '../../matchers/vitest-plugin'
+import { agentVerdict, type AgentVerdictPluginOptions } from '../../runner/vitest-plugin'
 
 describe('agent-verdict/vitest-plugin types', () => {
   test('the plugin goes in `plugins` of a Vitest config, with or without options', () => {

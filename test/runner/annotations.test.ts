@@ -5,7 +5,7 @@ import {
   annotationsEnabled,
   verdictAnnotation,
   verdictAnnotations,
-} from '../../matchers/annotations'
+} from '../../runner/annotations'
 import type { ReportTrace } from '../../src/verdict/report'
 import type { Verdict } from '../../src/verdict/verdict'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { attachVerdicts } from '../../matchers/attach-verdicts'
+import { attachVerdicts } from '../../runner/attach-verdicts'
 import { VERDICT_META_KEY, type TestVerdictMeta } from '../../src/verdict/meta'
 import type { Verdict } from '../../src/verdict/verdict'
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, test } from 'vitest'
-import { warmSetupWhenWorkerStarts, type WarmableProject } from '../../matchers/warm-setup'
+import { warmSetupWhenWorkerStarts, type WarmableProject } from '../../runner/warm-setup'
 
 const OURS = '/p/node_modules/agent-verdict/dist/vitest-setup.js'
 const USERS = '/p/test/setup.ts'

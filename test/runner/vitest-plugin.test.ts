@@ -1,8 +1,8 @@
 // The plugin's config decisions, with Vitest's hooks called directly (the e2e tests run it for real).
 import { describe, expect, it, vi } from 'vitest'
 import { defaultInclude } from 'vitest/config'
-import { agentVerdict, EVAL_TEST_TIMEOUT } from '../../matchers/vitest-plugin'
-import { PLUGIN_SETTINGS_KEY } from '../../matchers/eval-files'
+import { agentVerdict, EVAL_TEST_TIMEOUT } from '../../runner/vitest-plugin'
+import { PLUGIN_SETTINGS_KEY } from '../../runner/eval-files'
 
 type Hook = (...args: any[]) => unknown
 const hook = (plugin: object, name: string): Hook => (plugin as Record<string, Hook>)[name]

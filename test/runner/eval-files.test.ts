@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_EVAL_FILES, globToRegExp, isEvalFile } from '../../matchers/eval-files'
+import { DEFAULT_EVAL_FILES, globToRegExp, isEvalFile } from '../../runner/eval-files'
 
 describe('globToRegExp', () => {
   it.each([

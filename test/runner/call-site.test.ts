@@ -2,10 +2,10 @@
 // `await` inside a matcher the stack no longer reaches the test, so the call site is appended.
 import '../../matchers/vitest'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { atCallSite, withCallSite } from '../../matchers/call-site'
+import { atCallSite, withCallSite } from '../../runner/call-site'
 import { registerSecret } from '../../src/config/secrets'
 import { loadTrace } from '../../src/trace/load'
-import { GAIA_SUBAGENT } from './trace/helpers'
+import { GAIA_SUBAGENT } from '../matchers/trace/helpers'
 import { CassetteMissError } from '../../src/cassette/errors'
 import { countingJudge } from '../cassette/helpers'
 
