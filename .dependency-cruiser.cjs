@@ -57,6 +57,28 @@ module.exports = {
       to: { path: '^src/(?!(report|verdict|config)/)' },
     },
     {
+      name: 'runner-below-matchers',
+      comment:
+        "runner/ (plugin, global setup, per-runner state, call sites, annotations, guards) serves the matchers: matchers/ → runner/, never back (the plugin may name the reporter's options)",
+      severity: 'error',
+      from: { path: '^runner/' },
+      to: { path: '^matchers/' },
+    },
+    {
+      name: 'reporters-apart-from-runner',
+      comment: "reporters/ read verdicts from the runner's task metadata, never from the matcher or runner code",
+      severity: 'error',
+      from: { path: '^reporters/' },
+      to: { path: '^(matchers|runner)/' },
+    },
+    {
+      name: 'runner-uses-src-by-path',
+      comment: 'runner/ uses the engine (src/) but not the CLI or bench code',
+      severity: 'error',
+      from: { path: '^runner/' },
+      to: { path: '^src/(cli|bench)/' },
+    },
+    {
       name: 'nothing-imports-cli',
       comment: 'src/cli is the top of src: cli → anything in src, never back (the public entry included)',
       severity: 'error',

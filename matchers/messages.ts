@@ -1,6 +1,5 @@
 // Every failure message of the matchers is built here: the hint line, verdict lines, usage errors, the
 // un-awaited guard's message, and how trace messages name spans, tool arguments and failing leaves.
-import { userFrames } from '../runner/call-site'
 import { metricLabel } from '../src/diagnosis/format'
 import type { FailingLeaf } from '../src/diagnosis/types'
 import type { Trace } from '../src/trace/trace'
@@ -109,40 +108,6 @@ export function usageMessage(
   utils?: MatcherUtils,
 ): string {
   return [matcherHint(name, isNot, args, utils), '', problem].join('\n')
-}
-
-/**
- * The message of the un-awaited guard, with the failure each call would have reported.
- *
- * @example
- * notAwaitedMessage([{ name: 'toBeCorrect' }]) // 'expect(…).toBeCorrect() was not awaited — add `await` …'
- */
-export function notAwaitedMessage(calls: Array<{ name: string; failure?: string }>): string {
-  const list = [...new Set(calls.map((c) => `expect(…).${c.name}()`))].join(', ')
-  const head = `${list} was not awaited — add \`await\`: the test finished before the judge answered, so the assertion could not fail it in place.`
-  const failures = calls.flatMap((c) =>
-    c.failure ? [`\n\nThe un-awaited assertion would have failed:\n${c.failure}`] : [],
-  )
-  return head + failures.join('')
-}
-
-/**
- * The un-awaited guard's error, its stack starting at the test line that made the first such call (the hook
- * that found it is the runner's, in agent-verdict's bundled code, and says nothing about where to add `await`).
- *
- * @example
- * throw notAwaitedError(await settleUnawaited(task))
- */
-export function notAwaitedError(calls: Array<{ name: string; failure?: string; site?: string }>): Error {
-  const error = new Error(notAwaitedMessage(calls))
-  const frames = userFrames(calls.find((c) => c.site)?.site)
-  if (frames)
-    try {
-      error.stack = `Error: ${error.message}${frames}`
-    } catch {
-      // A stack that cannot be set: the message still says what to do.
-    }
-  return error
 }
 
 // --- trace messages: spans, tool arguments, failing leaves ---

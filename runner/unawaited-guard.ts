@@ -1,7 +1,7 @@
 // The un-awaited guard: every async matcher call is tracked until it settles, so the runner entry can fail
 // a test that forgot to `await` one (decision 0007) instead of losing its verdict or crashing the worker.
 import { runInCassetteScope } from '../src/cassette/scope'
-import { callSiteOf } from './call-site'
+import { callSiteOf, userFrames } from './call-site'
 import type { MatcherContext, MatcherResult } from './context'
 import { runnerHooks, testKeyOf, testNameOf } from './runtime'
 
@@ -104,4 +104,38 @@ export async function settleUnawaited(key: unknown): Promise<UnawaitedCall[]> {
     ...(failure === undefined ? {} : { failure }),
     ...(site === undefined ? {} : { site }),
   }))
+}
+
+/**
+ * The message of the un-awaited guard, with the failure each call would have reported.
+ *
+ * @example
+ * notAwaitedMessage([{ name: 'toBeCorrect' }]) // 'expect(…).toBeCorrect() was not awaited — add `await` …'
+ */
+export function notAwaitedMessage(calls: Array<{ name: string; failure?: string }>): string {
+  const list = [...new Set(calls.map((c) => `expect(…).${c.name}()`))].join(', ')
+  const head = `${list} was not awaited — add \`await\`: the test finished before the judge answered, so the assertion could not fail it in place.`
+  const failures = calls.flatMap((c) =>
+    c.failure ? [`\n\nThe un-awaited assertion would have failed:\n${c.failure}`] : [],
+  )
+  return head + failures.join('')
+}
+
+/**
+ * The un-awaited guard's error, its stack starting at the test line that made the first such call (the hook
+ * that found it is the runner's, in agent-verdict's bundled code, and says nothing about where to add `await`).
+ *
+ * @example
+ * throw notAwaitedError(await settleUnawaited(task))
+ */
+export function notAwaitedError(calls: Array<{ name: string; failure?: string; site?: string }>): Error {
+  const error = new Error(notAwaitedMessage(calls))
+  const frames = userFrames(calls.find((c) => c.site)?.site)
+  if (frames)
+    try {
+      error.stack = `Error: ${error.message}${frames}`
+    } catch {
+      // A stack that cannot be set: the message still says what to do.
+    }
+  return error
 }

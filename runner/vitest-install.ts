@@ -7,12 +7,11 @@ import type { afterAll, afterEach, aroundEach, expect, inject, TestRunner, vi } 
 import { COORDINATOR_PROVIDE_KEY, COORDINATOR_TOKEN_PROVIDE_KEY } from '../src/judges/coordinator'
 import { useCoordinator } from '../src/judges/run-limit'
 import { isEvalFile, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
-import { notAwaitedError } from '../matchers/messages'
 import { loadRecorder, recordingWanted } from './record-runtime'
 import { clearRecordingRequest } from '../src/recording/enable'
 import { configureRuntime } from './runtime'
 import type { finishFile } from './test-judge'
-import { settleUnawaited } from './unawaited-guard'
+import { notAwaitedError, settleUnawaited } from './unawaited-guard'
 import {
   isVitestUpdateRun,
   suiteRanCompletely,
