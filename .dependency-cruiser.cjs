@@ -4,18 +4,20 @@
 // import any folder, and nothing imports it (rule nothing-imports-cli).
 const ALLOWED = {
   taxonomy: [],
+  // Atomic file writes and the clean-up of killed writers' temp files: a leaf every folder that writes files uses.
+  files: [],
   config: [],
   stats: [],
   verdict: [],
-  trace: [],
+  trace: ['files'],
   media: [],
-  judges: ['config', 'media'],
-  cassette: ['judges', 'config'],
-  // The agent's own HTTP calls: the cassette's modes, lock and atomic write; judges only mark their calls (in config).
-  recording: ['config', 'cassette'],
+  judges: ['config', 'media', 'files'],
+  cassette: ['judges', 'config', 'files'],
+  // The agent's own HTTP calls: the cassette's modes and lock; judges only mark their calls (in config).
+  recording: ['config', 'cassette', 'files'],
   metrics: ['judges', 'trace', 'media', 'verdict', 'taxonomy', 'config'],
   diagnosis: ['metrics', 'judges', 'trace', 'verdict', 'taxonomy', 'media', 'config'],
-  report: ['verdict', 'taxonomy', 'config', 'stats'],
+  report: ['verdict', 'taxonomy', 'config', 'stats', 'files'],
   bench: [
     'diagnosis',
     'metrics',
@@ -51,10 +53,10 @@ module.exports = {
     })),
     {
       name: 'reporters-through-report',
-      comment: 'runner adapters in reporters/ use src/report, src/verdict and src/config only',
+      comment: 'runner adapters in reporters/ use src/report, src/verdict, src/config and src/files only',
       severity: 'error',
       from: { path: '^reporters/' },
-      to: { path: '^src/(?!(report|verdict|config)/)' },
+      to: { path: '^src/(?!(report|verdict|config|files)/)' },
     },
     {
       name: 'runner-below-matchers',

@@ -1,8 +1,9 @@
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises'
+import { mkdir, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Judge } from '../src/judges/types'
 import type { LoadedImage } from '../src/media/loaded-image'
 import type { MetricDefinition } from '../src/metrics/metric'
+import { writeAtomic } from '../src/files/atomic'
 import { imageCachePath } from '../src/verdict/image-cache'
 import { runMetric } from '../src/metrics/run-metric'
 import { isTrials } from '../src/trials/run-trials'
@@ -109,10 +110,8 @@ async function keepForReport(image: LoadedImage): Promise<void> {
       return
     // Private to the user: judged images may be confidential, and the default directory is in the temp dir.
     await mkdir(dirname(path), { recursive: true, mode: 0o700 })
-    // Several workers may keep the same image at once: write aside, then rename into place.
-    const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
-    await writeFile(tmp, image.bytes, { mode: 0o600 })
-    await rename(tmp, path)
+    // Several workers may keep the same image at once: each writes aside and renames into place.
+    await writeAtomic(path, image.bytes, { mode: 0o600 })
   } catch {
     // The report then shows the image by its digest only.
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
+import { pidAlive } from '../files/atomic'
 import { CassetteLockError, displayPath } from './errors'
 
 /** How long to wait for a lock, and when a held lock counts as abandoned. */
@@ -21,16 +22,6 @@ const HOST = hostname()
 /** A lock file still without its owner after this long was left by a writer killed while taking it. */
 const UNWRITTEN_MS = 2_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** True if a process with this pid runs on this machine (one owned by another user counts). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM' // exists, owned by someone else
-  }
-}
 
 async function readOwner(lockPath: string): Promise<LockOwner | null> {
   try {

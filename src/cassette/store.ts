@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto'
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises'
+import { mkdir, open, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import * as z from 'zod'
 import { inexactNumber } from '../judges/exact-numbers'
 import { JudgeUsageSchema } from '../judges/usage'
 import { CassetteError, CassetteFormatError, displayPath } from './errors'
-import { pidAlive, withFileLock, type FileLockOptions } from './lock'
+import { removeStaleTemps, writeAtomic } from '../files/atomic'
+import { withFileLock, type FileLockOptions } from './lock'
 
 // The schemas are built on first use, not when the module loads: zod 4 builds a schema with some cost (these
 // took ~7 ms), and a run that calls a live judge, or records its first cassette, reads none before its first
@@ -315,67 +315,6 @@ function migrate(data: z.infer<CassetteSchemas['v1']> | z.infer<CassetteSchemas[
     }
   }
   return { cassette: { version: CASSETTE_VERSION, entries }, ...(conflict !== undefined ? { conflict } : {}) }
-}
-
-/** A temp file older than this is abandoned whoever wrote it: a live write takes milliseconds (pid reuse, other hosts). */
-export const STALE_TEMP_MS = 10 * 60_000
-// `.<cassette name>.<pid>.<uuid>.tmp`, as writeAtomic names them.
-const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f-]{36}\.tmp$/
-
-/**
- * Removes temp files that killed writers left in a cassette directory: those whose pid is not running
- * (on this machine), and any older than {@link STALE_TEMP_MS}. A running writer's temp file is left alone.
- * Returns the names removed.
- *
- * @example
- * await removeStaleTemps('test/__verdicts__')
- */
-export async function removeStaleTemps(dir: string, now = Date.now()): Promise<string[]> {
-  const names = await readdir(dir).catch(() => [] as string[])
-  const removed: string[] = []
-  for (const name of names) {
-    const pid = Number(TEMP_NAME.exec(name)?.[1])
-    if (!pid) continue
-    const path = join(dir, name)
-    const info = await stat(path).catch(() => null)
-    if (!info) continue
-    const abandoned = pid !== process.pid && !pidAlive(pid)
-    if (!abandoned && now - info.mtimeMs <= STALE_TEMP_MS) continue
-    // Gone already (another writer cleaned it, or its own writer renamed it): nothing to do.
-    if (
-      await unlink(path).then(
-        () => true,
-        () => false,
-      )
-    )
-      removed.push(name)
-  }
-  return removed
-}
-
-/**
- * Writes `text` to `file` atomically: a temp file in the same directory, synced, then renamed over it, so readers
- * see the old or the new file and a killed writer leaves at most a temp file ({@link removeStaleTemps} clears it).
- *
- * @example
- * await writeAtomic(path, text)
- */
-export async function writeAtomic(file: string, text: string): Promise<void> {
-  // Same directory as the target, so the rename is atomic: readers see the old or the new file, never half.
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomUUID()}.tmp`)
-  try {
-    const handle = await open(temp, 'wx')
-    try {
-      await handle.writeFile(text)
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await rename(temp, file)
-  } catch (err) {
-    await unlink(temp).catch(() => {})
-    throw err
-  }
 }
 
 function writeError(file: string, err: unknown): CassetteError {

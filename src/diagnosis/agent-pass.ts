@@ -1,12 +1,11 @@
 // The top-down pass: agent-level verdicts over the compact step list, chunked within the budget.
 import { abortGroup } from '../judges/abort-group'
-import { JudgeOutputError } from '../judges/errors'
 import { callJudge, type CallJudgeResult } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
-import { judgeCalls, tokenUsageOf } from '../metrics/judge-calls'
+import { judgeInfo } from '../metrics/judge-calls'
 import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/agent-diagnosis'
 import type { Trace } from '../trace/trace'
-import type { JudgeInfo, Verdict } from '../verdict/verdict'
+import type { Verdict } from '../verdict/verdict'
 import { agentPrompts } from './agent-context'
 import { fitToTokens } from './fit-tokens'
 import { AGENT_ASPECTS, AgentJudgementSchema, type AgentJudgement } from './agent-judgement'
@@ -105,7 +104,15 @@ export async function runAgentPass(
   const failed = results.find(
     (r): r is Extract<CallJudgeResult<AgentJudgement>, { status: 'unjudgeable' }> => r.status === 'unjudgeable',
   )
-  const info = judgeInfo(judge, responses, results, Math.round(performance.now() - started))
+  const info = judgeInfo({
+    provider: judge.provider,
+    model: judge.model,
+    promptVersion: PROMPT_VERSION,
+    responses,
+    // Every failed call and failed sample: its attempts were requests, its rejected reply's tokens were paid.
+    errors: results.flatMap((r) => (r.status === 'unjudgeable' ? [r.error] : (r.errors ?? []))),
+    latencyMs: Math.round(performance.now() - started),
+  })
   const verdicts = failed
     ? unjudgeableVerdicts(wanted, facts, failed.cause, root?.id, options.threshold)
     : mergedVerdicts(
@@ -192,30 +199,4 @@ function unjudgeableVerdicts(
       reason: `unjudgeable: ${cause}`,
     } satisfies Verdict
   })
-}
-
-/** Summed over every part's call (failed calls count the tokens their rejected replies cost). */
-function judgeInfo(
-  judge: Judge,
-  responses: JudgeResponse<unknown>[],
-  results: CallJudgeResult<AgentJudgement>[],
-  latencyMs: number,
-): JudgeInfo {
-  const wasted = results.flatMap((r) =>
-    r.status === 'unjudgeable' && r.error instanceof JudgeOutputError && r.error.usage ? [r.error.usage] : [],
-  )
-  const costs = responses.map((r) => r.costUsd)
-  return {
-    provider: judge.provider,
-    model: judge.model,
-    promptVersion: PROMPT_VERSION,
-    tokens: tokenUsageOf([...responses.map((r) => r.usage), ...wasted]),
-    costUsd:
-      costs.length === 0 || costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
-    latencyMs,
-    cached: responses.length > 0 && responses.every((r) => r.cached),
-    calls: judgeCalls(responses, [
-      ...results.flatMap((r) => (r.status === 'unjudgeable' ? [r.error] : (r.errors ?? []))),
-    ]),
-  }
 }

@@ -1,9 +1,8 @@
 // One multi-aspect judge call per span, and its reply turned into span verdicts.
 import { scrubSecrets } from '../config/secrets'
-import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
 import type { Judge, JudgeResponse } from '../judges/types'
-import { judgeCalls, tokenUsageOf } from '../metrics/judge-calls'
+import { judgeInfo } from '../metrics/judge-calls'
 import { PROMPT_VERSION, SYSTEM } from '../metrics/prompts/span-diagnosis'
 import type { Span } from '../trace/span'
 import type { Trace } from '../trace/trace'
@@ -88,16 +87,14 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
   const shown = plainText(span.output) || plainText(span.input)
   const subject = oneLineExcerpt(shown.length > SUBJECT_CHARS ? scrubSecrets(shown) : shown, SUBJECT_CHARS)
   if (result.status === 'unjudgeable') {
-    const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
-    const info: JudgeInfo = {
+    const info = judgeInfo({
       provider: ctx.judge.provider,
       model: ctx.judge.model,
       promptVersion: PROMPT_VERSION,
-      tokens: tokenUsageOf([usage]),
+      responses: [],
+      errors: [result.error],
       latencyMs: Math.round(performance.now() - started),
-      cached: false,
-      calls: judgeCalls([], [result.error]),
-    }
+    })
     const reason = `unjudgeable: ${result.cause}`
     const verdicts: Verdict[] = [
       ...SPAN_ASPECTS.map((a) => unjudgeable(span.id, a.metric, 'likert5', ctx.threshold, reason)),
@@ -105,10 +102,18 @@ export async function judgeSpan(span: Span, ctx: SpanJudgeContext): Promise<Span
     ]
     return { verdicts, promptTokens: prompt.tokens, calls: { made: 1, cached: 0 }, unjudgeable: true }
   }
-  const verdicts = judgementVerdicts(span, result.output, ctx.threshold, {
-    ...judgeInfo(result.responses),
-    calls: judgeCalls(result.responses, result.errors),
-  })
+  const verdicts = judgementVerdicts(
+    span,
+    result.output,
+    ctx.threshold,
+    judgeInfo({
+      provider: result.responses[0].provider,
+      model: result.responses[0].model,
+      promptVersion: PROMPT_VERSION,
+      responses: result.responses,
+      errors: result.errors,
+    }),
+  )
   verdicts[verdicts.length - 1].subject = subject
   return { verdicts, promptTokens: prompt.tokens, calls: countCalls(result.responses), unjudgeable: false }
 }
@@ -254,18 +259,4 @@ function quotedFrom(span: Span, quote: string): boolean {
 export function countCalls(responses: readonly JudgeResponse<unknown>[]): { made: number; cached: number } {
   const cached = responses.filter((r) => r.cached).length
   return { made: responses.length - cached, cached }
-}
-
-function judgeInfo(responses: JudgeResponse<unknown>[]): JudgeInfo {
-  const first = responses[0]
-  const costs = responses.map((r) => r.costUsd)
-  return {
-    provider: first.provider,
-    model: first.model,
-    promptVersion: PROMPT_VERSION,
-    tokens: tokenUsageOf(responses.map((r) => r.usage)),
-    costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
-    latencyMs: Math.max(...responses.map((r) => r.latencyMs)),
-    cached: responses.every((r) => r.cached),
-  }
 }

@@ -1,4 +1,4 @@
-import type { JudgeError } from '../judges/errors'
+import { type JudgeError, JudgeOutputError } from '../judges/errors'
 import type { JudgeResponse, JudgeUsage } from '../judges/types'
 import type { JudgeInfo, TokenUsage } from '../verdict/verdict'
 
@@ -59,4 +59,44 @@ export function tokenUsageOf(usages: readonly (JudgeUsage | undefined)[]): Token
   }
   // Unknown counts stay marked, so the cost is unknown rather than the price of the 0s they read as.
   return invalid.length > 0 ? { input, output, invalid: `the judge reported ${invalid.join('; ')}` } : { input, output }
+}
+
+/** What {@link judgeInfo} sums over: one verdict's successful responses and its failed calls or samples. */
+export interface JudgeInfoInput {
+  /** Who was asked (the judge's, not a response's: a verdict with no successful response still names it). */
+  provider: string
+  model: string
+  promptVersion: string
+  responses: readonly JudgeResponse<unknown>[]
+  /** Failed calls or samples: their attempts are requests made, and their rejected replies' tokens were paid. */
+  errors?: readonly JudgeError[]
+  /** Wall time of the whole judgement; default the slowest response (samples run concurrently). */
+  latencyMs?: number
+}
+
+/**
+ * Who judged and what it cost, for every verdict kind (output metrics, span judgements, the agent pass): tokens of
+ * every call behind it, the wasted tokens of rejected replies included; cost of the successful responses; `cached`
+ * only when nothing was asked live. The one place a judgement's usage becomes the verdict's `judge`.
+ *
+ * @example
+ * judgeInfo({ provider: 'openai', model: 'gpt-4o', promptVersion: 'v1', responses: result.responses, errors: result.errors })
+ */
+export function judgeInfo(input: JudgeInfoInput): JudgeInfo {
+  const { responses, errors = [] } = input
+  const wasted = errors.map((e) => (e instanceof JudgeOutputError ? e.usage : undefined))
+  const costs = responses.map((r) => r.costUsd)
+  return {
+    provider: input.provider,
+    model: input.model,
+    promptVersion: input.promptVersion,
+    tokens: tokenUsageOf([...responses.map((r) => r.usage), ...wasted]),
+    // No successful response: no cost is known (the key is left out, as it always was for unjudgeable verdicts).
+    ...(responses.length > 0
+      ? { costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0) }
+      : {}),
+    latencyMs: input.latencyMs ?? Math.max(...responses.map((r) => r.latencyMs)),
+    cached: responses.length > 0 && errors.length === 0 && responses.every((r) => r.cached),
+    calls: judgeCalls(responses, errors),
+  }
 }

@@ -1,10 +1,9 @@
 import { scrubSecrets } from '../config/secrets'
-import { JudgeOutputError } from '../judges/errors'
 import { callJudge } from '../judges/judge-call'
-import type { Judge, JudgeResponse } from '../judges/types'
+import type { Judge } from '../judges/types'
 import type { ImagePart, LoadedImage } from '../media/loaded-image'
-import type { JudgeInfo, Verdict } from '../verdict/verdict'
-import { judgeCalls, tokenUsageOf } from './judge-calls'
+import type { Verdict } from '../verdict/verdict'
+import { judgeInfo } from './judge-calls'
 import { contentParts, isLoadedImage, normalizeScore, type MetricDefinition, type MetricImage } from './metric'
 
 /** Options of {@link runMetric}. */
@@ -81,23 +80,16 @@ export async function runMetric<I extends { output: string }, O extends { reason
   }
   if (result.status === 'unjudgeable') {
     // Still say who failed to judge and what the failed replies cost, so reports count the calls.
-    const usage = result.error instanceof JudgeOutputError ? result.error.usage : undefined
     // Split samples: every sample was a call, and each one's tokens were paid for.
     const split = result.responses
-    const judgeFailed: JudgeInfo = {
+    const judgeFailed = judgeInfo({
       provider: judge.provider,
       model: judge.model,
       promptVersion: metric.promptVersion,
-      tokens: split
-        ? tokenUsageOf([
-            ...split.map((r) => r.usage),
-            ...(result.errors ?? []).map((e) => (e as JudgeOutputError).usage),
-          ])
-        : tokenUsageOf([usage]),
+      responses: split ?? [],
+      errors: split ? result.errors : [result.error],
       latencyMs: Math.round(performance.now() - started),
-      cached: split ? split.every((r) => r.cached) && !result.errors?.length : false,
-      calls: split ? judgeCalls(split, result.errors) : judgeCalls([], [result.error]),
-    }
+    })
     const failed = result.sampleCount ? { samplesFailed: result.sampleCount.failed } : {}
     return {
       ...base,
@@ -128,7 +120,13 @@ export async function runMetric<I extends { output: string }, O extends { reason
     reason: `${result.output.reasoning.trim()}${disagreement}${failedSamples}`,
     ...(result.samples ? { samples: result.samples.map((s) => normalizeScore(metric.scale, s)) } : {}),
     ...(result.errors?.length ? { samplesFailed: result.errors.length } : {}),
-    judge: { ...judgeInfo(result.responses, metric.promptVersion), calls: judgeCalls(result.responses, result.errors) },
+    judge: judgeInfo({
+      provider: result.responses[0].provider,
+      model: result.responses[0].model,
+      promptVersion: metric.promptVersion,
+      responses: result.responses,
+      errors: result.errors,
+    }),
   }
 }
 
@@ -164,19 +162,4 @@ async function resolveImage(
 
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
-}
-
-/** Who judged and what it cost, summed over the samples (latency: the slowest, they ran concurrently). */
-function judgeInfo(responses: JudgeResponse<unknown>[], promptVersion: string): JudgeInfo {
-  const first = responses[0]
-  const costs = responses.map((r) => r.costUsd)
-  return {
-    provider: first.provider,
-    model: first.model,
-    promptVersion,
-    tokens: tokenUsageOf(responses.map((r) => r.usage)),
-    costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0),
-    latencyMs: Math.max(...responses.map((r) => r.latencyMs)),
-    cached: responses.every((r) => r.cached),
-  }
 }

@@ -4,7 +4,8 @@
 import { mkdir, readFile, unlink } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { withFileLock } from '../cassette/lock'
-import { inPathOrder, removeStaleTemps, writeAtomic } from '../cassette/store'
+import { inPathOrder } from '../cassette/store'
+import { removeStaleTemps, writeAtomic } from '../files/atomic'
 import { parseRecording, RECORDING_VERSION, type RecordingFile, serializeRecording } from './format'
 
 /**

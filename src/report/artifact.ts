@@ -9,7 +9,7 @@ import {
   type ReportTest,
   type ReportTotals,
 } from '../verdict/report'
-import { writeFileAtomic } from './write-atomic'
+import { writeFileAtomic } from '../files/atomic'
 
 /** Input of {@link buildReport}. */
 export interface BuildReportInput {

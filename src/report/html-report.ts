@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { imageCachePath } from '../verdict/image-cache'
 import type { Report } from '../verdict/report'
 import { renderHtml, type ImageEmbed } from './render-html'
-import { writeFileAtomic } from './write-atomic'
+import { writeFileAtomic } from '../files/atomic'
 
 export interface ImageEmbedOptions {
   /** The project root: local image paths are shown relative to it. Default: cwd. Images are never read from it. */

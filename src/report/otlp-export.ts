@@ -1,10 +1,9 @@
 // Sends the report's verdicts to an OTLP/HTTP endpoint or writes them as OTLP JSON lines (decision
 // 0026), for the reporters and `agent-verdict diagnose --otlp`. The one module of src/report that does
 // I/O: rendering is the pure src/report/otlp.ts; the OTel SDK packages are optional peers, loaded here only.
-import { randomBytes } from 'node:crypto'
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { redactUrl } from '../config/secrets'
+import { writeFileAtomic } from '../files/atomic'
 import type { Report } from '../verdict/report'
 import {
   evaluationRecords,
@@ -43,7 +42,7 @@ const PEERS =
  */
 export async function exportOtlp(report: Report, target: OtlpTarget, root = process.cwd()): Promise<string> {
   const as = target.as ?? 'logs'
-  if (target.file) return writeAtomic(resolve(root, target.file), renderOtlpJsonLines(report, as))
+  if (target.file) return writeFileAtomic(resolve(root, target.file), renderOtlpJsonLines(report, as))
   const endpoint = target.endpoint
   if (!endpoint)
     throw new OtlpExportError(
@@ -189,18 +188,4 @@ async function emitLogs(report: Report, url: string, target: OtlpTarget): Promis
     throw new OtlpExportError(
       `agent-verdict otlp: ${redactUrl(url)} did not take the verdicts: ${failures[0]}. Is the collector running and reachable?`,
     )
-}
-
-/** Temp file then rename: a reader never sees half a file. */
-async function writeAtomic(path: string, content: string): Promise<string> {
-  await mkdir(dirname(path), { recursive: true })
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`
-  try {
-    await writeFile(temp, content)
-    await rename(temp, path)
-  } catch (error) {
-    await rm(temp, { force: true })
-    throw error
-  }
-  return path
 }

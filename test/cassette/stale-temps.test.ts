@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { withCassette } from '../../src/cassette/cassette-judge'
-import { cassettePathFor, readCassette, removeStaleTemps, STALE_TEMP_MS } from '../../src/cassette/store'
+import { cassettePathFor, readCassette } from '../../src/cassette/store'
+import { removeStaleTemps, STALE_TEMP_MS } from '../../src/files/atomic'
 import { countingJudge, tempDir, verdictRequest } from './helpers'
 
 const worker = fileURLToPath(new URL('./fixtures/stall-worker.ts', import.meta.url))

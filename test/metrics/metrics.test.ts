@@ -303,6 +303,35 @@ describe('self-consistency', () => {
       '(1 of 3 samples gave no valid verdict: fake-judge replied with text that is not one JSON document)',
     )
   })
+
+  test('a failed sample behind a passing verdict: the tokens of its rejected reply are billed, and the verdict is not "cached"', async () => {
+    let n = 0
+    const usages: number[] = []
+    const flaky: Judge = {
+      ...h.judge,
+      evaluate: async (request, signal) => {
+        if (++n === 2)
+          throw new JudgeOutputError('not one JSON document', {
+            provider: 'openai-compatible',
+            model: 'fake-judge',
+            raw: 'I think so',
+            usage: { inputTokens: 1000, outputTokens: 7 },
+          })
+        const response = await h.judge.evaluate(request, signal)
+        usages.push(response.usage?.inputTokens ?? 0)
+        return response
+      },
+    }
+    const verdict = await runMetric(
+      correctnessMetric,
+      { output: 'W7', input: 'Peak week?' },
+      { judge: flaky, samples: 3 },
+    )
+    expect(verdict.outcome).toBe('pass')
+    expect(verdict.judge?.tokens.input).toBe(usages[0] + usages[1] + 1000)
+    expect(verdict.judge?.cached).toBe(false)
+    expect(verdict.judge?.calls?.made).toBe(3)
+  })
 })
 
 describe('unjudgeable', () => {

@@ -1,10 +1,10 @@
 // The batch directory: requests queued by a collecting run, the provider job, and its results.
 // One file per queued request, so any number of test workers can queue at once without a lock.
-import { randomUUID } from 'node:crypto'
-import { appendFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import * as z from 'zod'
 import { scrubDeep } from '../../config/secrets'
+import { writeAtomic } from '../../files/atomic'
 import { JudgeUsageSchema } from '../usage'
 
 // Built on first use, not when the module loads: every test worker loads this module (the cassette judge asks
@@ -98,12 +98,6 @@ const queueDir = (dir: string) => join(dir, 'queue')
 const resultsFile = (dir: string) => join(dir, 'results.jsonl')
 const jobFile = (dir: string) => join(dir, 'job.json')
 const fallbackFile = (dir: string) => join(dir, 'fallbacks.jsonl')
-
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const temp = `${file}.${process.pid}.${randomUUID()}.tmp`
-  await writeFile(temp, text)
-  await rename(temp, file)
-}
 
 /**
  * Queues one request. The same key queued twice (two tests asking the identical question) is one item.

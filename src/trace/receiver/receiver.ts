@@ -1,10 +1,11 @@
 // An OTLP/HTTP trace endpoint on loopback for tests: an agent in another process (or language) exports its
 // spans here with its standard exporter, and the test awaits the complete trace.
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { writeAtomic } from '../../files/atomic'
 import { TraceFormatError } from '../errors'
 import { tracesFromValue } from '../parse'
 import { ReadContext } from '../readers/context'
@@ -148,17 +149,13 @@ export async function startTraceReceiver(opts: TraceReceiverOptions = {}): Promi
     if (opts.out === undefined) return opts.onTrace?.({ traceId, spans })
     const file = join(opts.out, traceFileName(traceId))
     let failure: Error | undefined
-    // Written aside and renamed, so a reader never sees half a file. The temp name is new each time and
-    // created exclusively ('wx'), so a symlink planted in the folder is never followed; rename replaces a
-    // link at `file` itself rather than writing through it.
-    const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`
+    // writeAtomic creates its temp file exclusively, so a symlink planted in the folder is never followed; the
+    // rename replaces a link at `file` itself rather than writing through it.
     try {
       await mkdir(opts.out, { recursive: true })
-      await writeFile(temp, `${JSON.stringify(request)}\n`, { flag: 'wx' })
-      await rename(temp, file)
+      await writeAtomic(file, `${JSON.stringify(request)}\n`)
     } catch (error) {
       failure = error as Error
-      await rm(temp, { force: true }).catch(() => undefined)
     }
     opts.onTrace?.(failure ? { traceId, spans, file, error: failure } : { traceId, spans, file })
   }
