@@ -23,7 +23,10 @@ function notInstalled(): Promise<never> {
 describe('Bedrock judge without @aws-sdk/client-bedrock-runtime installed', () => {
   it('a judgement fails with a JudgeConfigError that names the install command', async () => {
     sdkImports.bedrock = notInstalled
-    const judge = bedrockJudge({ region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 's' } })
+    const judge = bedrockJudge({
+      region: 'us-east-1',
+      clientConfig: { credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 's' } },
+    })
     const error = await judge.evaluate(likertRequest()).then(
       () => undefined,
       (e: unknown) => e,
