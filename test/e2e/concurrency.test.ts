@@ -131,6 +131,10 @@ describe('Vitest with agentVerdict() and no other option', () => {
       `export default { test: { include: ['*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'] } }\n`,
     )
     fake.reset()
+    // One at a time holds at any latency, and 30 calls in a row at the uneven one took ~7.5 s. At 50 ms calls that
+    // did overlap still show: under the plugin's config this same run peaks at 8 (checked by swapping the config).
+    fake.setLatency(50)
+    onTestFinished(() => fake.setLatency(LATENCY))
     const result = await run(project, [...vitest, 'answers.eval.ts'], judgeEnv())
     expect(result.code, result.output).toBe(1)
     expect(fake.calls).toHaveLength(30)
