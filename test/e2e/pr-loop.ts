@@ -4,7 +4,8 @@
 // merged with `agent-verdict report merge`. record → re-record (no diff) → judge stopped + CI=true
 // (passes, 0 calls) → the agent's answer changes (the miss names the test; re-recording shows the flip).
 // One test file per runner (pr-loop-vitest.test.ts, pr-loop-jest.test.ts) calls `prLoop`: the two loops share
-// nothing, so Vitest runs them on two workers instead of one ~110 s file that could start last in a shuffled run.
+// nothing, so they are two ~55 s files on Vitest's workers instead of one ~110 s file that could start last in a
+// shuffled run and hold the whole suite.
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -128,11 +129,15 @@ export function prLoop(runner: keyof typeof runners): void {
     const judgeEnv = (baseURL = fake.baseURL) => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${baseURL}#fake-judge` })
     const cli = () => join(project, 'node_modules/agent-verdict/bin/agent-verdict.js')
 
-    /** Both CI shards side by side, as CI runs them (each writes its own report), then the package's merge. */
+    /**
+     * Both CI shards, one after the other (each writes its own report), then the package's merge. Not side by side:
+     * the runs are CPU-bound, so on a busy 2-core machine two at once only doubled each one's time, and a shard's
+     * trace test then ran out of its 30 s.
+     */
     async function shards(env: Record<string, string>): Promise<{ results: RunResult[]; merged: Report }> {
-      const results = await Promise.all(
-        [1, 2].map((n) => run(project, [...args, ...shard(n)], { ...env, AV_REPORT: `reports/shard-${n}.json` })),
-      )
+      const results: RunResult[] = []
+      for (const n of [1, 2])
+        results.push(await run(project, [...args, ...shard(n)], { ...env, AV_REPORT: `reports/shard-${n}.json` }))
       const merge = await run(
         project,
         [cli(), 'report', 'merge', 'reports/shard-1.json', 'reports/shard-2.json', '--out', 'reports/merged.json'],
@@ -219,13 +224,7 @@ export function prLoop(runner: keyof typeof runners): void {
 
     it('a changed answer misses in CI, naming the tests; re-recording shows the flip in a few named lines', async () => {
       fake.reset()
-      // Side by side, as the PR's CI run and main's run that made the base artifact are: both replay, neither writes
-      // a cassette, and each writes its own report (the default file, reports/base.json).
-      const [ci, base] = await Promise.all([
-        run(project, [...args], { ...judgeEnv(), CI: 'true', AGENT_REFUND: '$45' }),
-        // The base for `report diff`: a clean run's report (replayed, 0 calls), before the answer changes.
-        run(project, [...args], { ...judgeEnv(), CI: 'true', AV_REPORT: 'reports/base.json' }),
-      ])
+      const ci = await run(project, [...args], { ...judgeEnv(), CI: 'true', AGENT_REFUND: '$45' })
       expect(ci.code, ci.output).toBe(1)
       expect(fake.stats.requests).toBe(0)
       expect(ci.output).toMatch(
@@ -234,6 +233,9 @@ export function prLoop(runner: keyof typeof runners): void {
       expect(ci.output).toMatch(
         /no recorded verdict for span-diagnosis \(test "support agent run has no failing spans" › toHaveNoFailingSpans › span 1\.\d+ (llm:chat gpt-4o-mini|tool:execute_tool lookup_refund)\) in /,
       )
+
+      // The base for `report diff`: a clean run's report (replayed, 0 calls), before the answer changes.
+      const base = await run(project, [...args], { ...judgeEnv(), CI: 'true', AV_REPORT: 'reports/base.json' })
       expect(base.code, base.output).toBe(0)
 
       const local = await run(project, [...args], { ...judgeEnv(), AGENT_REFUND: '$45' })
