@@ -128,7 +128,9 @@ describe('Vitest with agentVerdict() and no other option', () => {
     cleanup.push(project)
     writeFileSync(
       join(project, 'vitest.config.ts'),
-      `export default { test: { include: ['*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'] } }\n`,
+      // 60 s per test, as the package recommends for judge tests: at Vitest's default 5 s a loaded machine timed one
+      // out before its call (29 of 30 calls), which says nothing about concurrency.
+      `export default { test: { include: ['*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'], testTimeout: 60_000 } }\n`,
     )
     fake.reset()
     // One at a time holds at any latency, and 30 calls in a row at the uneven one took ~7.5 s. At 50 ms calls that
