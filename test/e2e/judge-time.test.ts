@@ -2,8 +2,6 @@
 // their default 5 s test timeout: a closed judge port and a judge slower than the timeout fail the
 // test before the runner's own timeout, with a message naming the judge and what happened; a judge
 // answering after 7 s under a long enough per-test timeout passes, and never reads as "not awaited".
-// The Vitest and Jest runs share only the judge (which keeps no state here), and each spends ~12 s waiting on it:
-// they run side by side. The 7 s stays: it must pass the 5 s default with room to spare on a loaded machine.
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -53,7 +51,7 @@ function expectTimely(outcome: Outcome, runnerTimeout: RegExp) {
   return message
 }
 
-describe.concurrent('judge time under Vitest (default 5 s testTimeout)', () => {
+describe('judge time under Vitest (default 5 s testTimeout)', () => {
   test('closed port and slow judge fail before the timeout naming the judge; a 7 s judge under a 20 s timeout passes', async () => {
     const dir = makeScratchProject('judge-time')
     dirs.push(dir)
@@ -89,7 +87,7 @@ describe.concurrent('judge time under Vitest (default 5 s testTimeout)', () => {
   }, 120_000)
 })
 
-describe.concurrent('judge time under Jest (default 5 s testTimeout)', () => {
+describe('judge time under Jest (default 5 s testTimeout)', () => {
   test('closed port and slow judge fail before the timeout naming the judge; a 7 s judge under a 20 s timeout passes', async () => {
     const dir = makeJestProject('judge-time-jest')
     dirs.push(dir)
