@@ -128,9 +128,15 @@ describe('Vitest with agentVerdict() and no other option', () => {
     cleanup.push(project)
     writeFileSync(
       join(project, 'vitest.config.ts'),
-      `export default { test: { include: ['*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'] } }\n`,
+      // 60 s per test, as the package recommends for judge tests: at Vitest's default 5 s a loaded machine timed one
+      // out before its call (29 of 30 calls), which says nothing about concurrency.
+      `export default { test: { include: ['*.eval.ts'], setupFiles: ['agent-verdict/vitest'], reporters: ['default', 'agent-verdict/reporter'], testTimeout: 60_000 } }\n`,
     )
     fake.reset()
+    // One at a time holds at any latency, and 30 calls in a row at the uneven one took ~7.5 s. At 50 ms calls that
+    // did overlap still show: under the plugin's config this same run peaks at 8 (checked by swapping the config).
+    fake.setLatency(50)
+    onTestFinished(() => fake.setLatency(LATENCY))
     const result = await run(project, [...vitest, 'answers.eval.ts'], judgeEnv())
     expect(result.code, result.output).toBe(1)
     expect(fake.calls).toHaveLength(30)

@@ -3,12 +3,13 @@
 // exactly the run limit in flight (not 4× it) and every verdict must arrive.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import { makeProject, packageUnderTest, repo, run } from './user-project'
 
 const LIMIT = 6
 const CALLS = 4 * 24
+const LATENCY = 300
 
 let fake: FakeJudge
 let packageDir: string
@@ -18,7 +19,10 @@ beforeAll(async () => {
   const pkg = await packageUnderTest()
   packageDir = pkg.dir
   if (pkg.built === 'private build') cleanup.push(pkg.dir)
-  fake = await startFakeJudge({ latencyMs: 300, defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' } })
+  fake = await startFakeJudge({
+    latencyMs: LATENCY,
+    defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' },
+  })
 }, 180_000)
 
 afterAll(async () => {
@@ -77,6 +81,10 @@ describe('one judge limit for the whole run (4 workers)', () => {
     cleanup.push(project)
     fake.reset()
     fake.setFaults([])
+    // Two workers' calls must overlap to exceed the limit. At 300 ms a worker's 24 calls (6 at a time) are done in
+    // ~1.2 s, and on a loaded machine workers can start further apart than that: at 1 s each one is busy ~4 s.
+    fake.setLatency(1_000)
+    onTestFinished(() => fake.setLatency(LATENCY))
     const result = await run(project, [vitest, 'run', '--pool=forks', '--maxWorkers=4'], env({ NO_GLOBAL_SETUP: '1' }))
     expect(result.code, result.output).toBe(0)
     expect(fake.stats.maxInFlight).toBeGreaterThan(LIMIT)

@@ -1,8 +1,21 @@
 // Helpers for the end-to-end test: the built package as a user gets it, and a temp project using it.
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url))
@@ -28,6 +41,12 @@ function newestMtime(dir: string): number {
   return newest
 }
 
+const SOURCES = ['src', 'matchers', 'reporters', 'tsup.config.ts', 'package.json', 'bin']
+const newestSource = () =>
+  Math.max(
+    ...SOURCES.map((p) => join(repo, p)).map((p) => (statSync(p).isDirectory() ? newestMtime(p) : statSync(p).mtimeMs)),
+  )
+
 /** True when `dist/` holds every entry in both formats and is newer than every source file. */
 function distIsFresh(): boolean {
   const files = ENTRIES.flatMap((e) => [`dist/${e}.js`, `dist/${e}.cjs`]).map((f) => join(repo, f))
@@ -36,14 +55,8 @@ function distIsFresh(): boolean {
   return ['src', 'matchers', 'runner', 'reporters'].every((d) => newestMtime(join(repo, d)) < built)
 }
 
-/**
- * The package directory a user's `node_modules/agent-verdict` points to: the repo itself when its
- * `dist/` is fresh (CI builds before testing), otherwise a private build in a temp dir — never a
- * rebuild of the shared `dist/` from inside a test.
- */
-export async function packageUnderTest(): Promise<{ dir: string; built: 'repo dist' | 'private build' }> {
-  if (distIsFresh()) return { dir: repo, built: 'repo dist' }
-  const dir = mkdtempSync(join(tmpdir(), 'av-pkg-'))
+/** Builds the package (JS only) into `dir`, as a user's `node_modules/agent-verdict` would hold it. */
+async function buildPackage(dir: string): Promise<void> {
   const { build } = await import('tsup')
   const tsup = await import('../../tsup.config')
   const config = tsup.default as Record<string, unknown>
@@ -62,7 +75,60 @@ export async function packageUnderTest(): Promise<{ dir: string; built: 'repo di
   cpSync(join(repo, 'package.json'), join(dir, 'package.json'))
   cpSync(join(repo, 'bin'), join(dir, 'bin'), { recursive: true }) // the `agent-verdict` CLI (report merge)
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'), 'dir')
-  return { dir, built: 'private build' }
+}
+
+const HOUR = 3_600_000
+
+/**
+ * The package directory a user's `node_modules/agent-verdict` points to: the repo itself when its
+ * `dist/` is fresh (CI builds before testing), otherwise a private build in a temp dir — never a
+ * rebuild of the shared `dist/` from inside a test. The private build is made once per state of the
+ * sources and shared by the run's files (each used to build its own, ~20 builds a run): the first file to
+ * need it builds it under a lock, the others wait. Each caller gets a link of its own to it, which it
+ * deletes when done as before (deleting the link leaves the build).
+ */
+export async function packageUnderTest(): Promise<{ dir: string; built: 'repo dist' | 'private build' }> {
+  if (distIsFresh()) return { dir: repo, built: 'repo dist' }
+  const prefix = `av-pkg-${createHash('sha256').update(repo).digest('hex').slice(0, 8)}-`
+  const dir = join(tmpdir(), `${prefix}${Math.floor(newestSource())}`)
+  const done = join(dir, '.complete')
+  const lock = `${dir}.lock`
+  for (;;) {
+    if (existsSync(done)) {
+      const link = join(tmpdir(), `av-pkg-link-${process.pid}-${Math.random().toString(36).slice(2)}`)
+      symlinkSync(dir, link, 'dir')
+      return { dir: link, built: 'private build' }
+    }
+    try {
+      mkdirSync(lock)
+    } catch {
+      // Another file is building it. A lock older than 5 minutes is a builder that died: take it over.
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 300_000)
+        rmSync(lock, { recursive: true, force: true })
+      await sleep(250)
+      continue
+    }
+    try {
+      if (existsSync(done)) continue
+      // Builds of older sources of this repo are not used any more (kept an hour, for a run still reading one).
+      for (const old of readdirSync(tmpdir()).filter((n) => n.startsWith(prefix) && join(tmpdir(), n) !== dir)) {
+        const path = join(tmpdir(), old)
+        if (Date.now() - statSync(path).mtimeMs > HOUR) rmSync(path, { recursive: true, force: true })
+      }
+      rmSync(dir, { recursive: true, force: true }) // a build cut short (no .complete)
+      const staging = mkdtempSync(join(tmpdir(), 'av-pkg-staging-'))
+      try {
+        await buildPackage(staging)
+        renameSync(staging, dir)
+      } catch (error) {
+        rmSync(staging, { recursive: true, force: true })
+        throw error
+      }
+      writeFileSync(done, '')
+    } finally {
+      rmSync(lock, { recursive: true, force: true })
+    }
+  }
 }
 
 /**

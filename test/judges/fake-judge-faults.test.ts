@@ -92,11 +92,13 @@ describe('judge faults against the fake judge server', () => {
 
   it('a server that always hangs ends unjudgeable with the timeout cause', async () => {
     fake.setFaults([{ type: 'hang' }])
+    // A second attempt must start inside the budget: it does at ~0.3 s, 1.2 s before the budget ends (with 150 ms
+    // and 400 ms, a timer late by a quarter second on a loaded machine left one attempt).
     const result = expectUnjudgeable(
-      await callJudge(judgeOf({ timeoutMs: 150, maxWaitMs: 400, retry: { baseDelayMs: 10 } }), likertRequest()),
+      await callJudge(judgeOf({ timeoutMs: 300, maxWaitMs: 1_500, retry: { baseDelayMs: 10 } }), likertRequest()),
     )
     expect(result.error).toBeInstanceOf(JudgeTimeoutError)
-    expect(result.cause).toMatch(/no answer within 150 ms/)
+    expect(result.cause).toMatch(/no answer within 300 ms/)
     // Every attempt is counted; on a loaded machine the last one can time out before its body reaches the
     // server (CI saw 3 attempts, 2 arrivals), so the server sees at most the attempts, and every arrival hung.
     expect(result.error.attempts).toBeGreaterThanOrEqual(2)

@@ -42,6 +42,11 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  // One whole call first, so the timed calls below spend their timeout on the reply, not on the first call's
+  // setup: on a loaded machine that alone outlasted a 2 s timeout, and the drip then read as "no answer".
+  mode = 'ok'
+  expect((await callJudge(openaiJudge({ model: 'judge', baseURL: `${base}/v1` }), likertRequest())).status).toBe('ok')
+  mode = 'drip'
 })
 afterAll(async () => {
   server.closeAllConnections()
@@ -68,12 +73,14 @@ describe('a judge that drips its reply', () => {
   })
 
   it('openai: the timeout says the judge answered 200 and was still sending, with the bytes that arrived', async () => {
-    const judge = openaiJudge({ model: 'judge', baseURL: `${base}/v1`, timeoutMs: 800, ...once })
+    // The headers must come before the timeout: 2 s leaves room for the SDK's first load on a busy machine (at 800 ms
+    // a slow start would read as "no answer").
+    const judge = openaiJudge({ model: 'judge', baseURL: `${base}/v1`, timeoutMs: 2_000, ...once })
     const result = await callJudge(judge, likertRequest())
     expect(result.status).toBe('unjudgeable')
     if (result.status !== 'unjudgeable') return
     expect(result.cause).toMatch(
-      /did not finish its reply within 800 ms: it answered 200 and was still sending its reply: \d+ bytes in \d\.\d s/,
+      /did not finish its reply within 2000 ms: it answered 200 and was still sending its reply: \d+ bytes in \d\.\d s/,
     )
     expect(result.cause).not.toMatch(/gave no answer/)
   })
@@ -87,9 +94,10 @@ describe('a judge that drips its reply', () => {
   })
 
   it('at the test\'s deadline: the message says the reply was still arriving, not "no answer"', async () => {
+    // The deadline falls 2.25 s in: room for the headers to arrive first on a busy machine.
     const judge = withTestDeadline(openaiJudge({ model: 'judge', baseURL: `${base}/v1`, timeoutMs: 60_000 }), {
       startedAt: Date.now(),
-      timeoutMs: 1_500,
+      timeoutMs: 2_500,
       setting: 'testTimeout',
     })
     const error = await judge.evaluate(likertRequest()).then(

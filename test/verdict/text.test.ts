@@ -30,6 +30,32 @@ describe('oneLineExcerpt', () => {
     )
   })
 
+  it('cutText gives what splitting the text into code points gives, lone surrogates and fractional limits too', () => {
+    // The rule as it was first written: cutText now counts code points only as far as the cut.
+    const byCodePoints = (text: string, max: number) => {
+      if (!Number.isFinite(max) || text.length <= max) return text
+      const chars = Array.from(text)
+      if (chars.length <= max) return text
+      if (max < 1) return ''
+      return `${chars.slice(0, max - 1).join('')}…`
+    }
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme' }),
+      fc.string({ unit: 'binary' }), // lone and reversed surrogates
+      fc.array(fc.constantFrom('a', '😀', '\ud800', '\udc00', ' ')).map((parts) => parts.join('')),
+    )
+    const max = fc
+      .tuple(fc.integer({ min: -2, max: 12 }), fc.constantFrom(0, 0.3, 0.5, 0.7))
+      .map(([whole, part]) => whole + part)
+    fc.assert(
+      fc.property(text, max, (t, m) => {
+        expect(cutText(t, m)).toBe(byCodePoints(t, m))
+      }),
+      { numRuns: 2000 },
+    )
+    expect(cutText('😀'.repeat(100_000), 3)).toBe('😀😀…')
+  })
+
   it('keeps other control characters for the output to escape (terminalSafe, HTML, JSON)', () => {
     expect(oneLineExcerpt('ok\u001b[2K ✓ pass\u0007')).toBe('ok\u001b[2K ✓ pass\u0007')
   })

@@ -236,7 +236,9 @@ describe('slow and concurrent clients', () => {
       slow.on('error', reject)
     })
     slow.write(body.slice(0, 20))
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The receiver exposes no count of requests in flight to wait on: a second of room for the stalled request to
+    // take the one slot on a loaded machine (100 ms before; if it is late, the next post takes the slot and gets 200).
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
     const busy = await post(r, doc([hex(2)]))
     expect(busy.status).toBe(429)
     expect(busy.headers.get('retry-after')).toBe('1')

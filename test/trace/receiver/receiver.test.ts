@@ -129,10 +129,12 @@ describe('waiting for a complete trace', () => {
   })
 
   it('spans that arrive within the quiet period after the root are part of the trace', async () => {
-    const r = await receiver({ quietMs: 300 })
+    // The late span must land inside the quiet period: 2 s leaves room for a loaded machine between the two posts
+    // (at 300 ms the 50 ms pause below left 250 ms of it).
+    const r = await receiver({ quietMs: 2_000 })
     const spans = run(6)
     const late = spans.find((s) => s.name.startsWith('execute_tool'))!
-    const pending = r.trace({ timeout: 5000 })
+    const pending = r.trace({ timeout: 10_000 })
     await postProto(
       r,
       spans.filter((s) => s !== late),

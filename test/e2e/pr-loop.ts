@@ -3,6 +3,9 @@
 // trace matchers with `.not` cases, the shipped fake judge, CI split in two shards and their reports
 // merged with `agent-verdict report merge`. record → re-record (no diff) → judge stopped + CI=true
 // (passes, 0 calls) → the agent's answer changes (the miss names the test; re-recording shows the flip).
+// One test file per runner (pr-loop-vitest.test.ts, pr-loop-jest.test.ts) calls `prLoop`: the two loops share
+// nothing, so they are two ~55 s files on Vitest's workers instead of one ~110 s file that could start last in a
+// shuffled run and hold the whole suite.
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -39,39 +42,18 @@ const RULES = [
 const CALLS = 8
 const OUTPUT_METRICS = ['correctness', 'correctness', 'faithfulness', 'faithfulness']
 
-let fake: FakeJudge
-let packageDir: string
-const cleanup: string[] = []
-
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-  fake = await startFakeJudge({
-    rules: RULES,
-    defaultVerdict: { verdict: 'pass', reason: 'Supported by the given material.' },
-  })
-}, 180_000)
-
-afterAll(async () => {
-  await fake?.close()
-  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
-})
-
-const runners = [
-  {
-    runner: 'vitest',
+const runners = {
+  vitest: {
     deps: ['vitest'],
     args: [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'],
     shard: (n: number) => [`--shard=${n}/2`, '--passWithNoTests'],
   },
-  {
-    runner: 'jest',
+  jest: {
     deps: ['jest', '@swc/jest'],
     args: [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'],
     shard: (n: number) => [`--shard=${n}/2`, '--passWithNoTests'],
   },
-] as const
+} as const
 
 /** Every cassette file's bytes, by name. */
 function snapshot(project: string): Record<string, string> {
@@ -116,15 +98,42 @@ function expectConsistentTotals(report: Report) {
   expect(report.run.totals.unjudgeable).toBe(all.filter((v) => v.outcome === 'unjudgeable').length)
 }
 
-// Steps of one PR loop (record, re-record, replay, a changed answer), in this order even when CI shuffles the suite.
-describe('the PR loop', { shuffle: false }, () => {
-  describe.each(runners)('the PR loop under $runner', ({ runner, deps, args, shard }) => {
+/**
+ * The PR loop under one runner, on a project and a fake judge of its own. Its steps (record, re-record, replay, a
+ * changed answer) run in this order even when CI shuffles the suite.
+ */
+export function prLoop(runner: keyof typeof runners): void {
+  const { deps, args, shard } = runners[runner]
+  let fake: FakeJudge
+  let packageDir: string
+  const cleanup: string[] = []
+
+  beforeAll(async () => {
+    const pkg = await packageUnderTest()
+    packageDir = pkg.dir
+    if (pkg.built === 'private build') cleanup.push(pkg.dir)
+    fake = await startFakeJudge({
+      rules: RULES,
+      defaultVerdict: { verdict: 'pass', reason: 'Supported by the given material.' },
+    })
+  }, 180_000)
+
+  afterAll(async () => {
+    await fake?.close()
+    for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
+  })
+
+  describe(`the PR loop under ${runner}`, { shuffle: false }, () => {
     let project: string
     let recorded: Record<string, string>
     const judgeEnv = (baseURL = fake.baseURL) => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${baseURL}#fake-judge` })
     const cli = () => join(project, 'node_modules/agent-verdict/bin/agent-verdict.js')
 
-    /** Both CI shards, one after the other (each writes its own report), then the package's merge. */
+    /**
+     * Both CI shards, one after the other (each writes its own report), then the package's merge. Not side by side:
+     * the runs are CPU-bound, so on a busy 2-core machine two at once only doubled each one's time, and a shard's
+     * trace test then ran out of its 30 s.
+     */
     async function shards(env: Record<string, string>): Promise<{ results: RunResult[]; merged: Report }> {
       const results: RunResult[] = []
       for (const n of [1, 2])
@@ -277,4 +286,4 @@ describe('the PR loop', { shuffle: false }, () => {
         )
     }, 300_000)
   })
-})
+}
