@@ -3,6 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import { UsageError, usageLine, usageMessage } from './args'
 import { scrubDeep } from '../config/secrets'
 import type { Diagnosis } from '../diagnosis/types'
 import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
@@ -82,26 +83,22 @@ const PROGRESS_MIN_FILES = 6
 /** Input errors printed one by one; the rest are counted. */
 const MAX_ERRORS_SHOWN = 10
 
-class UsageError extends Error {}
+const OPTIONS = {
+  format: { type: 'string', default: 'text' },
+  json: { type: 'string' },
+  full: { type: 'boolean', default: false },
+  judge: { type: 'string' },
+  select: { type: 'string' },
+  policy: { type: 'string' },
+  budget: { type: 'string' },
+  'no-agent': { type: 'boolean', default: false },
+  otlp: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
 
 function parse(argv: string[]) {
   try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string', default: 'text' },
-        json: { type: 'string' },
-        full: { type: 'boolean', default: false },
-        judge: { type: 'string' },
-        select: { type: 'string' },
-        policy: { type: 'string' },
-        budget: { type: 'string' },
-        'no-agent': { type: 'boolean', default: false },
-        otlp: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
     if (values.format !== 'text' && values.format !== 'json')
       throw new UsageError(`--format must be text or json, not "${values.format}"`)
     if (!values.help && positionals.length === 0)
@@ -118,8 +115,7 @@ function parse(argv: string[]) {
   } catch (error) {
     if (error instanceof UsageError) throw error
     if (error instanceof OptionError) throw new UsageError(error.message)
-    // parseArgs throws TypeError-like errors for unknown options; their message says which.
-    throw new UsageError((error as Error).message)
+    throw new UsageError(usageMessage(error, OPTIONS))
   }
 }
 
@@ -137,7 +133,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   try {
     args = parse(argv)
   } catch (error) {
-    stderr.write(`agent-verdict diagnose: ${(error as Error).message}\n\n${DIAGNOSE_USAGE}`)
+    stderr.write(usageLine('diagnose', (error as Error).message))
     return 2
   }
   if (args.help) {
