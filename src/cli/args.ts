@@ -36,7 +36,8 @@ export function usageMessage(error: unknown, options: Options): string {
     if (/argument missing/.test(message)) return `${flag} needs a value (${flag} <value>)`
     if (/does not take an argument/.test(message)) return `${flag} is a switch and takes no value (write ${flag} alone)`
   }
-  if (e?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument "${quoted}": this command takes options only`
+  if (e?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return `unexpected argument "${quoted}": this command takes options only`
   return message
 }
 

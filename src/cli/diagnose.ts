@@ -4,9 +4,9 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { UsageError, usageLine, usageMessage } from './args'
+import { fittedJudge } from './judge-setup'
 import { scrubDeep } from '../config/secrets'
 import type { Diagnosis } from '../diagnosis/types'
-import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
 import { JudgeAbortError, JudgeConfigError } from '../judges/errors'
 import type { Judge } from '../judges/types'
 import { detect } from '../metrics/detectors/index'
@@ -142,7 +142,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   }
   let judge: Judge | undefined
   try {
-    judge = args.judge !== undefined ? defineJudge(parseJudgeSpec(args.judge)) : judgeFromEnv()
+    judge = await fittedJudge(args.judge, process.env, (line) => stderr.write(`agent-verdict diagnose: ${line}`))
   } catch (error) {
     if (!(error instanceof JudgeConfigError)) throw error
     stderr.write(

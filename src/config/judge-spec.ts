@@ -216,7 +216,9 @@ function parseSpecOptions(text: string, bad: (why: string) => SettingError): Jud
     } else if (key === 'context') {
       const n = parseTokenCount(raw)
       if (n === undefined || n < 512)
-        throw bad(`option context=${raw} needs the server\u2019s context window in tokens, e.g. context=8k or context=8192`)
+        throw bad(
+          `option context=${raw} needs the server\u2019s context window in tokens, e.g. context=8k or context=8192`,
+        )
       options.contextTokens = n
     } else if (key === 'maxReply') {
       const bytes = parseByteSize(raw)

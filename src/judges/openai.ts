@@ -158,7 +158,14 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
     model,
     async (request, signal) => {
       for (let adjustments = 0; ; adjustments++) {
-        const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL), options.maxOutputTokens)
+        const body = buildBody(
+          request,
+          model,
+          features,
+          options.temperature ?? 0,
+          Boolean(baseURL),
+          options.maxOutputTokens,
+        )
         try {
           const completion = completionOf(await createCompletion(body, signal))
           const who = `${provider}:${model}`

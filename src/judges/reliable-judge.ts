@@ -85,6 +85,7 @@ export function createReliableJudge(
     model,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
     limiter,
     async evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> {
       const started = performance.now()

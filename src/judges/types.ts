@@ -61,5 +61,7 @@ export interface Judge {
   readonly endpoint?: string
   /** The server's context window in tokens when the user gave it (`;context=8k`): diagnose fits its prompts to it. */
   readonly contextTokens?: number
+  /** The output bound the user set for every call (`;maxOutputTokens=N`), when set. */
+  readonly maxOutputTokens?: number
   evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>>
 }
