@@ -14,7 +14,7 @@ export function undefinedWhy(r: MetricCalibration): string {
   const rows = categories.filter((_, i) => matrix[i].some((n) => n > 0))
   const cols = categories.filter((_, j) => matrix.some((row) => row[j] > 0))
   if (cols.length === 1 && rows.length === 1)
-    return `undefined: neither rater varied (human and judge gave ${rows[0]} to every case)`
+    return `undefined: neither rater varied: every human label is ${rows[0]}, the judge gave ${cols[0]} to every case`
   if (cols.length === 1) return `undefined: the judge never varied (it gave ${cols[0]} to every case)`
   if (rows.length === 1) return `undefined: the human labels never varied (every case is labelled ${rows[0]})`
   return 'undefined'

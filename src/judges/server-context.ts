@@ -41,7 +41,7 @@ const positive = (n: unknown): number | undefined =>
 
 /**
  * Asks an OpenAI-compatible judge server for its context window: llama.cpp's `/props`, then Ollama's `/api/show`.
- * `undefined` when neither answers with a size (vLLM, LM Studio, a gateway).
+ * `undefined` when neither answers with a size (vLLM, LM Studio, a gateway) or the URL is HTTPS (a hosted service).
  *
  * @example
  * await probeServerContext('http://127.0.0.1:8080/v1', 'qwen') // { tokens: 8192, source: 'llama.cpp /props n_ctx', exact: true }
@@ -51,6 +51,8 @@ export async function probeServerContext(
   model: string,
   fetchImpl: typeof fetch = fetch,
 ): Promise<ServerContext | undefined> {
+  // Local servers speak plain HTTP; a hosted gateway over HTTPS is not asked (it would only answer 404s).
+  if (!/^http:\/\//i.test(baseURL)) return undefined
   const root = serverRoot(baseURL)
   const props = (await getJson(`${root}/props`, {}, fetchImpl)) as {
     default_generation_settings?: { n_ctx?: unknown }
