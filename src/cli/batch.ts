@@ -72,7 +72,10 @@ function parse(argv: string[]) {
  * job), 2 when the input was wrong (no queue, a missing setting, a bad value).
  */
 function batchFailureCode(error: unknown): number {
-  return error instanceof JudgeError && !(error instanceof JudgeConfigError) ? 3 : 2
+  if (error instanceof JudgeConfigError) return 2
+  // The SDK's API errors carry the provider's HTTP status; ours are JudgeErrors.
+  const status = (error as { status?: unknown } | null)?.status
+  return error instanceof JudgeError || typeof status === 'number' ? 3 : 2
 }
 
 function pollMsOf(value: string | undefined): number | undefined {

@@ -54,11 +54,17 @@ predictions_per_trace, files_processed }, "SWE_Bench": { … } } for the splits 
  * @example
  * process.exitCode = await benchCommand(['trail', 'score', '../shared/datasets/trail', 'predictions/'])
  */
-export async function benchCommand(argv: string[]): Promise<number> {
+export async function benchCommand(
+  argv: string[],
+  io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown } } = {},
+): Promise<number> {
+  // Usage and errors go to `io` (main's scrubbed streams); scores and progress are written by the runs below.
+  const stdout = io.stdout ?? process.stdout
+  const stderr = io.stderr ?? process.stderr
   try {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
       // With nothing to run it is a usage error: the usage goes where errors go.
-      ;(argv.length === 0 ? process.stderr : process.stdout).write(BENCH_USAGE)
+      ;(argv.length === 0 ? stderr : stdout).write(BENCH_USAGE)
       return argv.length === 0 ? 2 : 0
     }
     if (argv[0] !== 'trail') throw new UsageError(`unknown benchmark "${argv[0]}"; the one available is "trail"`)
@@ -66,10 +72,10 @@ export async function benchCommand(argv: string[]): Promise<number> {
     return await runCommand(argv.slice(1))
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(usageLine('bench', err.message))
+      stderr.write(usageLine('bench', err.message))
       return 2
     }
-    process.stderr.write(`agent-verdict bench: ${(err as Error).message}\n`)
+    stderr.write(`agent-verdict bench: ${(err as Error).message}\n`)
     // A judge that gave no verdicts is 3, as in diagnose; anything else (an unreadable dataset) is bad input.
     return err instanceof JudgeError && !(err instanceof JudgeConfigError) ? 3 : 2
   }
