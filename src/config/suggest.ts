@@ -28,7 +28,8 @@ export function editDistance(a: string, b: string): number {
 /**
  * The accepted name closest to `word`, or `undefined` when none is close: at most a third of the word's
  * length away (at least 1, at most 3 edits), so `--jdge` finds `--judge` and `--xyz` finds nothing. A name that
- * starts with the word (`--cass` → `--cassette`) counts as close too. Ties go to the first name listed.
+ * starts with the word (`--cass` → `--cassette`), or that the word starts with (`retries` → `retry`), counts as
+ * close too. Ties go to the first name listed.
  *
  * @example
  * closestName('diagnoze', ['diagnose', 'bench']) // 'diagnose'
@@ -44,6 +45,11 @@ export function closestName(word: string, names: readonly string[]): string | un
     if (distance <= limit && (!best || distance < best.distance)) best = { name, distance }
   }
   if (best) return best.name
-  if (w.length >= 3) return names.find((n) => n.toLowerCase().startsWith(w.toLowerCase()))
-  return undefined
+  if (w.length < 3) return undefined
+  const lower = w.toLowerCase()
+  // A cut-short name (`--cass`) or one with a tail (`retries`, `timeout2`) is close to the name it starts or holds.
+  return (
+    names.find((n) => n.toLowerCase().startsWith(lower)) ??
+    names.find((n) => n.length >= 4 && lower.startsWith(n.toLowerCase()))
+  )
 }
