@@ -14,9 +14,11 @@ const USAGE = `usage: agent-verdict calibrate <labelled.json> [--judge <spec>] [
   Runs each metric over the human-labelled cases and prints agreement, Cohen's κ (binary),
   quadratic-weighted κ and Spearman ρ (1–5), the confusion matrix and the disagreeing cases.
   --judge     openai:MODEL | bedrock:MODEL_ID | openai-compatible:BASE_URL#MODEL (default: AGENT_VERDICT_JUDGE)
+              options after the model, e.g. ;maxOutputTokens=2048;concurrency=2 (docs/local-judges.md)
   --metric    ${CALIBRATION_METRICS.join(' | ')} (repeatable; default: every labelled one)
   --cassette  verdicts are recorded here and replayed on the next run (default: __verdicts__/<labelled file>.json beside it)
   --mode      cassette mode (default: AGENT_VERDICT_MODE, else replay under CI, else auto)
+  Exit codes: 0 every case judged, 2 bad usage or input, 3 the judge gave no verdict for some case.
 `
 
 const OPTIONS = {

@@ -52,10 +52,12 @@ Options:
   --full              print every span of long traces (default: fold clean subtrees)
   --judge <spec>      openai:MODEL | bedrock:MODEL_ID | openai-compatible:BASE_URL#MODEL
                       (default: AGENT_VERDICT_JUDGE; none → deterministic detectors only)
+                      options after the model: ;context=8k (a local server's context: prompts fit it),
+                      ;concurrency=2, ;maxOutputTokens=N (docs/local-judges.md)
   --select <kinds>    span kinds to judge, comma-separated (default llm,tool); none judges
                       no span, only the agent-level metrics
   --policy <policy>   existential (default) | threshold:0.3 | category:Rate Limiting,Service Errors
-  --budget <tokens>   prompt tokens per judge call (default 16000); no call exceeds it
+  --budget <tokens>   prompt tokens per judge call (default 16000, or what ;context= leaves); no call exceeds it
   --no-agent          skip the agent-level metrics
   --otlp <target>     also export every verdict as a gen_ai.evaluation.result event parented to
                       the span it judges: an OTLP/HTTP base URL (http://localhost:4318) or a file

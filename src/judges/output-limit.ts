@@ -43,9 +43,9 @@ export function cutOffAdvice(options: { limit: number; produced: number | undefi
   if (!compatible)
     return `after ${produced ?? 'an unknown number of'} tokens of the ${limit} allowed; the model kept writing — give it ${raise}`
   const server =
-    'the server\u2019s own cap: llama.cpp `llama-server -n N` (-1 = none), Ollama `num_predict` (PARAMETER num_predict N in a Modelfile), vLLM `--max-model-len`'
+    'the server\u2019s own cap: llama.cpp `llama-server -n N` (-1 = none), Ollama `num_predict` (PARAMETER num_predict N in a Modelfile)'
   if (produced !== undefined && produced < limit)
-    return `after ${produced} tokens, before the ${limit} the request allowed: the server stopped it first — raise ${server}, or its context is full (llama.cpp -c, Ollama num_ctx / OLLAMA_CONTEXT_LENGTH)`
+    return `after ${produced} tokens, before the ${limit} the request allowed: the server stopped it first — raise ${server}, or its context is full (llama.cpp -c, Ollama num_ctx / OLLAMA_CONTEXT_LENGTH, vLLM --max-model-len)`
   return `after ${produced ?? limit} tokens, the ${limit} the request allowed: a model that loops or thinks at length runs to the bound — give it ${raise}, and check ${server} is at least that; a model that keeps looping needs a different model or quantization`
 }
 
