@@ -13,7 +13,7 @@ import { main } from '../../src/cli/main'
 import { receiveCommand } from '../../src/cli/receive'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { TRAIL_DIR } from '../bench/trail-dir'
-import { startLoopingServer, type LoopingServer } from '../helpers/looping-llm-server'
+import { startLoopingServer, warmLoopingServer, type LoopingServer } from '../helpers/looping-llm-server'
 import { FIXTURE_DIR } from '../helpers/trail'
 
 /** The table of docs/cli.md. */
@@ -57,9 +57,11 @@ async function cli(...argv: string[]) {
 let fake: FakeJudge
 let looping: LoopingServer
 beforeAll(async () => {
+  await warmLoopingServer()
   fake = await startFakeJudge()
   looping = await startLoopingServer({ nCtx: 32_768 })
-})
+  await import('openai')
+}, 120_000)
 afterAll(async () => {
   await fake.close()
   await looping.close()
@@ -79,7 +81,7 @@ describe('agent-verdict (no command)', () => {
   })
 })
 
-describe('diagnose', () => {
+describe('diagnose', { timeout: 60_000 }, () => {
   test('usage error: a misspelt flag is named with the right one, without Node\u2019s text', async () => {
     const r = await cli('diagnose', CLEAN, '--fromat', 'json')
     expect(r.code).toBe(EXIT.usage)
@@ -132,7 +134,7 @@ describe('report', () => {
   })
 })
 
-describe('calibrate', () => {
+describe('calibrate', { timeout: 60_000 }, () => {
   test.each([
     [['calibrate', CASES, '--metirc', 'correctness'], EXIT.usage, 'did you mean --metric?'],
     [['calibrate', join(tmp, 'nope.json'), '--judge', 'openai:gpt-4.1'], EXIT.usage, 'nope.json'],

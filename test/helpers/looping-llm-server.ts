@@ -35,6 +35,21 @@ export interface LoopingServer {
   close(): Promise<void>
 }
 
+// One o200k counter for every stand-in of a test file: loading it is the slow part (seconds on a busy machine).
+let counter: ReturnType<typeof loadTokenCounter> | undefined
+
+/**
+ * Loads the stand-in's token counter ahead of the tests (call it in `beforeAll` with a generous timeout), so no
+ * single test pays for it.
+ *
+ * @example
+ * beforeAll(() => warmLoopingServer(), 120_000)
+ */
+export function warmLoopingServer(): Promise<unknown> {
+  counter ??= loadTokenCounter()
+  return counter
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
@@ -70,7 +85,8 @@ function messageText(messages: unknown): string {
  * const judge = openaiJudge({ model: 'looper', baseURL: server.baseURL })
  */
 export async function startLoopingServer(options: LoopingServerOptions): Promise<LoopingServer> {
-  const count = await loadTokenCounter()
+  counter ??= loadTokenCounter()
+  const count = await counter
   const calls: LoopingCall[] = []
   const probes: string[] = []
   const server = createServer(async (req, res) => {

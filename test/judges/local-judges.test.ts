@@ -4,20 +4,25 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, test } from 'vitest'
+import { afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { calibrateCommand } from '../../src/cli/calibrate'
 import { diagnoseCommand } from '../../src/cli/diagnose'
 import { defineJudge, parseJudgeSpec } from '../../src/judges/config'
 import { openaiJudge } from '../../src/judges/openai'
 import { correctnessMetric } from '../../src/metrics/correctness'
 import { METRIC_OUTPUT_TOKENS, runMetric } from '../../src/metrics/run-metric'
-import { startLoopingServer, type LoopingServer } from '../helpers/looping-llm-server'
+import { startLoopingServer, warmLoopingServer, type LoopingServer } from '../helpers/looping-llm-server'
 import { FIXTURE_DIR } from '../helpers/trail'
 
 // The largest TRAIL fixture: its spans are far over 8k tokens, so only a fitted prompt fits.
 const BIG_TRACE = join(FIXTURE_DIR, '72822db6e120878d916b515c2501246b.json')
 
 let server: LoopingServer | undefined
+// The stand-in's tokenizer and the OpenAI SDK load once, here, not inside the first test's time.
+beforeAll(async () => {
+  await warmLoopingServer()
+  await import('openai')
+}, 120_000)
 afterEach(async () => {
   await server?.close()
   server = undefined
@@ -31,7 +36,7 @@ function sink() {
 const judgeAt = (s: LoopingServer, options: { maxOutputTokens?: number } = {}) =>
   openaiJudge({ model: 'looper', baseURL: s.baseURL, maxWaitMs: 5000, ...options })
 
-describe('a looping local model', () => {
+describe('a looping local model', { timeout: 60_000 }, () => {
   test('an output metric sends its bound; the cut-off reply is unjudgeable and names the spec and server settings', async () => {
     server = await startLoopingServer({ nCtx: 32_768 })
     const verdict = await runMetric(
@@ -128,7 +133,7 @@ describe('a looping local model', () => {
   })
 })
 
-describe('diagnose against a small context', () => {
+describe('diagnose against a small context', { timeout: 60_000 }, () => {
   async function diagnose(spec: string) {
     const out = sink()
     const err = sink()

@@ -1,10 +1,11 @@
 // What a local judge server says about its context: llama.cpp's /props, Ollama's /api/show (num_ctx, else the
 // model's maximum, which is not what Ollama runs with). Against the loopback stand-in; no network.
-import { afterEach, expect, test } from 'vitest'
+import { afterEach, beforeAll, expect, test } from 'vitest'
 import { probeServerContext, serverRoot } from '../../src/judges/server-context'
-import { startLoopingServer, type LoopingServer } from '../helpers/looping-llm-server'
+import { startLoopingServer, warmLoopingServer, type LoopingServer } from '../helpers/looping-llm-server'
 
 let server: LoopingServer | undefined
+beforeAll(() => warmLoopingServer(), 120_000)
 afterEach(async () => {
   await server?.close()
   server = undefined
