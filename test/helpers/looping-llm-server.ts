@@ -43,11 +43,12 @@ let counter: ReturnType<typeof loadTokenCounter> | undefined
  * single test pays for it.
  *
  * @example
- * beforeAll(() => warmLoopingServer(), 120_000)
+ * beforeAll(async () => { await warmLoopingServer() }, 120_000)
  */
-export function warmLoopingServer(): Promise<unknown> {
+export async function warmLoopingServer(): Promise<void> {
   counter ??= loadTokenCounter()
-  return counter
+  // Resolves to nothing: a beforeAll hook that returns a function has it called as its teardown.
+  await counter
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
