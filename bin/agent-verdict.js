@@ -2,7 +2,7 @@
 // Thin launcher for the CLI built into dist/. Installed packages ship dist/ (built by `prepack`). In a
 // fresh clone of the repository (src/ present, dev dependencies installed) the first run builds it once,
 // so `npm ci && npx agent-verdict …` works without a `prepare` script that consumers' npm would warn about.
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
@@ -16,12 +16,29 @@ if (!existsSync(fileURLToPath(cli))) {
     )
     process.exit(2)
   }
-  process.stderr.write('agent-verdict: first run in this clone — building dist/ (once, a few seconds)…\n')
-  const built = spawnSync(process.execPath, [fileURLToPath(tsup), '--silent'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
+  // No time is promised: the build took 334 s on a 2-core machine shared by several builds (issue 35). A line every
+  // 15 s says it is still going, and the last one how long it took.
+  process.stderr.write(
+    'agent-verdict: first run in this clone — building dist/ once with tsup (a minute or more on a small or busy machine)…\n',
+  )
+  const started = Date.now()
+  const seconds = () => Math.round((Date.now() - started) / 1000)
+  const ticker = setInterval(
+    () => process.stderr.write(`agent-verdict: still building dist/ (${seconds()} s)…\n`),
+    15_000,
+  )
+  const status = await new Promise((resolve) => {
+    const child = spawn(process.execPath, [fileURLToPath(tsup), '--silent'], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    child.on('error', () => resolve(1))
+    child.on('exit', (code) => resolve(code ?? 1))
   })
-  if (built.status !== 0 || !existsSync(fileURLToPath(cli))) {
+  clearInterval(ticker)
+  if (status === 0 && existsSync(fileURLToPath(cli)))
+    process.stderr.write(`agent-verdict: built dist/ in ${seconds()} s; later runs start at once.\n`)
+  if (status !== 0 || !existsSync(fileURLToPath(cli))) {
     process.stderr.write('agent-verdict: the build failed (output above); run `npm run build` to see why.\n')
     process.exit(2)
   }

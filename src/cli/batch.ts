@@ -3,6 +3,8 @@
 import { spawn } from 'node:child_process'
 import { rm } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
+import { JudgeConfigError, JudgeError } from '../judges/errors'
+import { unknownSubcommand, usageLine, usageMessage } from './args'
 import { parseJudgeSpec } from '../judges/config'
 import { presentKey } from '../config/secrets'
 import { formatBatchProgress } from '../judges/batch/progress'
@@ -54,17 +56,26 @@ export function providersFromEnv(env: Record<string, string | undefined>): Batch
   }
 }
 
+const OPTIONS = {
+  dir: { type: 'string' },
+  'poll-seconds': { type: 'string' },
+  batch: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      dir: { type: 'string' },
-      'poll-seconds': { type: 'string' },
-      batch: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  })
+  return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
+}
+
+/**
+ * The exit code of a failed batch: 3 when the provider gave no verdicts (a judge error: network, auth, a failed
+ * job), 2 when the input was wrong (no queue, a missing setting, a bad value).
+ */
+function batchFailureCode(error: unknown): number {
+  if (error instanceof JudgeConfigError) return 2
+  // The SDK's API errors carry the provider's HTTP status; ours are JudgeErrors.
+  const status = (error as { status?: unknown } | null)?.status
+  return error instanceof JudgeError || typeof status === 'number' ? 3 : 2
 }
 
 function pollMsOf(value: string | undefined): number | undefined {
@@ -96,7 +107,7 @@ async function submitAndWait(
 }
 
 /**
- * `agent-verdict batch submit | wait`. Exit codes: 0 ok, 1 the provider call failed, 2 bad usage.
+ * `agent-verdict batch submit | wait`. Exit codes: 0 ok, 2 bad usage or input, 3 the provider gave no verdicts.
  *
  * @example
  * process.exitCode = await batchCommand(['wait', '--poll-seconds', '60'])
@@ -108,7 +119,7 @@ export async function batchCommand(argv: string[], io: BatchCommandIO = {}): Pro
   try {
     args = parse(argv)
   } catch (error) {
-    out.stderr.write(`agent-verdict batch: ${(error as Error).message}\n${BATCH_USAGE}`)
+    out.stderr.write(usageLine('batch', usageMessage(error, OPTIONS)))
     return 2
   }
   if (args.values.help) {
@@ -139,11 +150,9 @@ export async function batchCommand(argv: string[], io: BatchCommandIO = {}): Pro
     }
   } catch (error) {
     out.stderr.write(`agent-verdict batch ${sub}: ${(error as Error).message}\n`)
-    return 1
+    return batchFailureCode(error)
   }
-  out.stderr.write(
-    `agent-verdict batch: ${sub === undefined ? 'missing subcommand' : `unknown subcommand '${sub}'`}\n${BATCH_USAGE}`,
-  )
+  out.stderr.write(usageLine('batch', unknownSubcommand(sub, ['submit', 'wait'])))
   return 2
 }
 
@@ -158,7 +167,7 @@ function runCommand(command: string[], env: Record<string, string | undefined>):
 /**
  * `agent-verdict record --batch -- <test command…>`: runs the tests collecting judge requests, submits
  * them as one batch and waits, then runs the tests again answering from the batch (writing the
- * cassettes). Exits with the second run's code; 2 on bad usage, 1 when the batch could not be run.
+ * cassettes). Exits with the second run's code; 2 on bad usage or input, 3 when the provider gave no verdicts.
  *
  * @example
  * process.exitCode = await recordCommand(['--batch', '--', 'npx', 'vitest', 'run'])
@@ -170,7 +179,7 @@ export async function recordCommand(argv: string[], io: BatchCommandIO = {}): Pr
   try {
     args = parse(argv)
   } catch (error) {
-    out.stderr.write(`agent-verdict record: ${(error as Error).message}\n${BATCH_USAGE}`)
+    out.stderr.write(usageLine('record', usageMessage(error, OPTIONS)))
     return 2
   }
   if (args.values.help) {
@@ -180,7 +189,12 @@ export async function recordCommand(argv: string[], io: BatchCommandIO = {}): Pr
   const command = args.positionals
   if (!args.values.batch || command.length === 0) {
     out.stderr.write(
-      `agent-verdict record: ${!args.values.batch ? 'only --batch is supported (a live record is just AGENT_VERDICT_MODE=record)' : 'give the test command after --'}\n${BATCH_USAGE}`,
+      usageLine(
+        'record',
+        !args.values.batch
+          ? 'only --batch is supported (a live record is just AGENT_VERDICT_MODE=record)'
+          : 'give the test command after --',
+      ),
     )
     return 2
   }
@@ -215,7 +229,7 @@ export async function recordCommand(argv: string[], io: BatchCommandIO = {}): Pr
     out.stderr.write(
       `agent-verdict record --batch: the batch failed: ${(error as Error).message}\nthe queue is kept in ${dir}: retry with \`agent-verdict batch submit\` and \`wait\`, then run the tests with AGENT_VERDICT_BATCH=apply\n`,
     )
-    return 1
+    return batchFailureCode(error)
   }
   out.stderr.write('agent-verdict record --batch: 3/3 writing the cassettes from the batch and running the tests\n')
   const code = await runCommand(command, { ...base, AGENT_VERDICT_BATCH: 'apply' })

@@ -12,7 +12,8 @@ import { runTrailBench, type TrailSplitRun } from '../bench/trail-harness'
 import type { TrailScores } from '../bench/trail-scorer'
 import { DEFAULT_CONTEXT_TOKENS } from '../bench/monolithic-predictor'
 import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
-import { JudgeConfigError } from '../judges/errors'
+import { JudgeConfigError, JudgeError } from '../judges/errors'
+import { UsageError, usageLine, usageMessage } from './args'
 import type { Judge } from '../judges/types'
 import { DetectorProfileSchema } from '../metrics/detectors'
 
@@ -47,18 +48,23 @@ localization_precision, localization_f1, pair_precision, pair_recall, top1_joint
 predictions_per_trace, files_processed }, "SWE_Bench": { … } } for the splits that ran.
 `
 
-class UsageError extends Error {}
-
 /**
  * Entry of `agent-verdict bench`; returns the exit code (0 ok, 1 failure, 2 bad usage or missing folders).
  *
  * @example
  * process.exitCode = await benchCommand(['trail', 'score', '../shared/datasets/trail', 'predictions/'])
  */
-export async function benchCommand(argv: string[]): Promise<number> {
+export async function benchCommand(
+  argv: string[],
+  io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown } } = {},
+): Promise<number> {
+  // Usage and errors go to `io` (main's scrubbed streams); scores and progress are written by the runs below.
+  const stdout = io.stdout ?? process.stdout
+  const stderr = io.stderr ?? process.stderr
   try {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
-      process.stdout.write(BENCH_USAGE)
+      // With nothing to run it is a usage error: the usage goes where errors go.
+      ;(argv.length === 0 ? stderr : stdout).write(BENCH_USAGE)
       return argv.length === 0 ? 2 : 0
     }
     if (argv[0] !== 'trail') throw new UsageError(`unknown benchmark "${argv[0]}"; the one available is "trail"`)
@@ -66,11 +72,12 @@ export async function benchCommand(argv: string[]): Promise<number> {
     return await runCommand(argv.slice(1))
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`agent-verdict bench: ${err.message}\n\n${BENCH_USAGE}`)
+      stderr.write(usageLine('bench', err.message))
       return 2
     }
-    process.stderr.write(`agent-verdict bench: ${(err as Error).message}\n`)
-    return 1
+    stderr.write(`agent-verdict bench: ${(err as Error).message}\n`)
+    // A judge that gave no verdicts is 3, as in diagnose; anything else (an unreadable dataset) is bad input.
+    return err instanceof JudgeError && !(err instanceof JudgeConfigError) ? 3 : 2
   }
 }
 
@@ -90,7 +97,7 @@ function parse(argv: string[], allowed: Array<keyof typeof OPTIONS>) {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true })
   } catch (err) {
-    throw new UsageError((err as Error).message)
+    throw new UsageError(usageMessage(err, OPTIONS))
   }
   for (const key of Object.keys(parsed.values) as Array<keyof typeof OPTIONS>) {
     if (key !== 'help' && !allowed.includes(key)) throw new UsageError(`--${key} does not apply here`)

@@ -3,9 +3,10 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import { UsageError, usageLine, usageMessage } from './args'
+import { fittedJudge } from './judge-setup'
 import { scrubDeep } from '../config/secrets'
 import type { Diagnosis } from '../diagnosis/types'
-import { defineJudge, judgeFromEnv, parseJudgeSpec } from '../judges/config'
 import { JudgeAbortError, JudgeConfigError } from '../judges/errors'
 import type { Judge } from '../judges/types'
 import { detect } from '../metrics/detectors/index'
@@ -51,10 +52,12 @@ Options:
   --full              print every span of long traces (default: fold clean subtrees)
   --judge <spec>      openai:MODEL | bedrock:MODEL_ID | openai-compatible:BASE_URL#MODEL
                       (default: AGENT_VERDICT_JUDGE; none → deterministic detectors only)
+                      options after the model: ;context=8k (a local server's context: prompts fit it),
+                      ;concurrency=2, ;maxOutputTokens=N (docs/local-judges.md)
   --select <kinds>    span kinds to judge, comma-separated (default llm,tool); none judges
                       no span, only the agent-level metrics
   --policy <policy>   existential (default) | threshold:0.3 | category:Rate Limiting,Service Errors
-  --budget <tokens>   prompt tokens per judge call (default 16000); no call exceeds it
+  --budget <tokens>   prompt tokens per judge call (default 16000, or what ;context= leaves); no call exceeds it
   --no-agent          skip the agent-level metrics
   --otlp <target>     also export every verdict as a gen_ai.evaluation.result event parented to
                       the span it judges: an OTLP/HTTP base URL (http://localhost:4318) or a file
@@ -82,26 +85,22 @@ const PROGRESS_MIN_FILES = 6
 /** Input errors printed one by one; the rest are counted. */
 const MAX_ERRORS_SHOWN = 10
 
-class UsageError extends Error {}
+const OPTIONS = {
+  format: { type: 'string', default: 'text' },
+  json: { type: 'string' },
+  full: { type: 'boolean', default: false },
+  judge: { type: 'string' },
+  select: { type: 'string' },
+  policy: { type: 'string' },
+  budget: { type: 'string' },
+  'no-agent': { type: 'boolean', default: false },
+  otlp: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
 
 function parse(argv: string[]) {
   try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string', default: 'text' },
-        json: { type: 'string' },
-        full: { type: 'boolean', default: false },
-        judge: { type: 'string' },
-        select: { type: 'string' },
-        policy: { type: 'string' },
-        budget: { type: 'string' },
-        'no-agent': { type: 'boolean', default: false },
-        otlp: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
     if (values.format !== 'text' && values.format !== 'json')
       throw new UsageError(`--format must be text or json, not "${values.format}"`)
     if (!values.help && positionals.length === 0)
@@ -118,8 +117,7 @@ function parse(argv: string[]) {
   } catch (error) {
     if (error instanceof UsageError) throw error
     if (error instanceof OptionError) throw new UsageError(error.message)
-    // parseArgs throws TypeError-like errors for unknown options; their message says which.
-    throw new UsageError((error as Error).message)
+    throw new UsageError(usageMessage(error, OPTIONS))
   }
 }
 
@@ -137,7 +135,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   try {
     args = parse(argv)
   } catch (error) {
-    stderr.write(`agent-verdict diagnose: ${(error as Error).message}\n\n${DIAGNOSE_USAGE}`)
+    stderr.write(usageLine('diagnose', (error as Error).message))
     return 2
   }
   if (args.help) {
@@ -146,7 +144,7 @@ export async function diagnoseCommand(argv: string[], io: DiagnoseIO = {}): Prom
   }
   let judge: Judge | undefined
   try {
-    judge = args.judge !== undefined ? defineJudge(parseJudgeSpec(args.judge)) : judgeFromEnv()
+    judge = await fittedJudge(args.judge, process.env, (line) => stderr.write(`agent-verdict diagnose: ${line}`))
   } catch (error) {
     if (!(error instanceof JudgeConfigError)) throw error
     stderr.write(

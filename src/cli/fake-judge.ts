@@ -1,5 +1,6 @@
 // `agent-verdict fake-judge`: runs the local OpenAI-compatible fake judge until SIGINT/SIGTERM.
 import { parseArgs } from 'node:util'
+import { UsageError, usageLine, usageMessage } from './args'
 import { FakeJudgeConfigError, loadFakeJudgeRules } from '../testing/config'
 import { startFakeJudge } from '../testing/fake-judge'
 import type { FakeJudgeLatency, FakeJudgeOptions } from '../testing/schemas'
@@ -22,7 +23,14 @@ Starts an OpenAI-compatible fake judge, prints its base URL on stdout and runs u
   --model     model id to report (default fake-judge)
 `
 
-class UsageError extends Error {}
+const OPTIONS = {
+  port: { type: 'string' },
+  rules: { type: 'string' },
+  latency: { type: 'string' },
+  host: { type: 'string' },
+  model: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
 
 function parseLatency(text: string): FakeJudgeLatency {
   const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(text)
@@ -45,19 +53,12 @@ async function optionsFrom(argv: string[]): Promise<FakeJudgeOptions | 'help'> {
   try {
     ;({ values } = parseArgs({
       args: argv,
-      options: {
-        port: { type: 'string' },
-        rules: { type: 'string' },
-        latency: { type: 'string' },
-        host: { type: 'string' },
-        model: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: OPTIONS,
       strict: true,
       allowPositionals: false,
     }))
   } catch (error) {
-    throw new UsageError((error as Error).message)
+    throw new UsageError(usageMessage(error, OPTIONS))
   }
   if (values.help) return 'help'
   const options: FakeJudgeOptions = values.rules ? await loadFakeJudgeRules(values.rules) : {}
@@ -82,7 +83,7 @@ export async function fakeJudgeCommand(argv: string[], io: FakeJudgeCommandOptio
   try {
     options = await optionsFrom(argv)
   } catch (error) {
-    if (error instanceof UsageError) stderr.write(`agent-verdict fake-judge: ${error.message}\n\n${USAGE}`)
+    if (error instanceof UsageError) stderr.write(usageLine('fake-judge', error.message))
     else if (error instanceof FakeJudgeConfigError) stderr.write(`agent-verdict fake-judge: ${error.message}\n`)
     else throw error
     return 2
@@ -105,7 +106,8 @@ export async function fakeJudgeCommand(argv: string[], io: FakeJudgeCommandOptio
     stderr.write(
       `agent-verdict fake-judge: cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${(error as Error).message}${hint}\n`,
     )
-    return 1
+    // The port or host given cannot be used: an input error, not a finding.
+    return 2
   }
   const done = untilStopped(io.signal)
   stdout.write(`${judge.baseURL}\n`)

@@ -1,5 +1,6 @@
 // `agent-verdict` command line entry: a small dispatcher; each command lives in its own file and is loaded lazily.
 import { version } from '../../package.json'
+import { closestName } from '../config/suggest'
 import { scrubbedStream } from './scrubbed-output'
 
 /** A subcommand: `argv` is everything after the command name; resolves to the process exit code. */
@@ -56,31 +57,40 @@ Options:
 `
 
 /**
- * Runs the CLI in-process and resolves to the exit code (0 ok, 1 findings/failures, 2 bad input or usage).
+ * Runs the CLI in-process and resolves to the exit code: 0 success, 1 findings or a failed gate, 2 a usage or
+ * input error, 3 the judge gave no verdict (the one table is in docs/cli.md).
  *
  * @example
  * process.exitCode = await main(process.argv.slice(2))
  */
-export async function main(argv: string[]): Promise<number> {
+export async function main(
+  argv: string[],
+  io: { stdout: Output; stderr: Output } = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   const [first, ...rest] = argv
   if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
-    process.stdout.write(USAGE)
+    // With no command at all it is a usage error: the help goes where errors go.
+    ;(first === undefined ? io.stderr : io.stdout).write(USAGE)
     return first === undefined ? 2 : 0
   }
   if (first === '-v' || first === '--version') {
-    process.stdout.write(`${version}\n`)
+    io.stdout.write(`${version}\n`)
     return 0
   }
   const command = COMMANDS[first]
   if (!command) {
-    process.stderr.write(
-      `agent-verdict: unknown command '${first}'. Run \`agent-verdict --help\` for the list of commands.\n`,
+    const what = first.startsWith('-') ? 'option' : 'command'
+    const match = first.startsWith('-') ? undefined : closestName(first, Object.keys(COMMANDS))
+    io.stderr.write(
+      match
+        ? `agent-verdict: unknown command '${first}' (did you mean '${match}'?). Run \`agent-verdict ${match} --help\` for its options.\n`
+        : `agent-verdict: unknown ${what} '${first}'. Run \`agent-verdict --help\` for the list of commands.\n`,
     )
     return 2
   }
   // Every command's output is scrubbed of secrets: traces, reports and judge replies can carry keys.
   return (await command.load())(rest, {
-    stdout: scrubbedStream(process.stdout),
-    stderr: scrubbedStream(process.stderr),
+    stdout: scrubbedStream(io.stdout),
+    stderr: scrubbedStream(io.stderr),
   })
 }

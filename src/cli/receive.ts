@@ -1,5 +1,6 @@
 // `agent-verdict receive`: an OTLP/HTTP trace endpoint on loopback that writes each received trace to a file.
 import { parseArgs } from 'node:util'
+import { UsageError, usageLine, usageMessage } from './args'
 import { DEFAULT_LIMITS, type TraceReceiverLimits } from '../trace/receiver/limits'
 import { startTraceReceiver, type TraceReceiver, type TraceReceiverOptions } from '../trace/receiver/receiver'
 import { untilStopped } from './until-stopped'
@@ -44,8 +45,6 @@ const LIMIT_FLAGS = {
   'max-concurrent-requests': 'concurrentRequests',
 } as const satisfies Record<string, keyof TraceReceiverLimits>
 
-class UsageError extends Error {}
-
 function integer(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(text)
   if (text.trim() === '' || !Number.isInteger(n) || n < min || n > max)
@@ -55,25 +54,26 @@ function integer(name: string, text: string, min: number, max = Number.MAX_SAFE_
 
 function parse(argv: string[]) {
   try {
-    const options = {
-      port: { type: 'string' },
-      out: { type: 'string' },
-      'quiet-ms': { type: 'string' },
-      'max-body-bytes': { type: 'string' },
-      'max-request-spans': { type: 'string' },
-      'max-request-traces': { type: 'string' },
-      'max-request-bytes': { type: 'string' },
-      'max-run-spans': { type: 'string' },
-      'max-run-traces': { type: 'string' },
-      'max-run-bytes': { type: 'string' },
-      'max-concurrent-requests': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    } as const
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values
+    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values
   } catch (error) {
-    throw new UsageError((error as Error).message)
+    throw new UsageError(usageMessage(error, OPTIONS))
   }
 }
+
+const OPTIONS = {
+  port: { type: 'string' },
+  out: { type: 'string' },
+  'quiet-ms': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'max-request-spans': { type: 'string' },
+  'max-request-traces': { type: 'string' },
+  'max-request-bytes': { type: 'string' },
+  'max-run-spans': { type: 'string' },
+  'max-run-traces': { type: 'string' },
+  'max-run-bytes': { type: 'string' },
+  'max-concurrent-requests': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
 
 function optionsFrom(argv: string[]): TraceReceiverOptions | 'help' {
   const values = parse(argv)
@@ -99,7 +99,7 @@ function optionsFrom(argv: string[]): TraceReceiverOptions | 'help' {
 /**
  * `agent-verdict receive [--port 4318] [--out dir]`: prints the receiver URL (the first stdout line), then a
  * line per trace once it goes quiet (`<traceId> <n> spans [→ file]`), and serves until SIGINT/SIGTERM (or `signal`);
- * returns 0. Returns 2 for bad arguments, 1 when it cannot listen.
+ * returns 0. Returns 2 for bad arguments, a port it cannot listen on, or traces it could not write to --out.
  *
  * @example
  * process.exitCode = await receiveCommand(['--port', '4318', '--out', 'traces/'])
@@ -112,7 +112,7 @@ export async function receiveCommand(argv: string[], io: ReceiveCommandOptions =
     options = optionsFrom(argv)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    stderr.write(`agent-verdict receive: ${error.message}\n\n${USAGE}`)
+    stderr.write(usageLine('receive', error.message))
     return 2
   }
   if (options === 'help') {
@@ -140,7 +140,8 @@ export async function receiveCommand(argv: string[], io: ReceiveCommandOptions =
     stderr.write(
       `agent-verdict receive: cannot listen on 127.0.0.1:${options.port}: ${(error as Error).message}${hint}\n`,
     )
-    return 1
+    // The port given cannot be used: an input error, not a finding.
+    return 2
   }
   const done = untilStopped(io.signal)
   stdout.write(`${receiver.url}\n`)
@@ -156,5 +157,6 @@ export async function receiveCommand(argv: string[], io: ReceiveCommandOptions =
   stderr.write(
     `trace receiver stopped (${why}) after ${requests} requests: ${spans} spans in ${traces} traces, ${refused} requests refused${last}\n`,
   )
-  return failedWrites > 0 ? 1 : 0
+  // Traces that could not be written to --out are lost output of a bad --out: an input error.
+  return failedWrites > 0 ? 2 : 0
 }

@@ -2,6 +2,7 @@
 import { dirname, resolve } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
+import { unknownSubcommand, usageLine, usageMessage } from './args'
 import { mergeReports, readReport, writeReport } from '../report/artifact'
 import { diffVerdicts } from '../report/diff'
 import { evaluateGates, parseGates, type Gates } from '../report/gates'
@@ -46,7 +47,7 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
   try {
     args = parse(argv)
   } catch (error) {
-    stderr.write(`agent-verdict report: ${(error as Error).message}\n${USAGE}`)
+    stderr.write(usageLine('report', usageMessage(error, OPTIONS)))
     return 2
   }
   const [sub, ...files] = args.positionals
@@ -131,37 +132,38 @@ export async function reportCommand(argv: string[], io: ReportCommandIO = {}): P
       const changed = diff.flipped.length + diff.scoreChanges.length + diff.added.length + diff.removed.length > 0
       return (failOn === 'regression' && diff.regressions > 0) || (failOn === 'change' && changed) ? 1 : 0
     }
-    return usage(stderr, sub ? `unknown subcommand "${sub}"` : 'missing subcommand')
+    return usage(stderr, unknownSubcommand(sub, SUBCOMMANDS))
   } catch (error) {
-    stderr.write(`${(error as Error).message}\n`)
-    return 1
+    // Every failure here is a report that cannot be read, parsed or written: bad input, never a finding.
+    stderr.write(`agent-verdict report ${sub}: ${(error as Error).message}\n`)
+    return 2
   }
 }
 
+const SUBCOMMANDS = ['merge', 'html', 'junit', 'gate', 'diff']
+
+const OPTIONS = {
+  out: { type: 'string', short: 'o' },
+  'base-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  gates: { type: 'string' },
+  'min-pass-rate': { type: 'string' },
+  'max-unjudgeable': { type: 'string' },
+  'max-cost-usd': { type: 'string' },
+  'metric-min': { type: 'string', multiple: true },
+  'metric-min-score': { type: 'string', multiple: true },
+  'base-ref': { type: 'string' },
+  json: { type: 'boolean' },
+  markdown: { type: 'boolean' },
+  'fail-on': { type: 'string' },
+} as const
+
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      out: { type: 'string', short: 'o' },
-      'base-dir': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      gates: { type: 'string' },
-      'min-pass-rate': { type: 'string' },
-      'max-unjudgeable': { type: 'string' },
-      'max-cost-usd': { type: 'string' },
-      'metric-min': { type: 'string', multiple: true },
-      'metric-min-score': { type: 'string', multiple: true },
-      'base-ref': { type: 'string' },
-      json: { type: 'boolean' },
-      markdown: { type: 'boolean' },
-      'fail-on': { type: 'string' },
-    },
-  })
+  return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
 }
 
 function usage(stderr: { write(text: string): unknown }, problem: string): number {
-  stderr.write(`agent-verdict report: ${problem}\n${USAGE}`)
+  stderr.write(usageLine('report', problem))
   return 2
 }
 

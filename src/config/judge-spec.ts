@@ -1,6 +1,7 @@
 // The one parser of AGENT_VERDICT_JUDGE (and of a `--judge` value): provider, model and options.
 // Judges build a judge from its result; reporters name the run's judge with it, so both agree.
-import { redactUrl, registerHeaderSecrets, urlCredentials } from './secrets'
+import { redactUrl, registerHeaderSecrets, scrubSecrets, urlCredentials } from './secrets'
+import { closestName } from './suggest'
 import { type Env, SettingError } from './env'
 import { parseByteSize } from './reply-limits'
 
@@ -17,6 +18,10 @@ export interface JudgeSpecOptions {
   concurrency?: number
   /** Bytes of a reply read at most, compressed and decompressed (`maxReply=SIZE`). */
   maxReplyBytes?: number
+  /** Tokens a reply may hold at most (`maxOutputTokens=N`). */
+  maxOutputTokens?: number
+  /** The server's context window in tokens (`context=8k`): diagnose fits its prompts and replies within it. */
+  contextTokens?: number
   headers?: Record<string, string>
 }
 
@@ -28,7 +33,10 @@ export type JudgeSpec =
 
 /** Options accepted after the model in `AGENT_VERDICT_JUDGE`, e.g. `openai:gpt-4.1;timeout=20s;retry=30s`. */
 const SPEC_OPTIONS =
-  'timeout=DURATION (per call), retry=DURATION (total retry budget), concurrency=N, maxReply=SIZE (e.g. 16MB), header.NAME=VALUE (openai only)'
+  'timeout=DURATION (per call), retry=DURATION (total retry budget), concurrency=N, maxOutputTokens=N (reply bound), context=TOKENS (e.g. 8k: the server\u2019s context window), maxReply=SIZE (e.g. 16MB), header.NAME=VALUE (openai only)'
+
+/** The option names, for "did you mean". */
+const OPTION_NAMES = ['timeout', 'retry', 'concurrency', 'maxOutputTokens', 'context', 'maxReply']
 
 /**
  * Why `url` cannot be a judge base URL because it carries credentials (`http://user:pass@host`), or
@@ -49,7 +57,8 @@ export function urlCredentialsProblem(url: string, where: string): string | unde
 /**
  * Parses an `AGENT_VERDICT_JUDGE` value: `openai:MODEL`, `bedrock:MODEL_ID` (or just `bedrock`, the
  * default model) or `openai-compatible:BASE_URL#MODEL`, each optionally followed by `;`-separated
- * options: `timeout=20s`, `retry=30s`, `concurrency=4`, `header.NAME=VALUE` (registered as a secret,
+ * options: `timeout=20s`, `retry=30s`, `concurrency=4`, `maxOutputTokens=2048`, `context=8k`,
+ * `header.NAME=VALUE` (registered as a secret,
  * never printed). Durations take a unit: `ms`, `s` or `m`. Throws a {@link SettingError} saying what
  * is wrong, never echoing a credential.
  *
@@ -139,16 +148,26 @@ export function judgeIdForReport(env: Env = process.env): string | null {
 }
 
 /** Options whose values are settings, never credentials: shown as written in an error. */
-const PLAIN_OPTIONS = new Set(['timeout', 'retry', 'concurrency', 'maxReply'])
+const PLAIN_OPTIONS = new Set(OPTION_NAMES)
 
 /**
  * A short word is a (mistyped) option name; anything else may be a value cut off at a `;` (a header value holding
  * one), so an error does not echo it.
  */
-const OPTION_NAME = /^[A-Za-z][A-Za-z._-]{0,23}$/
+const OPTION_NAME = /^[A-Za-z][\w.-]{0,31}$/
+
+/**
+ * True when a key reads as a misspelt option name: a short word the secret scrubber leaves alone, without the
+ * long digit runs of a token. Anything else may be a credential cut off at a `;` and is never echoed.
+ */
+function looksLikeName(key: string): boolean {
+  return OPTION_NAME.test(key) && scrubSecrets(key) === key && !/\d{4,}/.test(key)
+}
 
 function shownKey(key: string): string {
-  return OPTION_NAME.test(key) ? `"${key}"` : '(not shown: it looks like a value, not a name)'
+  if (!looksLikeName(key)) return '(not shown: it looks like a value or a credential, not a name)'
+  const match = closestName(key, OPTION_NAMES)
+  return match ? `"${key}" (did you mean ${match}?)` : `"${key}"`
 }
 
 /** The options as an error shows them: every value redacted but timeout, retry and concurrency's. */
@@ -159,7 +178,7 @@ function shownOptions(text: string): string {
       const eq = item.indexOf('=')
       const key = (eq < 0 ? item : item.slice(0, eq)).trim()
       if (!key) return item
-      const name = /^header\./i.test(key) || OPTION_NAME.test(key) ? key : '[redacted]'
+      const name = /^header\./i.test(key) || looksLikeName(key) ? key : '[redacted]'
       if (eq < 0) return name
       return PLAIN_OPTIONS.has(key) ? item.trim() : `${name}=[redacted]`
     })
@@ -189,6 +208,18 @@ function parseSpecOptions(text: string, bad: (why: string) => SettingError): Jud
       const n = Number(raw)
       if (!Number.isInteger(n) || n < 1) throw bad(`option concurrency=${raw} needs a positive integer`)
       options.concurrency = n
+    } else if (key === 'maxOutputTokens') {
+      const n = Number(raw)
+      if (!Number.isInteger(n) || n < 16 || n > 1_000_000)
+        throw bad(`option maxOutputTokens=${raw} needs a whole number of tokens from 16, e.g. maxOutputTokens=2048`)
+      options.maxOutputTokens = n
+    } else if (key === 'context') {
+      const n = parseTokenCount(raw)
+      if (n === undefined || n < 512)
+        throw bad(
+          `option context=${raw} needs the server\u2019s context window in tokens, e.g. context=8k or context=8192`,
+        )
+      options.contextTokens = n
     } else if (key === 'maxReply') {
       const bytes = parseByteSize(raw)
       if (bytes === undefined)
@@ -199,6 +230,20 @@ function parseSpecOptions(text: string, bad: (why: string) => SettingError): Jud
     }
   }
   return options
+}
+
+/**
+ * `8192`, `8k`, `32K`, `1m` → tokens (k = 1024, as servers count contexts: llama.cpp `-c 8192` is "8k").
+ *
+ * @example
+ * parseTokenCount('8k') // 8192
+ */
+export function parseTokenCount(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*([km]?)$/i.exec(text.trim())
+  if (!match) return undefined
+  const factor = { '': 1, k: 1024, m: 1024 * 1024 }[match[2].toLowerCase() as '' | 'k' | 'm']
+  const n = Math.round(Number(match[1]) * factor)
+  return Number.isSafeInteger(n) ? n : undefined
 }
 
 /**

@@ -1,4 +1,5 @@
 // diagnose(trace, options): detectors, span judgements bottom-up, propagation, the agent pass.
+import { diagnosisBudget } from './context-budget'
 import { abortGroup } from '../judges/abort-group'
 import { detect } from '../metrics/detectors/index'
 import { UNRECOGNIZED_ERROR_DETECTOR } from '../metrics/detectors/error-status'
@@ -14,7 +15,6 @@ import { judgeSpan } from './span-judge'
 import { compactSteps } from './steps'
 import {
   AGENT_METRICS,
-  DEFAULT_BUDGET_TOKENS,
   DEFAULT_SPAN_THRESHOLD,
   DiagnoseOptionsSchema,
   DiagnosisSchema,
@@ -54,7 +54,7 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
   }
   const opts = parsed.data
   const judge = opts.judge
-  const budgetTokens = opts.budgetTokens ?? DEFAULT_BUDGET_TOKENS
+  const budgetTokens = diagnosisBudget(opts.budgetTokens, judge)
   const threshold = opts.threshold ?? DEFAULT_SPAN_THRESHOLD
   const policy = opts.policy ?? 'existential'
   const agentMetrics: AgentMetric[] =

@@ -38,7 +38,7 @@ export interface SpanJudgeResult {
 }
 
 /** Room for the reply: reasoning, three reasons, a quote. */
-const MAX_OUTPUT_TOKENS = 1500
+export const MAX_OUTPUT_TOKENS = 1500
 const SUBJECT_CHARS = 300
 
 /**

@@ -19,6 +19,7 @@ import { replyLimits, replyProgressOf, watchSignal } from './reply-watch'
 import type { TokenCountingJudge } from './tokenizer'
 import type { ContentPart } from './types'
 import { readUsage } from './read-usage'
+import { cutOffAdvice, outputTokensFor } from './output-limit'
 
 // The SDK (about 170 ms to import) loads on the first judge call, not with the setup file (docs/decisions/0021).
 
@@ -37,8 +38,6 @@ export interface BedrockJudgeOptions extends JudgeReliabilityOptions {
   clientConfig?: BedrockRuntimeClientConfig
   /** Default 0. */
   temperature?: number
-  /** Default 4096: enough for reasoning plus a multi-aspect verdict. */
-  maxOutputTokens?: number
   /** Bytes of a reply read at most, compressed and decompressed (default 8 MB): a larger reply is unjudgeable. */
   maxReplyBytes?: number
 }
@@ -109,7 +108,7 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
         messages: [{ role: 'user', content: request.content.map(toBedrockBlock) }],
         inferenceConfig: {
           temperature: options.temperature ?? 0,
-          maxTokens: request.maxOutputTokens ?? options.maxOutputTokens ?? 4096,
+          maxTokens: outputTokensFor(request, options.maxOutputTokens, false),
         },
         toolConfig: {
           tools: [
@@ -150,7 +149,11 @@ export function bedrockJudge(options: BedrockJudgeOptions = {}): ReliableJudge &
       const marker = sent.headers['x-amzn-errortype']
       if (marker) throw refuse(`answered 200 with the error header x-amzn-errortype: ${marker}`)
       const stop = response.stopReason
-      if (stop === 'max_tokens') throw refuse('reply was cut off at the token limit; raise maxOutputTokens', false)
+      if (stop === 'max_tokens')
+        throw refuse(
+          `reply was cut off at its length limit (stopReason max_tokens) ${cutOffAdvice({ limit: input.inferenceConfig?.maxTokens ?? 0, produced: response.usage?.outputTokens, compatible: false })}`,
+          false,
+        )
       // Only the normal end and the forced tool end a verdict; a filter, a guardrail, a full context window or a
       // stop this code does not know cut or replace it.
       if (stop !== 'end_turn' && stop !== 'tool_use')

@@ -13,6 +13,7 @@ import {
 import { headerValue, parseRetryAfter, type HeaderSource } from './retry-after'
 import { replyBodyErrorIn } from './reply-body'
 import { redactUrl, scrubSecrets } from '../config/secrets'
+import { contextOverflowAdvice, isContextOverflow } from './output-limit'
 
 /**
  * The one retry policy for HTTP statuses (the same rules as the official OpenAI SDK).
@@ -179,6 +180,10 @@ export function classifyJudgeError(err: unknown, ctx: JudgeErrorContext): JudgeE
       `${who} rejected the request${status ? ` (${status})` : ''}: ${detail}; check the model id and the input size`,
       base,
     )
+  // A full context window (llama.cpp answers 500 or 400, OpenAI and vLLM 400): the same request overflows again,
+  // so it is not retried, and the message says what to change.
+  if (status !== undefined && status >= 400 && isContextOverflow(detail))
+    return new JudgeRequestError(`${who} answered ${status}: ${detail}; ${contextOverflowAdvice()}`, base)
   // Redirects are not followed (a judge request is a POST with credentials): say where it points.
   if (status !== undefined && status >= 300 && status < 400)
     return new JudgeRequestError(

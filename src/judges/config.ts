@@ -16,6 +16,10 @@ const ReliabilitySchema = z.object({
   concurrency: z.number().int().positive().optional(),
   /** Bytes of a reply read at most, compressed and decompressed (default 8 MB). */
   maxReplyBytes: z.number().int().positive().optional(),
+  /** Tokens a reply may hold at most (default: each metric's own bound, about 1k). */
+  maxOutputTokens: z.number().int().min(16).optional(),
+  /** The server's context window in tokens: diagnose fits its prompts and replies within it. */
+  contextTokens: z.number().int().min(512).optional(),
   prices: ModelPriceSchema.optional(),
 })
 
@@ -83,7 +87,7 @@ export function refuseUrlCredentials(url: string, where: string): void {
  * Parses an `AGENT_VERDICT_JUDGE` value: `openai:MODEL`, `bedrock:MODEL_ID` (or just `bedrock`) or
  * `openai-compatible:BASE_URL#MODEL`, each optionally followed by `;`-separated options:
  * `timeout=20s` (per-call timeout), `retry=30s` (total retry budget), `concurrency=4`,
- * `header.NAME=VALUE` (an extra request header, e.g. an API gateway token; never printed).
+ * `maxOutputTokens=2048` (reply bound), `context=8k` (the server's context window), `header.NAME=VALUE` (an extra request header, e.g. an API gateway token; never printed).
  * Durations take a unit: `ms`, `s` or `m`. Throws JudgeConfigError listing the accepted forms,
  * never echoing a credential. The parsing itself is `readJudgeSpec` in src/config, which reports use too.
  *

@@ -16,6 +16,7 @@ import { attemptPermit, remoteJudgeCaller } from './run-limit'
 import { presentKey, redactUrl, registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import type { ContentPart, JudgeRequest, JudgeUsage } from './types'
 import { readUsage } from './read-usage'
+import { cutOffAdvice, outputTokensFor } from './output-limit'
 
 /** finish_reason values that end a whole reply: OpenAI's, and the end-of-sequence spellings of compatible servers. */
 const NORMAL_FINISH = new Set(['stop', 'eos', 'eos_token', 'stop_sequence', 'end_turn'])
@@ -157,7 +158,14 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
     model,
     async (request, signal) => {
       for (let adjustments = 0; ; adjustments++) {
-        const body = buildBody(request, model, features, options.temperature ?? 0, Boolean(baseURL))
+        const body = buildBody(
+          request,
+          model,
+          features,
+          options.temperature ?? 0,
+          Boolean(baseURL),
+          options.maxOutputTokens,
+        )
         try {
           const completion = completionOf(await createCompletion(body, signal))
           const who = `${provider}:${model}`
@@ -201,8 +209,9 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
               })
             }
             if (choice?.finish_reason === 'length') {
+              const limit = body.max_tokens ?? body.max_completion_tokens ?? 0
               throw new JudgeOutputError(
-                `${who} reply for ${request.metric} was cut off at the token limit; raise maxOutputTokens`,
+                `${who} reply for ${request.metric} was cut off at its length limit (finish_reason "length") ${cutOffAdvice({ limit, produced: completion.usage?.completion_tokens, compatible: Boolean(baseURL) })}`,
                 { ...ctx, raw: text, usage, retryable: false },
               )
             }
@@ -326,13 +335,17 @@ function adapt(
   return false
 }
 
-/** The chat-completions body a judge request is sent as (also the body of a batch line). */
+/**
+ * The chat-completions body a judge request is sent as (also the body of a batch line). It always carries an
+ * output bound: the judge's `maxOutputTokens`, else the request's (see outputTokensFor).
+ */
 export function buildBody(
   request: JudgeRequest<unknown>,
   model: string,
   features: { jsonSchema: boolean; temperature: boolean },
   temperature: number,
   compatible: boolean,
+  maxOutputTokens?: number,
 ): ChatCompletionCreateParamsNonStreaming {
   const name = request.schemaName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'verdict'
   const system = features.jsonSchema
@@ -349,11 +362,10 @@ export function buildBody(
       : { type: 'json_object' },
   }
   if (features.temperature) body.temperature = temperature
-  if (request.maxOutputTokens) {
-    // OpenAI deprecated max_tokens (reasoning models reject it); compatible servers still expect it.
-    if (compatible) body.max_tokens = request.maxOutputTokens
-    else body.max_completion_tokens = request.maxOutputTokens
-  }
+  // OpenAI deprecated max_tokens (reasoning models reject it); compatible servers still expect it.
+  const limit = outputTokensFor(request, maxOutputTokens, !compatible && isReasoningModel(model))
+  if (compatible) body.max_tokens = limit
+  else body.max_completion_tokens = limit
   return body
 }
 

@@ -27,6 +27,17 @@ export interface JudgeReliabilityOptions {
    * reporter this is the whole run's limit, shared by all workers (`AGENT_VERDICT_CONCURRENCY` overrides it).
    */
   concurrency?: number
+  /**
+   * Tokens a reply may hold at most, sent with every call (`max_tokens` / `max_completion_tokens` / Bedrock
+   * `maxTokens`). Default: each metric's own bound (about 1k; 16k for OpenAI reasoning models). Raise it for a
+   * model that thinks at length; `;maxOutputTokens=N` in `AGENT_VERDICT_JUDGE`.
+   */
+  maxOutputTokens?: number
+  /**
+   * The context window of the judge's server in tokens, when it is small (a local server): `diagnose` fits its
+   * prompts and their replies within it. `;context=8k` in `AGENT_VERDICT_JUDGE`.
+   */
+  contextTokens?: number
   /** USD per 1M tokens, overriding the built-in price table. */
   prices?: ModelPrice
   /** Share a limiter between judges (e.g. two metrics' judges on one account). */
@@ -73,6 +84,8 @@ export function createReliableJudge(
     provider,
     model,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.contextTokens ? { contextTokens: options.contextTokens } : {}),
+    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
     limiter,
     async evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>> {
       const started = performance.now()

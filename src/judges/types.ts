@@ -59,5 +59,9 @@ export interface Judge {
   readonly model: string
   /** Where the judge is (base URL or service host), never with credentials; for messages. */
   readonly endpoint?: string
+  /** The server's context window in tokens when the user gave it (`;context=8k`): diagnose fits its prompts to it. */
+  readonly contextTokens?: number
+  /** The output bound the user set for every call (`;maxOutputTokens=N`), when set. */
+  readonly maxOutputTokens?: number
   evaluate<T>(request: JudgeRequest<T>, signal?: AbortSignal): Promise<JudgeResponse<T>>
 }

@@ -22,6 +22,12 @@ export interface RunMetricOptions {
 export const SUBJECT_MAX_CHARS = 2000
 
 /**
+ * Output bound of an output metric's judge call: its reply is a paragraph of reasoning and a score, far below it.
+ * The judge's `maxOutputTokens` overrides it.
+ */
+export const METRIC_OUTPUT_TOKENS = 1024
+
+/**
  * Runs one output metric: validates the input, loads and checks the image (before any call), asks
  * the judge (reasoning first, then score), and turns the reply into a Verdict. A judge that gives no
  * valid verdict yields `outcome: 'unjudgeable'` (never a pass); configuration errors and bad images throw.
@@ -56,6 +62,8 @@ export async function runMetric<I extends { output: string }, O extends { reason
       content: contentParts(prompt.text, part),
       schema: metric.schema,
       schemaName: metric.schemaName,
+      // A verdict is a paragraph of reasoning and a score: a model that loops stops here, not at its context's end.
+      maxOutputTokens: METRIC_OUTPUT_TOKENS,
     },
     {
       samples: options.samples,

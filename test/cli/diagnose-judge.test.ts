@@ -101,7 +101,8 @@ describe('agent-verdict diagnose --judge', () => {
         .split('\n')
         .at(-1)!
       expect(fake.stats.byStatus[429]).toBe(2)
-      expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.stats.requests)
+      // The fake answers diagnose's context probe (GET /props, POST /api/show) with 404s: not judge calls.
+      expect(Number(/: (\d+) calls/.exec(last)![1])).toBe(fake.stats.requests - (fake.stats.byStatus[404] ?? 0))
     } finally {
       fake.setFaults([])
     }

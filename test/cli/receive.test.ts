@@ -104,7 +104,7 @@ describe('agent-verdict receive (in-process)', () => {
     await expect(fetch(`${url}/v1/traces`, { method: 'POST' })).rejects.toThrow()
   })
 
-  test('a trace it cannot write is named on stderr and the exit code is 1', async () => {
+  test('a trace it cannot write is named on stderr and the exit code is 2 (a bad --out)', async () => {
     const out = join(await tempDir(), 'a-file')
     await writeFile(out, 'not a directory')
     const stdout = sink()
@@ -120,7 +120,7 @@ describe('agent-verdict receive (in-process)', () => {
     const line = await stderr.line(/could not write trace/)
     expect(line).toMatch(/^agent-verdict receive: could not write trace [0-9a-f]{32} to .*a-file\/[0-9a-f]{32}\.json: /)
     stop.abort()
-    expect(await exit).toBe(1)
+    expect(await exit).toBe(2)
   })
 
   test('is listed in agent-verdict --help', async () => {
@@ -140,21 +140,22 @@ describe('agent-verdict receive (in-process)', () => {
     [['--quiet-ms=-5'], '--quiet-ms must be an integer 0-'],
     [['--quiet-ms', '1.5'], '--quiet-ms must be an integer 0-'],
     [['--out', ''], '--out needs a directory'],
-    [['--verbose'], "Unknown option '--verbose'"],
-  ])('bad arguments %j → exit 2 with the usage', async (argv, message) => {
+    [['--verbose'], 'unknown option --verbose'],
+    [['--qiet-ms', '5'], 'unknown option --qiet-ms (did you mean --quiet-ms?)'],
+  ])('bad arguments %j → exit 2 with the usage hint', async (argv, message) => {
     const stderr = sink()
     expect(await receiveCommand(argv, { stderr, stdout: sink() })).toBe(2)
     expect(stderr.text).toContain(message)
-    expect(stderr.text).toContain('usage: agent-verdict receive')
+    expect(stderr.text).toContain('agent-verdict receive --help')
   })
 
-  test('a taken port → exit 1 saying what to do', async () => {
+  test('a taken port → exit 2 saying what to do', async () => {
     const blocker = createServer()
     await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done))
     const port = (blocker.address() as { port: number }).port
     try {
       const stderr = sink()
-      expect(await receiveCommand(['--port', String(port)], { stderr, stdout: sink() })).toBe(1)
+      expect(await receiveCommand(['--port', String(port)], { stderr, stdout: sink() })).toBe(2)
       expect(stderr.text).toContain(`cannot listen on 127.0.0.1:${port}`)
       expect(stderr.text).toContain('pick another with --port')
     } finally {

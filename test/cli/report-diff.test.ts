@@ -132,7 +132,7 @@ describe('agent-verdict report diff', () => {
       'flipped  test/chart.test.ts › chart answer is grounded › faithfulness: pass 1 → fail 0 — regression',
     ])
     const bad = await diff(['--base-ref', 'no-such-branch', join(repo, 'test')])
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('unknown git ref "no-such-branch"')
   })
 

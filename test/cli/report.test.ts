@@ -64,12 +64,12 @@ describe('agent-verdict report', () => {
     expect(html).toContain('(not embedded: the run kept no copy of this image')
   })
 
-  it('exits 2 with usage on bad arguments and 1 with the cause on an unreadable report', async () => {
+  it('exits 2 with a usage hint on bad arguments and with the cause on an unreadable report', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'av-cli-'))
     let c = capture()
     expect(await reportCommand([], c.io)).toBe(2)
     expect(c.out.stderr).toContain('missing subcommand')
-    expect(c.out.stderr).toContain('usage:')
+    expect(c.out.stderr).toContain('agent-verdict report --help')
     c = capture()
     expect(await reportCommand(['merge'], c.io)).toBe(2)
     c = capture()
@@ -78,7 +78,7 @@ describe('agent-verdict report', () => {
     expect(await reportCommand(['merge', 'x.json', '--bogus'], c.io)).toBe(2)
     writeFileSync(join(dir, 'broken.json'), '{"schemaVersion": 1, "run": {}')
     c = capture()
-    expect(await reportCommand(['merge', join(dir, 'broken.json')], c.io)).toBe(1)
+    expect(await reportCommand(['merge', join(dir, 'broken.json')], c.io)).toBe(2)
     expect(c.out.stderr).toMatch(/cannot read report .*broken\.json/)
   })
 })

@@ -77,7 +77,12 @@ describe('openaiJudge', () => {
     replies = [ok(verdict)]
     await openaiJudge({ model: 'o4-mini', client }).evaluate(likertRequest({ maxOutputTokens: 500 }))
     expect(bodies[0]).not.toHaveProperty('temperature')
-    expect(bodies[0].max_completion_tokens).toBe(500)
+    // Its hidden reasoning counts against the bound: a verdict's own 500 would cut the reply before it starts.
+    expect(bodies[0].max_completion_tokens).toBe(16_384)
+    replies = [ok(verdict)]
+    await openaiJudge({ model: 'o4-mini', client, maxOutputTokens: 500 }).evaluate(likertRequest({ maxOutputTokens: 900 }))
+    // The user's bound wins, over the request's and the reasoning floor.
+    expect(bodies[1].max_completion_tokens).toBe(500)
   })
 
   it('drops temperature and asks again when the model rejects it', async () => {
@@ -277,7 +282,7 @@ describe('openaiJudge with an OpenAI-compatible server (baseURL)', () => {
       ]
       await expect(judge().evaluate(likertRequest())).rejects.toThrow(/refused to judge/)
       replies = [withMessage({ content: verdict }, [second({ finish_reason: 'length' })])]
-      await expect(judge().evaluate(likertRequest())).rejects.toThrow(/cut off at the token limit/)
+      await expect(judge().evaluate(likertRequest())).rejects.toThrow(/cut off at its length limit/)
     })
   })
 

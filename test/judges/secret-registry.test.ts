@@ -245,7 +245,7 @@ describe('AGENT_VERDICT_JUDGE options', () => {
     [
       'a header value holding a ;',
       'openai-compatible:http://127.0.0.1:1/v1#m;header.x-gateway-token=abc;opt-secret-1234',
-      /unknown option \(not shown: it looks like a value, not a name\)/,
+      /unknown option \(not shown: it looks like a value or a credential, not a name\)/,
     ],
     ['a query key', 'openai-compatible:http://127.0.0.1:1/v1?subscription-key=opt-secret-1234#m;bogus=1', /"bogus"/],
   ])('never echoes %s in a configuration error', (_, spec, why) => {
