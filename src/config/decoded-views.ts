@@ -78,49 +78,139 @@ const JSON_SHORT: Record<string, string> = {
 }
 const HEX = /^[0-9a-fA-F]+$/
 
-/** Bounds the work on hostile input; real replies have at most 3 layers (JSON in a URL in HTML) and one family each. */
-const MAX_VIEWS = 96
-
-// `strict`: every family, but an entity only with its `;` — an outer layer may leave `&#5` literal and encode
-// the `3;` after it (`&#5\x33;` is `&#53;`), which the lenient reading would take for `&#5` then `3;`.
-// `ascii`: every family, a numeric entity without `;` read to the longest prefix of its digits that is a
-// printable ASCII character (`&#x2Dfresh` is `-fresh` to a key's writer, U+02DF then `resh` to a browser).
-export type Family = 'all' | 'strict' | 'ascii' | 'json' | 'pct' | 'html'
-const FAMILY_CHAR: Record<Exclude<Family, 'all' | 'strict' | 'ascii'>, string> = { json: '\\', pct: '%', html: '&' }
+/** Bounds the work on hostile input: every reading of up to 6 mixed layers of a key-length echo fits in it. */
+const MAX_VIEWS = 256
 
 /**
- * The forms `text` decodes to, each layer decoded every way a reader could: every JSON escape, percent-encoded
- * UTF-8 sequence and HTML entity at once (mixed within a layer), or one family only, since an outer layer of
- * one family may cut through an inner escape of another (`&#9%37;` is `&#97;` percent-encoded in part).
- * Empty when `text` holds no escape.
+ * How one layer is read: which escape families it decodes (`families`, a mask of JSON `\`, percent `%` and HTML
+ * `&`: a layer decodes only the families its encoder used, and leaves the others' escape characters literal for
+ * an inner layer), and how an entity without `;` is read. `lenient`: as a browser does. `strict`: only with its
+ * `;`, since an outer layer may leave `&#5` literal and encode the `3;` after it (`&#5\x33;` is `&#53;`).
+ * `ascii`: to the longest prefix of its digits that is a printable ASCII character (`&#x2Dfresh` is `-fresh` to
+ * a key's writer, U+02DF then `resh` to a browser).
+ */
+export interface Reading {
+  families: number
+  entities: 'lenient' | 'strict' | 'ascii'
+}
+const JSON_FAMILY = 1
+const PCT_FAMILY = 2
+const HTML_FAMILY = 4
+const FAMILY_CHARS: ReadonlyArray<[number, string]> = [
+  [JSON_FAMILY, '\\'],
+  [PCT_FAMILY, '%'],
+  [HTML_FAMILY, '&'],
+]
+const LENIENT_ALL: Reading = { families: JSON_FAMILY | PCT_FAMILY | HTML_FAMILY, entities: 'lenient' }
+
+/**
+ * The forms `text` decodes to, each layer decoded every way a reader could: every non-empty subset of the
+ * escape families present in it (an outer layer that mixes two families may cut through an inner escape of the
+ * third: `%5C&#117;0073` is `\u0073` with its `\` percent-encoded and its `u` an entity), each with lenient and
+ * strict entities (and the ascii reading when it differs), to a fixed point: a form is decoded again until no
+ * reading changes it, at most 6 layers deep and 256 forms in all, the likeliest first (see `readings`). Empty when `text` holds no escape.
  */
 export function decodedViews(text: string): LazyView[] {
   const views: LazyView[] = []
   if (!ESCAPE_CHAR.test(text)) return views
-  const seen = new Set([text])
-  let frontier: LazyView[] = [{ text, path: [], root: text }]
-  for (let layer = 0; layer < MAX_LAYERS && frontier.length > 0; layer++) {
-    const next: LazyView[] = []
-    for (const view of frontier) {
-      const present = (Object.keys(FAMILY_CHAR) as Array<keyof typeof FAMILY_CHAR>).filter((f) =>
-        view.text.includes(FAMILY_CHAR[f]),
-      )
-      // With one family present, decoding it alone is the same as decoding all.
-      for (const family of present.length > 1
-        ? (['all', 'strict', ...asciiReading(view.text), ...present] as Family[])
-        : [...present, 'strict' as const, ...asciiReading(view.text)]) {
-        const decoded = decodeText(view.text, family)
-        if (decoded === undefined || seen.has(decoded)) continue
-        seen.add(decoded)
-        const lazy = { text: decoded, path: [...view.path, family], root: text }
-        views.push(lazy)
-        if (views.length >= MAX_VIEWS) return views
-        if (ESCAPE_CHAR.test(decoded)) next.push(lazy)
+  const byText = new Map<string, LazyView>([[text, { text, path: [], root: text }]])
+  const kidsOf = new Map<string, LazyView[]>()
+  const expandedWith = new Map<string, number>()
+  let full = false
+  // The forms one layer down, in the order of `readings` (the first is the likeliest decoding).
+  const kids = (view: LazyView): LazyView[] => {
+    let list = kidsOf.get(view.text)
+    if (list) return list
+    list = []
+    for (const reading of readings(view.text)) {
+      const decoded = decodeText(view.text, reading)
+      if (decoded === undefined) continue
+      let kid = byText.get(decoded)
+      if (!kid) {
+        if (views.length >= MAX_VIEWS) {
+          full = true
+          break
+        }
+        kid = { text: decoded, path: [...view.path, reading], root: text }
+        byText.set(decoded, kid)
+        views.push(kid)
       }
+      if (!list.includes(kid)) list.push(kid)
     }
-    frontier = next
+    kidsOf.set(view.text, list)
+    return list
+  }
+  // Limited discrepancy search: every path that takes the likeliest reading at each layer, then every path that
+  // departs from it once, then twice… so the bound cuts off the least likely readings, wherever they are.
+  // Set when a walk left a reading untried: only then is a walk with one more departure worth making.
+  let cut = false
+  const expand = (view: LazyView, discrepancies: number) => {
+    if (full || view.path.length >= MAX_LAYERS || !ESCAPE_CHAR.test(view.text)) return
+    if ((expandedWith.get(view.text) ?? -1) >= discrepancies) return
+    expandedWith.set(view.text, discrepancies)
+    const list = kids(view)
+    if (list.length > discrepancies + 1) cut = true
+    for (let i = 0; i < list.length && i <= discrepancies; i++) expand(list[i], discrepancies - (i === 0 ? 0 : 1))
+  }
+  const root = byText.get(text)!
+  for (let d = 0, more = true; more && !full; d++) {
+    cut = false
+    expand(root, d)
+    more = cut
   }
   return views
+}
+
+/**
+ * The readings worth trying on `text`, likeliest first: every present family at once, then, when a family's escape
+ * character stands bare in `text` (`\&`, `% `, `& `: an encoder escapes its own escape character, so that family
+ * is likely an inner layer's), the subset without it, then the other subsets of the present families.
+ */
+function readings(text: string): Reading[] {
+  const { present, bare, semiless } = scanEscapes(text)
+  const likely = present & ~bare
+  const ascii = semiless && /&#(?:[xX][0-9a-fA-F]{2,}|[0-9]{3,})(?![0-9a-fA-F;])/.test(text)
+  const out: Reading[] = []
+  const add = (families: number) => {
+    out.push({ families, entities: 'lenient' })
+    // Strict and ascii differ from lenient only on an entity without its `;`.
+    if ((families & HTML_FAMILY) === 0 || !semiless) return
+    out.push({ families, entities: 'strict' })
+    if (ascii) out.push({ families, entities: 'ascii' })
+  }
+  if (present === 0) return out
+  add(present)
+  if (likely !== 0 && likely !== present) add(likely)
+  // The other subsets of the present families, largest first.
+  for (let families = (present - 1) & present; families > 0; families = (families - 1) & present)
+    if (families !== likely) add(families)
+  return out
+}
+
+/**
+ * One pass over the escape characters of `text`: the families (masks) with at least one escape that decodes
+ * (`present`: a family with none decodes to nothing, so no reading needs it) and with an escape character that
+ * starts none (`bare`), and whether an entity without `;` decodes (`semiless`).
+ */
+function scanEscapes(text: string): { present: number; bare: number; semiless: boolean } {
+  let present = 0
+  let bare = 0
+  let semiless = false
+  const next = NEXT_ESCAPE[JSON_FAMILY | PCT_FAMILY | HTML_FAMILY]
+  next.lastIndex = 0
+  for (let m = next.exec(text); m !== null; m = next.exec(text)) {
+    const c = text[m.index]
+    const family = c === '\\' ? JSON_FAMILY : c === '%' ? PCT_FAMILY : HTML_FAMILY
+    const unit = escapeAt(text, m.index, LENIENT_ALL)
+    if (!unit) {
+      bare |= family
+      continue
+    }
+    present |= family
+    if (family === HTML_FAMILY && text[m.index + unit.length - 1] !== ';') semiless = true
+    next.lastIndex = m.index + unit.length
+  }
+  return { present, bare, semiless }
 }
 
 /**
@@ -129,26 +219,26 @@ export function decodedViews(text: string): LazyView[] {
  */
 export interface LazyView {
   text: string
-  path: Family[]
+  path: Reading[]
   root: string
 }
 
 /** The view of a decoded form, with the map from each of its characters to the original. */
 export function mapView(lazy: LazyView): DecodedView {
   let view = identityView(lazy.root)
-  for (const family of lazy.path) view = decodeLayer(view, family) ?? view
+  for (const reading of lazy.path) view = decodeLayer(view, reading) ?? view
   return view
 }
 
 /** One layer decoded as text only (no map), or undefined when nothing in it decodes. */
-function decodeText(src: string, family: Family): string | undefined {
+function decodeText(src: string, reading: Reading): string | undefined {
   const parts: string[] = []
   let copied = 0
-  const next = NEXT_ESCAPE[family]
+  const next = NEXT_ESCAPE[reading.families]
   next.lastIndex = 0
   for (let m = next.exec(src); m !== null; m = next.exec(src)) {
     const i = m.index
-    const unit = escapeAt(src, i, family)
+    const unit = escapeAt(src, i, reading)
     if (!unit) continue
     if (i > copied) parts.push(src.slice(copied, i))
     for (const ch of unit.chars) parts.push(ch)
@@ -158,11 +248,6 @@ function decodeText(src: string, family: Family): string | undefined {
   if (parts.length === 0) return undefined
   if (copied < src.length) parts.push(src.slice(copied))
   return parts.join('')
-}
-
-/** The `ascii` reading, when `text` has a numeric entity without `;` followed by more digits (else it reads as `all`). */
-function asciiReading(text: string): Family[] {
-  return /&#(?:[xX][0-9a-fA-F]{2,}|[0-9]{3,})(?![0-9a-fA-F;])/.test(text) ? ['ascii'] : []
 }
 
 /** `text` as its own view (every character maps to itself). */
@@ -176,23 +261,20 @@ export function identityView(text: string): DecodedView {
   return { text, starts, ends }
 }
 
-/** The escape starting at `i` (a match of NEXT_ESCAPE), or undefined when it does not decode in `family`. */
-function escapeAt(src: string, i: number, family: Family) {
+/** The escape starting at `i` (a match of NEXT_ESCAPE), or undefined when it does not decode in `reading`. */
+function escapeAt(src: string, i: number, reading: Reading) {
   const c = src[i]
-  return c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, family)
+  return c === '\\' ? jsonEscape(src, i) : c === '%' ? percentEscape(src, i) : entity(src, i, reading.entities)
 }
 
-const NEXT_ESCAPE: Record<Family, RegExp> = {
-  all: /[\\%&]/g,
-  strict: /[\\%&]/g,
-  ascii: /[\\%&]/g,
-  json: /\\/g,
-  pct: /%/g,
-  html: /&/g,
-}
+/** For each mask of families, the characters that start one of their escapes. */
+const NEXT_ESCAPE: RegExp[] = Array.from({ length: 8 }, (_, families) => {
+  const chars = FAMILY_CHARS.filter(([f]) => (families & f) !== 0).map(([, ch]) => (ch === '\\' ? '\\\\' : ch))
+  return new RegExp(`[${chars.join('') || '^\\s\\S'}]`, 'g')
+})
 
 /** One layer decoded, or undefined when it holds no escape that decodes. Runs without escapes are copied whole. */
-function decodeLayer(view: DecodedView, family: Family): DecodedView | undefined {
+function decodeLayer(view: DecodedView, reading: Reading): DecodedView | undefined {
   const src = view.text
   // An escape never yields more characters than it spans, so the decoded text fits the source's length.
   const starts = new Int32Array(src.length)
@@ -207,11 +289,11 @@ function decodeLayer(view: DecodedView, family: Family): DecodedView | undefined
     ends.set(view.ends.subarray(copied, to), o)
     o += to - copied
   }
-  const next = NEXT_ESCAPE[family]
+  const next = NEXT_ESCAPE[reading.families]
   next.lastIndex = 0
   for (let m = next.exec(src); m !== null; m = next.exec(src)) {
     const i = m.index
-    const unit = escapeAt(src, i, family)
+    const unit = escapeAt(src, i, reading)
     if (!unit) continue
     copyTo(i)
     // Every character the escape yields maps to the whole escape in the original.
@@ -279,8 +361,8 @@ function byteAt(s: string, i: number): number | undefined {
   return hex.length === 2 && HEX.test(hex) ? Number.parseInt(hex, 16) : undefined
 }
 
-function entity(s: string, i: number, family: Family): Unit | undefined {
-  const strict = family === 'strict'
+function entity(s: string, i: number, entities: Reading['entities']): Unit | undefined {
+  const strict = entities === 'strict'
   const head = s.slice(i, i + 12)
   const numeric = NUMERIC_ENTITY.exec(head)
   if (numeric) {
@@ -288,7 +370,7 @@ function entity(s: string, i: number, family: Family): Unit | undefined {
     if (strict && !semi) return undefined
     const hex = numeric[1] !== undefined
     let digits = hex ? numeric[1] : numeric[2]
-    if (family === 'ascii' && !semi)
+    if (entities === 'ascii' && !semi)
       while (digits.length > 1 && Number.parseInt(digits, hex ? 16 : 10) > 0x7e) digits = digits.slice(0, -1)
     const value = Number.parseInt(digits, hex ? 16 : 10)
     const length = semi ? numeric[0].length : numeric[0].length - (hex ? numeric[1] : numeric[2]).length + digits.length
