@@ -5,6 +5,8 @@ import '../../matchers/vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { diagnose } from '../../src/diagnosis/diagnose'
+import { detect } from '../../src/metrics/detectors'
 import { checkBudget } from '../../src/metrics/detectors/budget'
 import { tracesFromValue } from '../../src/trace/parse'
 import { fromReadableSpans, type ReadableSpanLike } from '../../src/trace/readers/readable-spans'
@@ -89,6 +91,33 @@ describe.each([
       /Budget latencyMs: unknown — this fails\nCause: cannot measure latencyMs/,
     )
     expect(() => expect(trace).not.toStayWithinBudget({ latencyMs: 60_000 })).toThrow(/this fails under \.not too/)
+  })
+
+  it.each(ROWS)('%s: detect() names the unjudgeable budget, diagnose() has no pass', async (_w, times) => {
+    const trace = otlp(times, genai)
+    const found = detect(trace, { budget: { latencyMs: 60_000 } }).filter((f) => f.detector === 'budget')
+    expect(found).toEqual([
+      expect.objectContaining({
+        unjudgeable: true,
+        reason: expect.stringMatching(/latencyMs budget cannot be checked/),
+      }),
+    ])
+    const diagnosis = await diagnose(trace, { detectors: { budget: { latencyMs: 60_000 } }, agent: false })
+    const budget = Object.values(diagnosis.spans)
+      .flatMap((s) => s.verdicts)
+      .filter((v) => v.metric === 'detector:budget')
+    expect(budget).toEqual([expect.objectContaining({ outcome: 'unjudgeable', pass: false })])
+    expect(diagnosis.verdict.pass).toBe(false)
+  })
+
+  it('controls: detect() and diagnose() on ns times — no budget finding within it, a plain one over it', async () => {
+    const trace = otlp(GOOD, genai)
+    expect(detect(trace, { budget: { latencyMs: 60_000 } }).filter((f) => f.detector === 'budget')).toEqual([])
+    const within = await diagnose(trace, { detectors: { budget: { latencyMs: 60_000 } }, agent: false })
+    expect(within.verdict.pass).toBe(true)
+    const over = detect(trace, { budget: { latencyMs: 30_000 } }).filter((f) => f.detector === 'budget')
+    expect(over).toHaveLength(1)
+    expect(over[0].unjudgeable).toBeUndefined()
   })
 
   it('controls: the same run with ns times passes within budget and fails over it', () => {
