@@ -58,6 +58,16 @@ const ROWS: Row[] = [
   ['a time in 2200', [[T0, 7_258_118_400n * S], ...GOOD.slice(1)], /later than a day from now/],
   ['reversed start and end on the root', [[T0 + 40n * S, T0], ...GOOD.slice(1)], /ends 40,000 ms before it starts/],
   ['reversed start and end on a child', [GOOD[0], [T0 + 10n * S, T0 + S], GOOD[2]], /start and end swapped/],
+  // Round 3 (gap 5): one bad span among good ones, and the edges of the rule.
+  ['a millisecond epoch on the root only', [scaled(1_000_000n)[0], ...GOOD.slice(1)], /looks like milliseconds/],
+  ['a microsecond epoch on one child only', [GOOD[0], scaled(1_000n)[1], GOOD[2]], /looks like microseconds/],
+  ['a child that ends 1 ns before it starts', [GOOD[0], [T0 + S, T0 + S - 1n], GOOD[2]], /start and end swapped/],
+  ['an end in 1999', [[T0, 946_684_799n * S], ...GOOD.slice(1)], /before 2000/],
+  [
+    'an end two days from now',
+    [[T0, BigInt(Date.now() + 2 * 86_400_000) * 1_000_000n], ...GOOD.slice(1)],
+    /later than a day from now/,
+  ],
 ]
 
 describe('timeProblems: the documented rule', () => {
