@@ -395,7 +395,7 @@ const ROWS: Row[] = [
     name: 'class 5: span "none" with evidence of an error',
     expect: 'unjudgeable',
     family: (f) => f.name.startsWith('span'),
-    replies: (f, s) => plain(s, span(5, 'none', 'Shipped.')),
+    replies: (_f, s) => plain(s, span(5, 'none', 'Shipped.')),
   },
   {
     name: 'class 5: span "none" with two additional errors',
