@@ -201,6 +201,7 @@ function scrubWith(text: string, secrets: readonly string[]): string {
 /** Redacts the original characters of every secret or key shape found in a decoded layer of `text`. */
 function scrubDecoded(text: string, secrets: readonly string[]): string {
   const spans: Array<[number, number]> = []
+  let literal: Array<[number, number]> | undefined
   const views = decodedViews(text)
   // The text itself is a form too when `+` may stand for a space (it needs no decoding for that).
   if (secrets.some((s) => s.includes(' '))) views.unshift({ text, path: [], root: text })
@@ -231,8 +232,10 @@ function scrubDecoded(text: string, secrets: readonly string[]): string {
     for (const [from, to] of hits) spans.push([view.starts[from], view.ends[to - 1]])
     for (const [from, to] of shapes) {
       const span: [number, number] = [view.starts[from], view.ends[to - 1]]
-      // Written without escapes, the shape is PATTERNS' to redact (they keep the key's prefix).
+      // Written without escapes and matched by PATTERNS in the original, the shape is theirs to redact (they keep
+      // the key's prefix); when only its context is escaped (`x-api-key&#58; K`, `token%20ghp_…`) PATTERNS miss it.
       if (text.slice(span[0], span[1]) !== view.text.slice(from, to)) spans.push(span)
+      else if (!(literal ??= literalRanges(text)).some(([a, b]) => a <= span[0] && span[1] <= b)) spans.push(span)
     }
   }
   if (spans.length === 0) return text
@@ -245,6 +248,14 @@ function scrubDecoded(text: string, secrets: readonly string[]): string {
     pos = to
   }
   return out + text.slice(pos)
+}
+
+/** The spans of `text` that PATTERNS match as written. */
+function literalRanges(text: string): Array<[number, number]> {
+  const ranges: Array<[number, number]> = []
+  for (const [pattern] of PATTERNS)
+    for (const m of text.matchAll(pattern)) ranges.push([m.index, m.index + m[0].length])
+  return ranges
 }
 
 /**

@@ -75,7 +75,9 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
   const steps = compactSteps(trace)
   const selected = selectionLeaves(trace, trace.find(opts.select ?? DEFAULT_SELECT))
   // An unrecognized error's category is a fallback, not an explanation: the judge still looks at its span.
-  const explained = new Set(findings.filter((f) => f.detector !== UNRECOGNIZED_ERROR_DETECTOR).map((f) => f.spanId))
+  const explained = new Set(
+    findings.filter((f) => f.detector !== UNRECOGNIZED_ERROR_DETECTOR && !f.unjudgeable).map((f) => f.spanId),
+  )
   const toJudge = judge ? selected.filter((s) => opts.judgeDetectorSpans || !explained.has(s.id)) : []
 
   let spansDone = 0

@@ -3,6 +3,7 @@
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
 import { abortableSleep, isTransientPollError, MAX_POLL_FAILURES, type BatchWaitOptions } from './batch/progress'
 import { usageFromCounts } from './usage'
+import { roundedRecord } from './batch/rounded-record'
 
 /**
  * Where and as whom Bedrock runs the batch. `roleArn` is the service role Bedrock assumes to read the
@@ -192,7 +193,7 @@ export async function waitBedrockBatch(
         continue
       }
       const key = parsed.recordId ? job.records[parsed.recordId] : undefined
-      if (key) results.set(key, readRecord(key, parsed))
+      if (key) results.set(key, roundedRecord(key, line) ?? readRecord(key, parsed))
     }
   }
   const why = `no output for it: the Bedrock job ended ${status}${message ? ` (${message})` : ''}`

@@ -4,6 +4,7 @@ import type { Batch } from 'openai/resources/batches'
 import { registerHeaderSecrets, registerSecret, urlCredentials } from '../config/secrets'
 import { withBaseQuery } from './base-url'
 import type { BatchItem, BatchJob, BatchResult } from './batch/queue'
+import { roundedRecord } from './batch/rounded-record'
 import { abortableSleep, etaOf, isTransientPollError, MAX_POLL_FAILURES, type BatchWaitOptions } from './batch/progress'
 import { usageFromCounts } from './usage'
 
@@ -165,6 +166,9 @@ function readOutputLine(line: string): BatchResult | undefined {
   }
   const key = parsed.custom_id
   if (typeof key !== 'string' || !/^[0-9a-f]{64}$/.test(key)) return undefined
+  // Usage counts are numbers in the line; the verdict is a string there, checked as written by parseJudgeText.
+  const rounded = roundedRecord(key, line)
+  if (rounded) return rounded
   const failed = (error: string): BatchResult => ({ key, status: 'failed', error })
   if (parsed.error) return failed(`${parsed.error.code ?? 'error'}: ${parsed.error.message ?? 'no message'}`)
   const status = parsed.response?.status_code

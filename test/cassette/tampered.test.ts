@@ -93,6 +93,28 @@ describe('a cassette entry replays only as its reviewed lines say', () => {
     expect(error.message).toMatch(/says it was judged by .*, but this test's judge is fake:judge-1/)
   })
 
+  it.each([
+    ['the score 5 spelled 5.0', '"score":5.0}'],
+    ['the score 5 spelled 5e0', '"score":5e0}'],
+    ['a second score key after the recorded one', '"score":2,"score":5}'],
+  ])('round 3: %s while the verdict line says fail is refused', async (_what, edit) => {
+    const { file, text, request } = await recorded()
+    writeFileSync(file, text.replace('"score":2}', edit))
+    await expect(matcherCall(file, 'replay', request)).rejects.toThrow(CassetteError)
+  })
+
+  it('round 3 control: the recorded score respelled 2.0 replays its failing verdict', async () => {
+    const { file, text, request } = await recorded()
+    writeFileSync(file, text.replace('"score":2}', '"score":2.0}'))
+    expect((await matcherCall(file, 'replay', request)).outcome).toBe('fail')
+  })
+
+  it('round 3: a provider whose case differs does not replay', async () => {
+    const { file, text, request } = await recorded()
+    writeFileSync(file, text.replace('"provider": "fake"', '"provider": "Fake"'))
+    await expect(matcherCall(file, 'replay', request)).rejects.toThrow(CassetteError)
+  })
+
   it.each(['4.9999999999999999', '5.0000000000000001', '1e-400'])(
     'a score written %s (a number JSON rounds) is refused as written, naming the line and entry',
     async (token) => {

@@ -44,6 +44,54 @@ const HOSTILE: Array<[string, string, string]> = [
   ['unregistered Slack xoxb-', 'slack xoxb-123456789012-TbSlack9Kp3Ws7', 'xoxb-123456789012-TbSlack9Kp3Ws7'],
   ['unregistered Google AIza', 'g AIzaSyTb1234567890abcdefghijklmnopqrst', 'AIzaSyTb1234567890abcdefghijklmnopqrst'],
   ['unregistered sk- as JSON escapes', `k ${u('sk-proj-TbEsc7Hs2Vb9Qw4Zx')}`, 'sk-proj-TbEsc7Hs2Vb9Qw4Zx'],
+  // Round 3 (gap 5): outer layers that mix families and cut through the inner escapes.
+  ['JSON escapes with their \\ percent-encoded', `echo ${u(KEY).replace(/\\/g, '%5C')}`, KEY],
+  ['JSON escapes with their u as an entity', `echo ${u(KEY).replace(/u/g, '&#117;')}`, KEY],
+  ['JSON escapes: \\ as %5C and u as &#x75; in one layer', `echo ${u(KEY).replace(/\\u/g, '%5C&#x75;')}`, KEY],
+  ['percent-encoding percent-encoded (%2573)', `echo ${encodeURIComponent(pct(KEY))}`, KEY],
+  [
+    'entities whose & is a JSON escape',
+    `echo ${[...KEY].map((c) => `\\u0026#x${c.charCodeAt(0).toString(16)};`).join('')}`,
+    KEY,
+  ],
+  [
+    'JavaScript braced escapes \\u{73}',
+    `echo ${[...KEY].map((c) => `\\u{${c.charCodeAt(0).toString(16)}}`).join('')}`,
+    KEY,
+  ],
+  ['an entity cut by a percent escape (&#4%37; is &#47;)', `echo ${KEY.replace('/', '&#4%37;')}`, KEY],
+  [
+    'hex entities with leading zeros and X',
+    `echo ${[...KEY].map((c) => `&#X000${c.charCodeAt(0).toString(16)};`).join('')}`,
+    KEY,
+  ],
+  [
+    'entities percent-encoded with lower-case hex',
+    `echo ${pct([...KEY].map((c) => `&#${c.charCodeAt(0)};`).join(''), false)}`,
+    KEY,
+  ],
+  [
+    'first half twice encoded, second half once',
+    `echo ${encodeURIComponent(u(KEY.slice(0, 12)))}${u(KEY.slice(12))}`,
+    KEY,
+  ],
+  // Class 8 shapes, written in ways no earlier row writes them.
+  [
+    'Bearer with a tab and the token as JSON escapes',
+    `authorization: Bearer\t${u('sk-proj-TbTab7Hs2Vb9Qw4Zx')}`,
+    'sk-proj-TbTab7Hs2Vb9Qw4Zx',
+  ],
+  [
+    'token scheme with a percent-encoded space',
+    'Authorization%3A%20token%20ghp_Tb0123456789abcdefghijABCDEFGHIJ02',
+    'ghp_Tb0123456789abcdefghijABCDEFGHIJ02',
+  ],
+  ['x-api-key header dump as HTML', 'x-api-key&#58; Tbk-Gw7Hs2Vb9Qw4ZxLm3', 'Tbk-Gw7Hs2Vb9Qw4ZxLm3'],
+  [
+    'AWS session token header, JSON-escaped name',
+    `{"\\u0078-amz-security-token":"FwoGZXIvYXdzETbSess7Hs2Vb9Qw4"}`,
+    'FwoGZXIvYXdzETbSess7Hs2Vb9Qw4',
+  ],
 ]
 
 const CONTROLS = [
@@ -52,6 +100,8 @@ const CONTROLS = [
   'The basic usage is fine; a token limit of 2000 applies; tokens: 1,234.',
   'Path C:\\new\\table and 100% sure, 50%-off, &copy 2026',
   'risk-assessment and task-oriented sk-  short',
+  'escapes of nothing secret: %5Cu0041 &#92;u0042 \\u0026amp; %2541 &#x26;#x43;',
+  'a Windows path beside an escape: C:\\Users\\tb\\ \\u00e9t\u00e9 50% &amp more',
 ]
 
 describe('scrubber table (issue 33, classes 6 and 8)', () => {

@@ -8,7 +8,9 @@ import { join } from 'node:path'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { scrubSecrets } from '../../src/config/secrets'
+import { withBaseQuery } from '../../src/judges/base-url'
 import { bedrockJudge } from '../../src/judges/bedrock'
 import { openaiBatchClient } from '../../src/judges/openai-batch'
 import { openaiJudge } from '../../src/judges/openai'
@@ -195,5 +197,73 @@ describe('class 17: a base URL with a query string', () => {
     expect(result.cause).toContain('forbidden')
     expect(result.cause).toContain('/v1/chat/completions?api-key=[redacted]')
     expect(leaks(`${result.cause}\n${result.error.message}\n${result.error.stack}`, key)).toBe(false)
+  })
+})
+
+describe('class 17, round 3: base URLs no earlier row used', () => {
+  it.each([
+    [
+      'two query values',
+      'http://127.0.0.1:8080/v1?api-key=K1&tenant=t1',
+      'http://127.0.0.1:8080/v1',
+      { 'api-key': 'K1', tenant: 't1' },
+    ],
+    [
+      'a slash before the query',
+      'http://127.0.0.1:8080/v1/?api-key=K2',
+      'http://127.0.0.1:8080/v1',
+      { 'api-key': 'K2' },
+    ],
+    [
+      'a percent-encoded value',
+      'http://127.0.0.1:8080/v1?api-key=K3%2Fx%2By',
+      'http://127.0.0.1:8080/v1',
+      { 'api-key': 'K3/x+y' },
+    ],
+    [
+      'a fragment after the query',
+      'http://127.0.0.1:8080/v1?api-key=K4#frag',
+      'http://127.0.0.1:8080/v1',
+      { 'api-key': 'K4' },
+    ],
+    [
+      'an empty value beside a key',
+      'http://127.0.0.1:8080/v1?flag=&api-key=K5',
+      'http://127.0.0.1:8080/v1',
+      { flag: '', 'api-key': 'K5' },
+    ],
+  ])('%s: the query moves to every request, the path loses it', (_what, base, baseURL, query) => {
+    expect(withBaseQuery({ baseURL: base })).toEqual({ baseURL, defaultQuery: query })
+  })
+
+  it('OPENAI_BASE_URL with a query is moved too, and a defaultQuery given in the options wins', () => {
+    expect(withBaseQuery({}, { OPENAI_BASE_URL: 'http://gw.test/v1?api-key=K6' })).toEqual({
+      baseURL: 'http://gw.test/v1',
+      defaultQuery: { 'api-key': 'K6' },
+    })
+    expect(withBaseQuery({ baseURL: 'http://gw.test/v1?api-key=K7', defaultQuery: { 'api-key': 'mine' } })).toEqual({
+      baseURL: 'http://gw.test/v1',
+      defaultQuery: { 'api-key': 'mine' },
+    })
+  })
+
+  it('control: a base URL without a query is left as it is', () => {
+    const options = { baseURL: 'http://127.0.0.1:8080/v1' }
+    expect(withBaseQuery(options)).toBe(options)
+  })
+
+  it('a gateway key in the query of OPENAI_BASE_URL is scrubbed in every process, decoded or not', () => {
+    vi.stubEnv('OPENAI_BASE_URL', 'http://gw.test/v1?api-key=gwq-Tb7Hs2Vb9%2FQw4Zx')
+    try {
+      for (const echo of [
+        'gwq-Tb7Hs2Vb9%2FQw4Zx',
+        'gwq-Tb7Hs2Vb9/Qw4Zx',
+        'gwq-Tb7Hs2Vb9&#x2F;Qw4Zx',
+        '\\u0067wq-Tb7Hs2Vb9/Qw4Zx',
+      ])
+        expect(scrubSecrets(`called with ${echo} ok`)).toBe('called with [redacted] ok')
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 })

@@ -258,6 +258,158 @@ const ROWS: Row[] = [
     replies: (f, s) =>
       plain(s, { ...f.pass, additional_errors: [{ category: 'Formatting Errors', evidence: 'Shipped.' }] }),
   },
+  // Round 3 (issue 33, gap 5): payloads no earlier row sends.
+  {
+    name: 'class 1: the rounded score with an exponent (0.99999999999999999e0)',
+    expect: 'unjudgeable',
+    replies: (f, s) => plain(s, f.passWith(`${f.near}e0`)),
+  },
+  {
+    name: 'class 1: the rounded score with more digits after it',
+    expect: 'unjudgeable',
+    replies: (f, s) => plain(s, f.passWith(`${f.near}000`)),
+  },
+  {
+    name: 'class 1: the rounded score as mantissa and negative exponent',
+    expect: 'unjudgeable',
+    replies: (f, s) => {
+      const [whole, fraction] = f.near.split('.')
+      return plain(s, f.passWith(`${whole}${fraction}e-${fraction.length}`))
+    },
+  },
+  {
+    name: 'control: the passing score written 1.0e0-style (exact)',
+    expect: 'pass',
+    family: (f) => f.name.startsWith('output') || f.name.startsWith('image'),
+    replies: (f, s) => plain(s, f.passWith('1.000e0')),
+  },
+  {
+    name: 'class 1: a rounded number in another key of a passing reply (1e-400 beside the score)',
+    expect: 'unjudgeable',
+    replies: (f, s) => plain(s, { ...f.pass, confidence: asWritten('1e-400') }),
+  },
+  {
+    name: 'class 2: passing content beside a failing legacy function_call',
+    expect: 'unjudgeable',
+    only: 'openai',
+    replies: (f, s) =>
+      plain(s, f.pass, { openai: { message: { function_call: { name: 'v', arguments: j(f.fail) } } } }),
+  },
+  {
+    name: 'class 2: two tool_calls that disagree, no content',
+    expect: 'unjudgeable',
+    only: 'openai',
+    replies: (f, s) =>
+      s.toReply({
+        texts: [''],
+        openai: {
+          message: {
+            content: null,
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'v', arguments: j(f.pass) } },
+              { id: 'c2', type: 'function', function: { name: 'v', arguments: j(f.fail) } },
+            ],
+          },
+        },
+      }),
+  },
+  {
+    name: 'class 2: a top-level error string beside a passing choice',
+    expect: 'unjudgeable',
+    only: 'openai',
+    replies: (f, s) => plain(s, f.pass, { openai: { completion: { error: 'upstream overloaded' } } }),
+  },
+  {
+    name: 'class 2: two verdict tool calls that disagree',
+    expect: 'unjudgeable',
+    only: 'bedrock',
+    replies: (f, s) =>
+      s.toReply({
+        texts: [],
+        blocks: [
+          { toolUse: { toolUseId: 't1', name: 'verdict', input: f.fail } },
+          { toolUse: { toolUseId: 't2', name: 'verdict', input: f.pass } },
+        ],
+      }),
+  },
+  {
+    name: 'class 2: a passing tool call beside a failing JSON text block',
+    expect: 'unjudgeable',
+    only: 'bedrock',
+    replies: (f, s) =>
+      s.toReply({
+        texts: [],
+        blocks: [{ text: j(f.fail) }, { toolUse: { toolUseId: 't1', name: 'verdict', input: f.pass } }],
+      }),
+  },
+  {
+    name: 'class 2: the passing verdict from a tool named like the forced one but for its case',
+    expect: 'unjudgeable',
+    only: 'bedrock',
+    replies: (f, s) =>
+      s.toReply({ texts: [], blocks: [{ toolUse: { toolUseId: 't', name: 'Verdict', input: f.pass } }] }),
+  },
+  {
+    name: 'class 2: a 200 with x-amzn-errortype and a failing verdict (no .not pass either)',
+    expect: 'unjudgeable',
+    only: 'bedrock',
+    replies: (f, s) => plain(s, f.fail, { bedrock: { headers: { 'x-amzn-errortype': 'ThrottlingException' } } }),
+  },
+  {
+    name: 'class 3: stopReason max_tokens with a passing tool call',
+    expect: 'unjudgeable',
+    only: 'bedrock',
+    replies: (f, s) => plain(s, f.pass, { bedrock: { stopReason: 'max_tokens' } }),
+  },
+  {
+    name: 'class 3: an unknown stopReason with a passing tool call',
+    expect: 'unjudgeable',
+    only: 'bedrock',
+    replies: (f, s) => plain(s, f.pass, { bedrock: { stopReason: 'stop_sequence_then_filter' } }),
+  },
+  ...[
+    ['[pass, fail]', 2, (f: Family, s: ProviderShape) => [plain(s, f.pass), plain(s, f.fail)]],
+    [
+      '[pass, fail, fail, pass]',
+      4,
+      (f: Family, s: ProviderShape) => [plain(s, f.pass), plain(s, f.fail), plain(s, f.fail), plain(s, f.pass)],
+    ],
+    ['[pass, no verdict, fail]', 3, (f: Family, s: ProviderShape) => [plain(s, f.pass), garbage(s), plain(s, f.fail)]],
+  ].map(
+    ([split, samples, replies]): Row => ({
+      name: `class 4: samples ${split}`,
+      expect: 'unjudgeable',
+      family: (f) => f.samples,
+      samples: samples as number,
+      replies: replies as Row['replies'],
+    }),
+  ),
+  {
+    name: 'control: samples [fail, fail, pass]',
+    expect: 'fail',
+    family: (f) => f.samples,
+    samples: 3,
+    replies: (f, s) => [plain(s, f.fail), plain(s, f.fail), plain(s, f.pass)],
+  },
+  {
+    name: 'class 5: span "none" with evidence of an error',
+    expect: 'unjudgeable',
+    family: (f) => f.name.startsWith('span'),
+    replies: (_f, s) => plain(s, span(5, 'none', 'Shipped.')),
+  },
+  {
+    name: 'class 5: span "none" with two additional errors',
+    expect: 'unjudgeable',
+    family: (f) => f.name.startsWith('span'),
+    replies: (f, s) =>
+      plain(s, {
+        ...f.pass,
+        additional_errors: [
+          { category: 'Formatting Errors', evidence: 'Shipped.' },
+          { category: 'Tool-related', evidence: 'Shipped.' },
+        ],
+      }),
+  },
   {
     name: 'class 11: usage with a negative token count',
     expect: 'unjudgeable',

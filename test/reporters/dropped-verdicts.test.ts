@@ -47,6 +47,10 @@ const ROWS: Row[] = [
   ['a score of 2', (v) => ({ ...v, score: 2 }), NOT_COST],
   ['an unknown outcome', (v) => ({ ...v, outcome: 'maybe' }), NOT_COST],
   ['a numeric reason', (v) => ({ ...v, reason: 42 }), NOT_COST],
+  // Round 3 (gap 5).
+  ['token counts as an array', withJudge((j) => (j.tokens = [1200, 40])), ALL],
+  ['a cost written as a string', withJudge((j) => (j.costUsd = '0.0004')), ALL],
+  ['a score below 0', (v) => ({ ...v, score: -0.5 }), NOT_COST],
 ]
 
 function broken(verdicts: Verdict[]): string[] {

@@ -5,6 +5,8 @@ import '../../matchers/vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { diagnose } from '../../src/diagnosis/diagnose'
+import { detect } from '../../src/metrics/detectors'
 import { checkBudget } from '../../src/metrics/detectors/budget'
 import { tracesFromValue } from '../../src/trace/parse'
 import { fromReadableSpans, type ReadableSpanLike } from '../../src/trace/readers/readable-spans'
@@ -56,6 +58,16 @@ const ROWS: Row[] = [
   ['a time in 2200', [[T0, 7_258_118_400n * S], ...GOOD.slice(1)], /later than a day from now/],
   ['reversed start and end on the root', [[T0 + 40n * S, T0], ...GOOD.slice(1)], /ends 40,000 ms before it starts/],
   ['reversed start and end on a child', [GOOD[0], [T0 + 10n * S, T0 + S], GOOD[2]], /start and end swapped/],
+  // Round 3 (gap 5): one bad span among good ones, and the edges of the rule.
+  ['a millisecond epoch on the root only', [scaled(1_000_000n)[0], ...GOOD.slice(1)], /looks like milliseconds/],
+  ['a microsecond epoch on one child only', [GOOD[0], scaled(1_000n)[1], GOOD[2]], /looks like microseconds/],
+  ['a child that ends 1 ns before it starts', [GOOD[0], [T0 + S, T0 + S - 1n], GOOD[2]], /start and end swapped/],
+  ['an end in 1999', [[T0, 946_684_799n * S], ...GOOD.slice(1)], /before 2000/],
+  [
+    'an end two days from now',
+    [[T0, BigInt(Date.now() + 2 * 86_400_000) * 1_000_000n], ...GOOD.slice(1)],
+    /later than a day from now/,
+  ],
 ]
 
 describe('timeProblems: the documented rule', () => {
@@ -89,6 +101,33 @@ describe.each([
       /Budget latencyMs: unknown — this fails\nCause: cannot measure latencyMs/,
     )
     expect(() => expect(trace).not.toStayWithinBudget({ latencyMs: 60_000 })).toThrow(/this fails under \.not too/)
+  })
+
+  it.each(ROWS)('%s: detect() names the unjudgeable budget, diagnose() has no pass', async (_w, times) => {
+    const trace = otlp(times, genai)
+    const found = detect(trace, { budget: { latencyMs: 60_000 } }).filter((f) => f.detector === 'budget')
+    expect(found).toEqual([
+      expect.objectContaining({
+        unjudgeable: true,
+        reason: expect.stringMatching(/latencyMs budget cannot be checked/),
+      }),
+    ])
+    const diagnosis = await diagnose(trace, { detectors: { budget: { latencyMs: 60_000 } }, agent: false })
+    const budget = Object.values(diagnosis.spans)
+      .flatMap((s) => s.verdicts)
+      .filter((v) => v.metric === 'detector:budget')
+    expect(budget).toEqual([expect.objectContaining({ outcome: 'unjudgeable', pass: false })])
+    expect(diagnosis.verdict.pass).toBe(false)
+  })
+
+  it('controls: detect() and diagnose() on ns times — no budget finding within it, a plain one over it', async () => {
+    const trace = otlp(GOOD, genai)
+    expect(detect(trace, { budget: { latencyMs: 60_000 } }).filter((f) => f.detector === 'budget')).toEqual([])
+    const within = await diagnose(trace, { detectors: { budget: { latencyMs: 60_000 } }, agent: false })
+    expect(within.verdict.pass).toBe(true)
+    const over = detect(trace, { budget: { latencyMs: 30_000 } }).filter((f) => f.detector === 'budget')
+    expect(over).toHaveLength(1)
+    expect(over[0].unjudgeable).toBeUndefined()
   })
 
   it('controls: the same run with ns times passes within budget and fails over it', () => {

@@ -4,7 +4,8 @@ import { costOf } from '../cost'
 import { JudgeConfigError, JudgeError, JudgeOutputError } from '../errors'
 import { replyJsonSchema } from '../json-schema'
 import { buildBody, isReasoningModel } from '../openai'
-import { agreedVerdict, parseJudgeText, wholeDocument } from '../parse-output'
+import { inexactNumber } from '../exact-numbers'
+import { agreedVerdict, parseJudgeText, roundedNumberError, wholeDocument } from '../parse-output'
 import { scrubDeep } from '../../config/secrets'
 import type { ContentPart, Judge, JudgeRequest, JudgeResponse } from '../types'
 import { batchDir, enqueueBatchItem, noteFallback, readBatchResults, type BatchResult } from './queue'
@@ -128,7 +129,7 @@ export function applyingHook(dir: string): BatchHook {
           result.text !== undefined
             ? parseJudgeText(result.text, request.schema, ctx)
             : agreedVerdict(
-                [...(result.candidates ?? []), ...verdictTexts(result.texts, request.schema)],
+                [...(result.candidates ?? []), ...verdictTexts(result.texts, request.schema, ctx)],
                 request.schema,
                 ctx,
               )
@@ -153,16 +154,26 @@ export function applyingHook(dir: string): BatchHook {
 
 type Json = ReturnType<typeof JSON.parse>
 
-/** As the live Bedrock judge: a text block beside the tool call is a candidate only when it is, whole, a valid verdict. */
-function verdictTexts(texts: readonly string[] | undefined, schema: JudgeRequest<unknown>['schema']): unknown[] {
+/**
+ * As the live Bedrock judge: a text block beside the tool call is a candidate only when it is, whole, a valid
+ * verdict; one that writes a number JSON.parse rounds is no verdict at all (it throws, as live).
+ */
+function verdictTexts(
+  texts: readonly string[] | undefined,
+  schema: JudgeRequest<unknown>['schema'],
+  ctx: Parameters<typeof roundedNumberError>[2],
+): unknown[] {
   const out: unknown[] = []
   for (const text of texts ?? []) {
+    let value: unknown
     try {
-      const value: unknown = JSON.parse(wholeDocument(text))
-      if (schema.safeParse(value).success) out.push(value)
+      value = JSON.parse(wholeDocument(text))
     } catch {
-      // prose: not a verdict, ignored as live
+      continue // prose: not a verdict, ignored as live
     }
+    const rounded = inexactNumber(wholeDocument(text))
+    if (rounded !== undefined) throw roundedNumberError(rounded, text, ctx)
+    if (schema.safeParse(value).success) out.push(value)
   }
   return out
 }

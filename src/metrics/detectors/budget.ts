@@ -86,7 +86,8 @@ const fmt = (n: number, digits = 0) =>
  * with the limit, the actual figure, whether it was exceeded and the span where the running total
  * (in start order) first went over; each exceeded budget also yields a Resource Exhaustion finding on
  * that span. A latency budget over spans with implausible or reversed times (see `timeProblems`) is
- * `unjudgeable` and the run is not within budget. Cost comes from a span's recorded cost (`llm.cost.total`, `gen_ai.usage.cost`) or from
+ * `unjudgeable`, the run is not within budget, and the check yields a finding marked `unjudgeable` on the first
+ * span with such times. Cost comes from a span's recorded cost (`llm.cost.total`, `gen_ai.usage.cost`) or from
  * `prices`; calls with neither are left out and said so in `note`.
  *
  * @example
@@ -142,6 +143,21 @@ export function checkBudget(trace: Trace, budget: Budget, options: CheckBudgetOp
       reason: `${c.budget} budget exceeded (${fmtValue(c.budget, c.actual)} > ${fmtValue(c.budget, c.limit)}); the run went over at this span`,
       severity: 'high',
     }))
+  // A budget that cannot be measured is a finding too, marked unjudgeable: a caller that reads only findings
+  // (detect(), diagnose) must not take an empty list for "within budget".
+  for (const c of checks.filter((check) => check.unjudgeable !== undefined)) {
+    const first = timeProblems(trace.spans)[0]?.spanId ?? trace.spans[0]?.id
+    if (first === undefined) continue
+    findings.push({
+      spanId: first,
+      category: 'Resource Exhaustion',
+      detector: BUDGET_DETECTOR,
+      evidence: c.summary.slice(0, MAX_EVIDENCE_CHARS),
+      reason: `${c.budget} budget cannot be checked, so it is not met: ${c.unjudgeable}`.slice(0, 2_000),
+      severity: 'high',
+      unjudgeable: true,
+    })
+  }
   return { withinBudget: checks.every((c) => !c.exceeded && !c.unjudgeable), checks, findings }
 }
 

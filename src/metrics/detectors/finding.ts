@@ -15,6 +15,8 @@ export const MAX_EVIDENCE_CHARS = 300
  *
  * - `evidence` is quoted verbatim from the span named by `evidenceSpanId` (or `spanId` when absent),
  *   at most {@link MAX_EVIDENCE_CHARS} characters. Budget findings quote the measured figures instead.
+ * - `unjudgeable` marks a budget that could not be checked (a latency budget on implausible times): it is no
+ *   problem of the agent, but no pass either.
  * - `evidenceSpanId` is set when the error was recorded on another span than the one it is blamed on
  *   (e.g. a tool raised because the LLM before it wrote malformed arguments).
  *
@@ -30,6 +32,11 @@ export const FindingSchema = z.object({
   reason: z.string().min(1),
   severity: z.enum(['high', 'medium', 'low']).optional(),
   evidenceSpanId: z.string().min(1).optional(),
+  /**
+   * A check that could not be made, so neither passes nor fails: a latency budget over spans with implausible
+   * or reversed times (see `timeProblems`). Its verdict is unjudgeable, and it never counts as within budget.
+   */
+  unjudgeable: z.literal(true).optional(),
 })
 export type Finding = z.infer<typeof FindingSchema>
 

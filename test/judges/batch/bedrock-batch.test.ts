@@ -24,6 +24,8 @@ const objects = new Map<string, string>()
 const jobs = new Map<string, { body: any; polls: number }>()
 const state = {
   extraText: new Map<string, string>(),
+  /** A tool input score written as raw JSON text (JSON.stringify cannot write `3.9999999999999999`). */
+  rawScore: new Map<string, string>(),
   pollThrottles: 0,
   converseCalls: 0,
   failRecords: new Set<string>(),
@@ -57,21 +59,25 @@ function runJob(arn: string) {
       continue
     }
     const input = verdictFor(modelInput.messages)
+    const raw = state.rawScore.get(recordId)
+    const write = (line: string) => (raw === undefined ? line : line.replace(/"score":\d+\}/, `"score":${raw}}`))
     out.push(
-      JSON.stringify({
-        recordId,
-        modelInput,
-        modelOutput: {
-          type: 'message',
-          role: 'assistant',
-          content: [
-            ...(state.extraText.has(recordId) ? [{ type: 'text', text: state.extraText.get(recordId) }] : []),
-            { type: 'tool_use', id: 't1', name: modelInput.tool_choice.name, input },
-          ],
-          stop_reason: 'tool_use',
-          usage: { input_tokens: 700, output_tokens: 40 },
-        },
-      }),
+      write(
+        JSON.stringify({
+          recordId,
+          modelInput,
+          modelOutput: {
+            type: 'message',
+            role: 'assistant',
+            content: [
+              ...(state.extraText.has(recordId) ? [{ type: 'text', text: state.extraText.get(recordId) }] : []),
+              { type: 'tool_use', id: 't1', name: modelInput.tool_choice.name, input },
+            ],
+            stop_reason: 'tool_use',
+            usage: { input_tokens: 700, output_tokens: 40 },
+          },
+        }),
+      ),
     )
   }
   const jobId = arn.split('/').pop()
@@ -175,6 +181,7 @@ beforeEach(() => {
   state.jobStatus = 'Completed'
   state.creates.length = 0
   state.extraText.clear()
+  state.rawScore.clear()
 })
 
 const requests = () => [
@@ -263,6 +270,36 @@ describe('batch record through Bedrock batch inference', () => {
           r.error === 'no output for it: the Bedrock job ended Failed (role cannot read the input)',
       ),
     ).toBe(true)
+  })
+
+  it('a score JSON.parse would round, in a tool input or a text block, gives no verdict from the batch (issue 33 class 1)', async () => {
+    const dir = tempDir('av-bedrock-batch-')
+    const file = join(dir, 'c.json')
+    await runSuite(file, { mode: 'auto', batch: collectingHook(dir) })
+    const items = await readBatchQueue(dir)
+    state.rawScore.set('R0000000000', '3.9999999999999999') // reads as 4
+    state.rawScore.set('R0000000001', '1e-400') // reads as 0
+    state.extraText.set('R0000000002', '{"reasoning":"same","score":0.99999999999999999}') // a text verdict that reads as 1
+    state.rawScore.set('R0000000003', '4.0') // control: another spelling of an exact value
+    const job = await submitBedrockBatch(items, batchOptions())
+    const results = await waitBedrockBatch(job, items, { ...batchOptions(), sleep: async () => {} })
+    expect(results[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/3\.9999999999999999, which JSON reads as 4/),
+    })
+    expect(results[1]).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/1e-400, which JSON reads as 0/),
+    })
+    expect(results[3]).toMatchObject({ status: 'ok', candidates: [{ score: 4 }] })
+    await writeBatchResults(dir, results)
+    const applied = await runSuite(file, { mode: 'auto', batch: applyingHook(dir) })
+    expect(applied.every((s) => s.status === 'fulfilled')).toBe(true)
+    // None of the three is taken from the batch: each is noted and judged live instead.
+    const fallbacks = await readFallbacks(dir)
+    expect(fallbacks.map((f) => f.key).sort()).toEqual([items[0].key, items[1].key, items[2].key].sort())
+    expect(fallbacks.find((f) => f.key === items[2].key)?.reason).toMatch(/0\.99999999999999999 .*read as 1/)
+    expect(state.converseCalls).toBe(3)
   })
 
   it('refuses a queue it cannot submit, saying what to do', async () => {
