@@ -4,7 +4,9 @@
 // first, its handlers answer first and a mocked response is neither replayed nor recorded.
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
-import { isJudgeTraffic, setRecordingPatchProbe } from '../config/judge-traffic'
+import http from 'node:http'
+import https from 'node:https'
+import { isJudgeTraffic, setRecordingPatchProbe, type UnpatchedTransport } from '../config/judge-traffic'
 import type { RecordedCall } from './format'
 import { noteReplayedCall } from './replay-timing'
 import { registerHeaderCredentials, type StoredRequest, storedRequestBody, storedUrl } from './request'
@@ -47,6 +49,8 @@ const pending = new Map<string, Pending>()
 export function startIntercepting(owner: Resolve): void {
   resolveOwner = owner
   if (applied) return
+  // Read before the patch, for judge calls to go around it (src/config/judge-traffic.ts).
+  const natives = nodeTransport()
   const interceptors = [
     { interceptor: new ClientRequestInterceptor(), encoded: true },
     // fetch hands the response over already decoded (its content-encoding header notwithstanding).
@@ -75,13 +79,21 @@ export function startIntercepting(owner: Resolve): void {
     }),
   )
   const ours = interceptors.map((i) => i.interceptor as unknown as SharedInterceptor)
-  setRecordingPatchProbe(() => onlyListener(ours))
+  setRecordingPatchProbe(() => onlyListener(ours), natives)
   applied = {
     dispose() {
       for (const join of joined) join.leave()
       setRecordingPatchProbe(undefined)
     },
   }
+}
+
+/** Node's request functions as they are now, if nothing (a user's msw or nock) has patched them already. */
+function nodeTransport(): UnpatchedTransport | undefined {
+  const own = (fn: unknown, name: RegExp) => typeof fn === 'function' && name.test(Function.prototype.toString.call(fn))
+  if (!own(http.request, /^function request\(/) || !own(https.request, /^function request\(/)) return undefined
+  const fetch = own(globalThis.fetch, /^(async )?function fetch\(/) ? globalThis.fetch : undefined
+  return { 'http:': http.request, 'https:': https.request, ...(fetch ? { fetch } : {}) }
 }
 
 /**
