@@ -3,6 +3,7 @@
 // `http.request` and owns the listeners; one applied later only adds its listeners to the running one. The library's
 // dispose assumes one user per kind, so beside msw (whose interceptors are module singletons, reused by every
 // `setupServer`) we keep the marks, the listener order and the patches right ourselves, in any start and close order.
+import { syncBuiltinESMExports } from 'node:module'
 
 /** The parts of an interceptor instance this file uses (the library's own fields). */
 export interface SharedInterceptor {
@@ -34,6 +35,7 @@ export function joinInterceptor(
   listeners: { request: (...args: never[]) => unknown; response: (...args: never[]) => unknown },
 ): { leave(): void } {
   interceptor.apply()
+  syncNamedImports()
   const symbol = symbolOf(interceptor)
   const owned = marks[symbol] === interceptor
   interceptor.on('request', listeners.request)
@@ -67,8 +69,18 @@ function dispose(interceptor: SharedInterceptor, symbol: symbol): void {
   const running = marks[symbol]
   if (running === undefined) marks[symbol] = interceptor
   interceptor.dispose()
+  syncNamedImports()
   if (running !== undefined && running !== interceptor) marks[symbol] = running
   if (running === undefined || running === interceptor) forwardLateListeners(interceptor.emitter, symbol)
+}
+
+/**
+ * The interceptors patch `http.request`, `https.get`, … on the modules' objects; an ES module's named import of a
+ * built-in (`import { request } from 'node:http'`) is a binding Node only refreshes on `syncBuiltinESMExports`. So
+ * after every patch and restore: agents that import `request` by name are recorded too, and get Node's own back.
+ */
+function syncNamedImports(): void {
+  syncBuiltinESMExports()
 }
 
 /** Disposes our running instance once the last listener of another (a user's msw) has left it. */
