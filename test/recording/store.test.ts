@@ -1,0 +1,45 @@
+// A recording file is rewritten whole on each recorded call; this process keeps the file it last wrote instead of
+// re-reading it, and must still see what any other writer (another worker, a person) put there since.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, expect, it } from 'vitest'
+import { parseRecording, type RecordedCall, serializeRecording } from '../../src/recording/format'
+import { writeAtomic } from '../../src/cassette/store'
+import { updateRecording } from '../../src/recording/store'
+
+const dir = mkdtempSync(join(tmpdir(), 'av-rec-store-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const call = (path: string): RecordedCall => ({
+  request: { method: 'GET', url: `http://127.0.0.1:1${path}` },
+  response: { status: 200, headers: {} },
+  durationMs: 1,
+})
+
+it("merges with another writer's change made since this process last wrote the file", async () => {
+  const file = join(dir, 'a.eval.ts.json')
+  await updateRecording(file, (r) => r.tests.push({ test: 'mine', calls: [call('/one')] }))
+  // Another worker writes the file between two of ours (atomically, as every writer does), the same size on purpose:
+  // only the content differs.
+  const theirs = parseRecording(readFileSync(file, 'utf8'), file)
+  theirs.tests = [{ test: 'mind', calls: [call('/two')] }]
+  await writeAtomic(file, serializeRecording(theirs))
+  await updateRecording(file, (r) => r.tests.push({ test: 'mine too', calls: [call('/three')] }))
+  const text = readFileSync(file, 'utf8')
+  for (const path of ['/two', '/three']) expect(text).toContain(path)
+  expect(text).not.toContain('/one')
+})
+
+it('keeps its own writes without re-reading, and the copy it keeps is not changed by a later change', async () => {
+  const file = join(dir, 'b.eval.ts.json')
+  const first = await updateRecording(file, (r) => r.tests.push({ test: 'a', calls: [call('/a')] }))
+  await updateRecording(file, (r) => {
+    r.tests = r.tests.filter((t) => t.test !== 'a')
+    r.tests.push({ test: 'b', calls: [call('/b')] })
+  })
+  expect(first.tests.map((t) => t.test)).toEqual(['a'])
+  const text = readFileSync(file, 'utf8')
+  expect(text).toContain('/b')
+  expect(text).not.toContain('/a"')
+})
