@@ -43,3 +43,35 @@ it('keeps its own writes without re-reading, and the copy it keeps is not change
   expect(text).toContain('/b')
   expect(text).not.toContain('/a"')
 })
+
+it('writes the same bytes as two-space JSON of the file, whatever its strings hold', () => {
+  const hostile = 'line\nbreak "quoted" \\ back\u2028sep ünï 😀 </script>'
+  const file = {
+    version: 1 as const,
+    tests: [
+      { test: 'z last', calls: [call('/z')] },
+      { test: 'empty', calls: [] },
+      {
+        test: hostile,
+        calls: [
+          {
+            summary: { model: 'm', user: hostile, answer: 'a\n  indented' },
+            request: {
+              method: 'POST',
+              url: 'http://127.0.0.1:1/v1?q=1',
+              body: { json: { nested: { list: [1, 'x', null, {}] } } },
+            },
+            response: { status: 201, statusText: 'Created', headers: { b: '2', a: '1' }, body: { text: '  spaced\n' } },
+            durationMs: 12,
+          } as RecordedCall,
+          call('/second'),
+        ],
+      },
+    ],
+  }
+  const text = serializeRecording(file)
+  expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`)
+  expect(serializeRecording(parseRecording(text, 'x.json'))).toBe(text)
+  expect(JSON.parse(text).tests.map((t: { test: string }) => t.test)).toEqual([hostile, 'z last'])
+  expect(serializeRecording({ version: 1, tests: [] })).toBe(`${JSON.stringify({ version: 1, tests: [] }, null, 2)}\n`)
+})
