@@ -15,6 +15,7 @@ export interface SharedInterceptor {
 
 type Emitter = {
   addListener(event: string, listener: unknown): unknown
+  removeAllListeners(...args: unknown[]): unknown
   removeListener(event: string, listener: unknown): unknown
   listeners(event: string): unknown[]
   listenerCount(event: string): number
@@ -24,25 +25,33 @@ const marks = globalThis as Record<symbol, SharedInterceptor | undefined>
 const symbolOf = (interceptor: object) => (interceptor.constructor as unknown as { symbol: symbol }).symbol
 
 /**
- * Applies `interceptor` (or joins the running instance of its kind) with our `request` listener kept last, so a
- * user's msw handler answers first whichever started first. Returns how to leave.
+ * Applies an interceptor from `create` (or joins the running instance of its kind) with our `request` listener kept
+ * last, so a user's msw handler answers first whichever started first. Returns how to leave.
  *
  * @example
- * const joined = joinInterceptor(new FetchInterceptor(), { request: onRequest, response: onResponse }); joined.leave()
+ * const joined = joinInterceptor(() => new FetchInterceptor(), { request: onRequest, response: onResponse })
+ * joined.leave()
  */
 export function joinInterceptor(
-  interceptor: SharedInterceptor,
+  create: () => SharedInterceptor,
   listeners: { request: (...args: never[]) => unknown; response: (...args: never[]) => unknown },
 ): { leave(): void } {
-  interceptor.apply()
-  syncNamedImports()
-  const symbol = symbolOf(interceptor)
-  const owned = marks[symbol] === interceptor
-  interceptor.on('request', listeners.request)
-  const undoLast = keepLast(marks[symbol]?.emitter, listeners.request)
-  interceptor.on('response', listeners.response)
-  return {
-    leave() {
+  let leaveCurrent = attach()
+  function attach(): () => void {
+    const interceptor = create()
+    interceptor.apply()
+    syncNamedImports()
+    const symbol = symbolOf(interceptor)
+    const running = marks[symbol]
+    const owned = running === interceptor
+    interceptor.on('request', listeners.request)
+    const undoLast = keepLast(running?.emitter, listeners.request)
+    interceptor.on('response', listeners.response)
+    // Ran on a user's msw: when it closes (its dispose drops every listener, ours too, and restores its patches),
+    // apply our own, or the rest of the file would go unrecorded.
+    const undoWatch = owned || !running ? () => {} : onCleared(running.emitter, () => (leaveCurrent = attach()))
+    return () => {
+      undoWatch()
       undoLast()
       const emitter = interceptor.emitter
       if (owned) {
@@ -52,13 +61,31 @@ export function joinInterceptor(
         if (emitter.listenerCount('request') > 0) return disposeWhenAlone(interceptor, symbol)
       }
       dispose(interceptor, symbol)
-    },
+    }
   }
+  return { leave: () => leaveCurrent() }
 }
 
-/** True when the running instances of these interceptors' kinds carry one request listener each: ours. */
-export function onlyListener(interceptors: SharedInterceptor[]): boolean {
-  return interceptors.every((mine) => marks[symbolOf(mine)]?.emitter.listenerCount('request') === 1)
+/** Calls `then` once after `emitter` drops all its listeners (a disposing interceptor does). Returns the undo. */
+function onCleared(emitter: Emitter, then: () => void): () => void {
+  const own = Object.hasOwn(emitter, 'removeAllListeners')
+  const clear = emitter.removeAllListeners
+  const undo = () => {
+    if (own) emitter.removeAllListeners = clear
+    else delete (emitter as Partial<Emitter>).removeAllListeners
+  }
+  emitter.removeAllListeners = function (this: Emitter, ...args: unknown[]) {
+    const result = clear.apply(this, args)
+    undo()
+    then()
+    return result
+  }
+  return undo
+}
+
+/** True when the running instances of these interceptor kinds carry one request listener each: ours. */
+export function onlyListener(kinds: Array<{ symbol: symbol }>): boolean {
+  return kinds.every((kind) => marks[kind.symbol]?.emitter.listenerCount('request') === 1)
 }
 
 function dispose(interceptor: SharedInterceptor, symbol: symbol): void {

@@ -52,12 +52,12 @@ export function startIntercepting(owner: Resolve): void {
   // Read before the patch, for judge calls to go around it (src/config/judge-traffic.ts).
   const natives = nodeTransport()
   const interceptors = [
-    { interceptor: new ClientRequestInterceptor(), encoded: true },
+    { create: () => new ClientRequestInterceptor(), encoded: true },
     // fetch hands the response over already decoded (its content-encoding header notwithstanding).
-    { interceptor: new FetchInterceptor(), encoded: false },
+    { create: () => new FetchInterceptor(), encoded: false },
   ]
-  const joined = interceptors.map(({ interceptor, encoded }) =>
-    joinInterceptor(interceptor as unknown as SharedInterceptor, {
+  const joined = interceptors.map(({ create, encoded }) =>
+    joinInterceptor(create as unknown as () => SharedInterceptor, {
       request: ({ request, requestId, controller }: { request: Request; requestId: string; controller: unknown }) =>
         onRequest(request, requestId, controller as Controller),
       response: ({
@@ -78,8 +78,8 @@ export function startIntercepting(owner: Resolve): void {
       },
     }),
   )
-  const ours = interceptors.map((i) => i.interceptor as unknown as SharedInterceptor)
-  setRecordingPatchProbe(() => onlyListener(ours), natives)
+  const kinds = [ClientRequestInterceptor, FetchInterceptor]
+  setRecordingPatchProbe(() => onlyListener(kinds), natives)
   applied = {
     dispose() {
       for (const join of joined) join.leave()

@@ -296,6 +296,19 @@ describe("a user's msw beside recording", () => {
     await post('/plain', {})
     expect(served).toBe(before + 1)
   })
+  it('keeps recording after a msw server started before it closes mid-file, then leaves nothing patched', async () => {
+    const file = newFile()
+    const pristine = globalThis.fetch
+    const mocked = setupServer(http.post(`${base}/mocked`, () => HttpResponse.json({ n: -6 })))
+    mocked.listen({ onUnhandledRequest: 'bypass' })
+    start(file, 'record')
+    expect((await inTest('a', () => post('/mocked', {}))).n).toBe(-6)
+    mocked.close()
+    await inTest('a', () => post('/after-msw', {}))
+    await endFileRecording({ complete: true })
+    expect(readFileSync(recordingPathFor(file), 'utf8')).toContain('/after-msw')
+    expect(globalThis.fetch).toBe(pristine)
+  })
   it('lets a msw server started before recording answer first after an earlier one closed beside a recording', async () => {
     // msw's interceptors are module singletons: one that ran on our instance once must not stay bound to it.
     const file = newFile()
