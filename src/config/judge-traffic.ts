@@ -26,16 +26,31 @@ export function isJudgeTraffic(): boolean {
 }
 
 let onlyOursProbe: (() => boolean) | undefined
+let unpatched: UnpatchedTransport | undefined
 
 /**
- * Set by agent recordings while they patch `http.request`: answers whether that patch carries no interceptor but
- * ours, so judge calls may still leave from the run's coordinator (decision 0032), where recordings never see them.
+ * Node's own request functions as they were before agent recordings patched them: a judge call sent with these
+ * skips the recorder's interception (it would never record it anyway) and keeps the judge transport's keep-alive
+ * agent and parked connections (decision 0033) in charge of its socket.
+ */
+export interface UnpatchedTransport {
+  'http:': typeof import('node:http').request
+  'https:': typeof import('node:https').request
+  /** Node's fetch before the patch, when it was Node's own then. */
+  fetch?: typeof globalThis.fetch
+}
+
+/**
+ * Set by agent recordings while they patch `http.request` and `fetch`: `probe` answers whether that patch carries no
+ * interceptor but ours, so judge calls may still leave from the run's coordinator (decision 0032), where recordings
+ * never see them, or from this process on `natives`, Node's functions from before the patch.
  *
  * @example
- * setRecordingPatchProbe(() => othersListening() === 0)
+ * setRecordingPatchProbe(() => othersListening() === 0, { 'http:': http.request, 'https:': https.request })
  */
-export function setRecordingPatchProbe(probe: (() => boolean) | undefined): void {
+export function setRecordingPatchProbe(probe: (() => boolean) | undefined, natives?: UnpatchedTransport): void {
   onlyOursProbe = probe
+  unpatched = probe ? natives : undefined
 }
 
 /**
@@ -46,4 +61,15 @@ export function setRecordingPatchProbe(probe: (() => boolean) | undefined): void
  */
 export function patchedOnlyByRecordings(): boolean {
   return onlyOursProbe?.() === true
+}
+
+/**
+ * The request functions a judge call uses to go around agent recordings' patch: Node's own, when recordings are the
+ * only interceptor; `undefined` otherwise (no patch, or a user's msw or nock that must see the judge's calls too).
+ *
+ * @example
+ * const send = transportAroundRecordings()?.['https:'] ?? https.request
+ */
+export function transportAroundRecordings(): UnpatchedTransport | undefined {
+  return unpatched && patchedOnlyByRecordings() ? unpatched : undefined
 }

@@ -5,11 +5,12 @@
 // LightHeaders, isHeaders and isFormData below instead of the web globals that would load undici
 // (tsup.config.ts); run from source, it uses the real ones, and this transport works with either.
 // Default imports (the modules' own objects), read at call time: request interceptors that patch
-// `http.request` (msw in our tests, or a user's) see these calls too.
+// `http.request` (msw in our tests, or a user's) see these calls too; agent recordings' patch alone is gone around.
 import http from 'node:http'
 import https from 'node:https'
 import net from 'node:net'
 import tls from 'node:tls'
+import { transportAroundRecordings } from '../config/judge-traffic'
 import { lenientReplyText, parseReplyObject, readReplyBody } from './reply-body'
 import { REPLY_WATCH, type ReplyWatch, replyLimits } from './reply-watch'
 
@@ -322,7 +323,11 @@ export function transportFetch(url: string | URL, init: TransportInit = {}): Pro
     }
     const agent = agents[target.protocol as keyof typeof agents]
     if (!agent) return reject(new TypeError(`the judge transport speaks http and https, not ${target.protocol}`))
-    const send = target.protocol === 'https:' ? https.request : http.request
+    // Around agent recordings' patch when it is the only one: it would never record a judge call, and in its hands
+    // the request would not get the agent's parked or kept-alive connections.
+    const send =
+      transportAroundRecordings()?.[target.protocol as 'http:' | 'https:'] ??
+      (target.protocol === 'https:' ? https.request : http.request)
     const headers = headerRecord(init.headers)
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length'))
       headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)

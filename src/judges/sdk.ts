@@ -2,6 +2,7 @@
 // Nothing else here, so the warm-up can import it without the judges' code.
 import type { ClientOptions, OpenAI } from 'openai'
 import { withBaseQuery } from './base-url'
+import { transportAroundRecordings } from '../config/judge-traffic'
 import { ownTransportUsable } from './fetch-choice'
 import { cappedFetch } from './capped-fetch'
 import { JudgeConfigError } from './errors'
@@ -61,6 +62,8 @@ export async function newOpenAIClient(options: ClientOptions): Promise<OpenAI> {
   // Node's fetch (a proxy dispatcher applies) is wrapped so its replies are held to the same limits.
   const fetch = ownTransportUsable()
     ? ((await import('./http-transport')).transportFetch as unknown as typeof globalThis.fetch)
-    : (cappedFetch((url, init) => globalThis.fetch(url, init)) as unknown as typeof globalThis.fetch)
+    : (cappedFetch((url, init) =>
+        (transportAroundRecordings()?.fetch ?? globalThis.fetch)(url, init),
+      ) as unknown as typeof globalThis.fetch)
   return new OpenAIClient({ ...withBaseQuery(options), maxRetries: 0, fetch })
 }

@@ -98,8 +98,29 @@ export function serializeRecording(file: RecordingFile): string {
   const tests = [...file.tests]
     .filter((t) => t.calls.length > 0)
     .sort((a, b) => (a.test < b.test ? -1 : a.test > b.test ? 1 : 0))
-    .map((t) => ({ test: t.test, calls: t.calls.map(orderCall) }))
-  return `${JSON.stringify({ version: RECORDING_VERSION, tests }, null, 2)}\n`
+  if (tests.length === 0) return `{\n  "version": ${RECORDING_VERSION},\n  "tests": []\n}\n`
+  // What `JSON.stringify({ version, tests }, null, 2)` writes, assembled from each call's text: the file is rewritten
+  // on every recorded call, and only the new calls need stringifying (a call is never edited in place).
+  const body = tests
+    .map(
+      (t) =>
+        `    {\n      "test": ${JSON.stringify(t.test)},\n      "calls": [\n${t.calls.map(callText).join(',\n')}\n      ]\n    }`,
+    )
+    .join(',\n')
+  return `{\n  "version": ${RECORDING_VERSION},\n  "tests": [\n${body}\n  ]\n}\n`
+}
+
+const callTexts = new WeakMap<RecordedCall, string>()
+
+/** A call's two-space JSON, indented to its depth in the file (remembered per call object). */
+function callText(call: RecordedCall): string {
+  let text = callTexts.get(call)
+  if (text === undefined) {
+    // Split on \n only: JSON keeps U+2028 raw inside strings, and a multiline regex would take it for a line end.
+    text = `        ${JSON.stringify(orderCall(call), null, 2).split('\n').join('\n        ')}`
+    callTexts.set(call, text)
+  }
+  return text
 }
 
 /** A call with its keys in review order, whatever order it was built in. */

@@ -4,13 +4,16 @@
 // first, its handlers answer first and a mocked response is neither replayed nor recorded.
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
-import { isJudgeTraffic, setRecordingPatchProbe } from '../config/judge-traffic'
+import http from 'node:http'
+import https from 'node:https'
+import { isJudgeTraffic, setRecordingPatchProbe, type UnpatchedTransport } from '../config/judge-traffic'
 import type { RecordedCall } from './format'
 import { noteReplayedCall } from './replay-timing'
 import { registerHeaderCredentials, type StoredRequest, storedRequestBody, storedUrl } from './request'
 import { decodeContent, keptHeaders, replayResponse, storedResponseBody } from './response-body'
 import type { RecordingSession } from './session'
 import { summarize } from './summary'
+import { joinInterceptor, onlyListener, type SharedInterceptor } from './beside-msw'
 
 /** The test a request belongs to, as the runner integration tells it, and that test file's recording. */
 export interface RequestOwner {
@@ -46,55 +49,51 @@ const pending = new Map<string, Pending>()
 export function startIntercepting(owner: Resolve): void {
   resolveOwner = owner
   if (applied) return
+  // Read before the patch, for judge calls to go around it (src/config/judge-traffic.ts).
+  const natives = nodeTransport()
   const interceptors = [
-    { interceptor: new ClientRequestInterceptor(), encoded: true },
+    { create: () => new ClientRequestInterceptor(), encoded: true },
     // fetch hands the response over already decoded (its content-encoding header notwithstanding).
-    { interceptor: new FetchInterceptor(), encoded: false },
+    { create: () => new FetchInterceptor(), encoded: false },
   ]
-  const restores: Array<() => void> = []
-  const owned = new Set<object>()
-  for (const { interceptor, encoded } of interceptors) {
-    interceptor.apply()
-    if ((globalThis as Record<symbol, unknown>)[symbolOf(interceptor)] === interceptor) owned.add(interceptor)
-    const listener = ({
-      request,
-      requestId,
-      controller,
-    }: {
-      request: Request
-      requestId: string
-      controller: unknown
-    }) => onRequest(request, requestId, controller as Controller)
-    interceptor.on('request', listener)
-    restores.push(keepLast(interceptor, listener))
-    interceptor.on('response', ({ response, requestId, isMockedResponse }) => {
-      const entry = pending.get(requestId)
-      pending.delete(requestId)
-      if (!entry) return
-      if (isMockedResponse) return entry.forget()
-      // Read beside the caller, never in its way: the caller streams its own copy as it arrives.
-      entry.track(capture(entry, response, encoded))
-    })
-  }
-  setRecordingPatchProbe(() => onlyOurs(interceptors.map((i) => i.interceptor)))
+  const joined = interceptors.map(({ create, encoded }) =>
+    joinInterceptor(create as unknown as () => SharedInterceptor, {
+      request: ({ request, requestId, controller }: { request: Request; requestId: string; controller: unknown }) =>
+        onRequest(request, requestId, controller as Controller),
+      response: ({
+        response,
+        requestId,
+        isMockedResponse,
+      }: {
+        response: Response
+        requestId: string
+        isMockedResponse: boolean
+      }) => {
+        const entry = pending.get(requestId)
+        pending.delete(requestId)
+        if (!entry) return
+        if (isMockedResponse) return entry.forget()
+        // Read beside the caller, never in its way: the caller streams its own copy as it arrives.
+        entry.track(capture(entry, response, encoded))
+      },
+    }),
+  )
+  const kinds = [ClientRequestInterceptor, FetchInterceptor]
+  setRecordingPatchProbe(() => onlyListener(kinds), natives)
   applied = {
     dispose() {
-      for (const restore of restores) restore()
-      for (const { interceptor } of interceptors) {
-        // Disposing a listener-only copy clears the running instance's global mark too (the library's way): a
-        // user's msw that runs it would then never restore its patches. Put the mark back.
-        // The same the other way round: a user's msw that ran on ours and was closed first cleared our mark, and
-        // dispose would then leave our patches in place.
-        const global = globalThis as Record<symbol, unknown>
-        const symbol = symbolOf(interceptor)
-        const running = global[symbol]
-        if (running === undefined && owned.has(interceptor)) global[symbol] = interceptor
-        interceptor.dispose()
-        if (running !== undefined && running !== interceptor) global[symbol] = running
-      }
+      for (const join of joined) join.leave()
       setRecordingPatchProbe(undefined)
     },
   }
+}
+
+/** Node's request functions as they are now, if nothing (a user's msw or nock) has patched them already. */
+function nodeTransport(): UnpatchedTransport | undefined {
+  const own = (fn: unknown, name: RegExp) => typeof fn === 'function' && name.test(Function.prototype.toString.call(fn))
+  if (!own(http.request, /^function request\(/) || !own(https.request, /^function request\(/)) return undefined
+  const fetch = own(globalThis.fetch, /^(async )?function fetch\(/) ? globalThis.fetch : undefined
+  return { 'http:': http.request, 'https:': https.request, ...(fetch ? { fetch } : {}) }
 }
 
 /**
@@ -108,45 +107,6 @@ export function stopIntercepting(): void {
   applied = undefined
   resolveOwner = () => undefined
   pending.clear()
-}
-
-type Emitter = {
-  addListener(event: string, listener: unknown): unknown
-  removeListener(event: string, listener: unknown): unknown
-  listeners(event: string): unknown[]
-  listenerCount(event: string): number
-}
-const symbolOf = (interceptor: object) => (interceptor.constructor as unknown as { symbol: symbol }).symbol
-const runningEmitter = (interceptor: object) =>
-  (globalThis as Record<symbol, { emitter?: Emitter } | undefined>)[symbolOf(interceptor)]?.emitter
-
-/**
- * Keeps our request listener last on the running interceptor instance, shared with a user's msw whichever started
- * first: listeners run in order, so a handler of theirs answers before we replay, and its mocked response is left
- * alone. Returns the undo.
- */
-function keepLast(interceptor: object, ours: unknown): () => void {
-  const emitter = runningEmitter(interceptor)
-  if (!emitter) return () => {}
-  const own = Object.hasOwn(emitter, 'addListener')
-  const add = emitter.addListener
-  emitter.addListener = function (this: Emitter, event: string, listener: unknown) {
-    const result = add.call(this, event, listener)
-    if (event === 'request' && listener !== ours && this.listeners('request').includes(ours)) {
-      this.removeListener('request', ours)
-      add.call(this, 'request', ours)
-    }
-    return result
-  }
-  return () => {
-    if (own) emitter.addListener = add
-    else delete (emitter as Partial<Emitter>).addListener
-  }
-}
-
-/** True when the running interceptor instances carry our listeners only (no msw, no other interceptor). */
-function onlyOurs(ours: Array<ClientRequestInterceptor | FetchInterceptor>): boolean {
-  return ours.every((mine) => runningEmitter(mine)?.listenerCount('request') === 1)
 }
 
 interface Controller {

@@ -43,10 +43,9 @@ afterAll(() => {
   fake.reset()
   const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', 'transport.eval.ts'], {
     AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
+    // Agent recordings are on (eval files record by default), but a live run records nothing and loads none of
+    // their code, whose interceptors would load undici.
     AGENT_VERDICT_MODE: 'live',
-    // Agent recordings (on by default in eval files) patch the worker's fetch, and reading Node's fetch loads
-    // undici: that is the recorder's cost, not the judge transport's, which is what this test pins.
-    AGENT_VERDICT_RECORDINGS: 'off',
   })
   expect(result.code, result.output).toBe(0)
   expect(result.output).toMatch(/Tests\s+3 passed/)
@@ -88,19 +87,18 @@ for (const i of [1, 2, 3])
     const base = `http://127.0.0.1:${(proxy.address() as { port: number }).port}${upstream.pathname}`
     const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', 'preconnect.eval.ts'], {
       AGENT_VERDICT_JUDGE: `openai-compatible:${base}#fake-judge`,
+      // Agent recordings are on (eval files record by default); a live run loads none of their code, which would
+      // delay the worker's first call past the connections' 3 s wait on a loaded machine. With recordings
+      // intercepting, judge calls go around their patch (test/recording/judge-around.test.ts).
       AGENT_VERDICT_MODE: 'live',
       AGENT_VERDICT_CONCURRENCY: '3',
-      // Agent recordings (on by default in eval files) patch node:http in the worker; judge calls passed through
-      // the patch can open sockets of their own beside the parked ones (6 instead of 3 in full-suite runs). That
-      // is a known cost of recordings (closing note, issue 32); this test pins the judge transport's own path.
-      AGENT_VERDICT_RECORDINGS: 'off',
     })
     expect(result.code, result.output).toBe(0)
     expect(fake.calls).toHaveLength(3)
     const fileStarted = Number(readFileSync(join(project, 'file-started.txt'), 'utf8'))
     // Three connections (the run's limit), all open before the test file even ran, and each carried a call:
     // none was opened for the calls themselves.
-    expect(connections).toHaveLength(3)
+    expect(connections, JSON.stringify({ fileStarted, connections })).toHaveLength(3) // when each came, if not
     for (const c of connections) {
       expect(c.acceptedAt).toBeLessThanOrEqual(fileStarted)
       expect(c.firstByteAt).toBeGreaterThanOrEqual(fileStarted)

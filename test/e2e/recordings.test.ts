@@ -72,12 +72,14 @@ describe.each(runners)('agent recordings under $runner', ({ runner, deps, args }
       TOOL_URL: servers.toolUrl,
       AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
     }
+    // Under Vitest the agent first makes a third tool reading it later stops making, for `-u` to prune.
+    const extra = runner === 'vitest' ? 1 : 0
     let keysSeen: string[]
     try {
-      const recorded = await run(project, [...args], env)
+      const recorded = await run(project, [...args], { ...env, ...(extra ? { EXTRA_READING: '1' } : {}) })
       expect(recorded.code, recorded.output).toBe(0)
-      // Every test: two tool readings and one model call, all of them live.
-      expect(servers.requests()).toBe(TESTS * 3)
+      // Every test: two tool readings (three with the extra one) and one model call, all of them live.
+      expect(servers.requests()).toBe(TESTS * (3 + extra))
       expect(fake.calls.length).toBe(TESTS)
       keysSeen = servers.seenKeys()
     } finally {
@@ -100,6 +102,20 @@ describe.each(runners)('agent recordings under $runner', ({ runner, deps, args }
     // CI: nothing reachable (servers and judge closed), so a request would fail the test; all pass, all replayed.
     const ci = await run(project, [...args], { ...env, CI: 'true' })
     expect(ci.code, ci.output).toBe(0)
+
+    if (extra) {
+      // `-u` on a complete run keeps only the calls made again: the dropped reading goes, nothing else changes.
+      const path = join(project, '__recordings__', file)
+      expect(readFileSync(path, 'utf8')).toContain('city=Tromso')
+      const updated = await run(project, [...args, '-u'], { ...env, CI: 'true' })
+      expect(updated.code, updated.output).toBe(0)
+      const pruned = parseRecording(readFileSync(path, 'utf8'), file)
+      expect(JSON.stringify(pruned)).not.toContain('city=Tromso')
+      expect(pruned.tests.map((t) => t.calls.length)).toEqual(recording.tests.map((t) => t.calls.length - 1))
+      expect(pruned.tests.map((t) => t.calls.map((c) => c.request.url))).toEqual(
+        recording.tests.map((t) => t.calls.slice(0, 3).map((c) => c.request.url)),
+      )
+    }
 
     // A changed system prompt is a miss in CI: the test, the request and the changed line are in the message.
     const changed = await run(project, [...args], {

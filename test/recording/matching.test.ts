@@ -236,11 +236,7 @@ describe('matching', () => {
   })
 })
 
-// In this order, and not shuffled: run after the second, the first fails (a user's msw started before recording,
-// in a process where an earlier msw server started during a recording and was closed, no longer answers first).
-// A known defect of the interceptor sharing (one process runs one test file's recording in real runs), kept
-// visible here rather than hidden by a random order.
-describe("a user's msw beside recording", { shuffle: false }, () => {
+describe("a user's msw beside recording", () => {
   it("leaves a user's msw handler alone: its mocked answer wins and is neither recorded nor a miss", async () => {
     const file = newFile()
     const mocked = setupServer(http.post(`${base}/mocked`, () => HttpResponse.json({ n: -1 })))
@@ -282,5 +278,55 @@ describe("a user's msw beside recording", { shuffle: false }, () => {
     const before = served
     await post('/plain', {})
     expect(served).toBe(before + 1)
+  })
+  it('keeps a msw server started during recording answering when the recording ends first, then leaves nothing patched', async () => {
+    const file = newFile()
+    const pristine = globalThis.fetch
+    start(file, 'replay')
+    const mocked = setupServer(http.post(`${base}/late`, () => HttpResponse.json({ n: -5 })))
+    mocked.listen({ onUnhandledRequest: 'bypass' })
+    try {
+      await endFileRecording({ complete: false })
+      expect((await post('/late', {})).n).toBe(-5)
+    } finally {
+      mocked.close()
+    }
+    expect(globalThis.fetch).toBe(pristine)
+    const before = served
+    await post('/plain', {})
+    expect(served).toBe(before + 1)
+  })
+  it('keeps recording after a msw server started before it closes mid-file, then leaves nothing patched', async () => {
+    const file = newFile()
+    const pristine = globalThis.fetch
+    const mocked = setupServer(http.post(`${base}/mocked`, () => HttpResponse.json({ n: -6 })))
+    mocked.listen({ onUnhandledRequest: 'bypass' })
+    start(file, 'record')
+    expect((await inTest('a', () => post('/mocked', {}))).n).toBe(-6)
+    mocked.close()
+    await inTest('a', () => post('/after-msw', {}))
+    await endFileRecording({ complete: true })
+    expect(readFileSync(recordingPathFor(file), 'utf8')).toContain('/after-msw')
+    expect(globalThis.fetch).toBe(pristine)
+  })
+  it('lets a msw server started before recording answer first after an earlier one closed beside a recording', async () => {
+    // msw's interceptors are module singletons: one that ran on our instance once must not stay bound to it.
+    const file = newFile()
+    start(file, 'replay')
+    const earlier = setupServer(http.post(`${base}/early`, () => HttpResponse.json({ n: -3 })))
+    earlier.listen({ onUnhandledRequest: 'bypass' })
+    earlier.close()
+    await endFileRecording({ complete: false })
+    const mocked = setupServer(http.post(`${base}/first`, () => HttpResponse.json({ n: -4 })))
+    mocked.listen({ onUnhandledRequest: 'bypass' })
+    try {
+      start(file, 'record')
+      expect((await inTest('a', () => post('/first', {}))).n).toBe(-4)
+      await endFileRecording({ complete: false })
+      // Our interception gone, the user's msw still answers, and alone.
+      expect((await post('/first', {})).n).toBe(-4)
+    } finally {
+      mocked.close()
+    }
   })
 })
