@@ -2,7 +2,7 @@
 // test's verdicts to the worker's verdict log, guards against un-awaited matchers, adds the types.
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals'
 import { matchers } from './index'
-import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from './jest-state'
+import { appendVerdictLine, jestFileRanCompletely, jestFileRun, jestTimedOut, jestTimeLimit } from './jest-state'
 import { notAwaitedError } from './messages'
 import type { MatcherContext } from './context'
 import { takeBufferedVerdicts, takeFileBufferedVerdicts } from './attach-verdicts'
@@ -78,7 +78,7 @@ afterAll(async () => {
   const complete = jestFileRanCompletely()
   const missed = await recorder?.endFileRecording({ complete })
   recorder = undefined
-  await finishFile(testPath, { complete })
+  await finishFile(testPath, { complete, run: jestFileRun() })
   if (missed) throw missed
 })
 

@@ -22,6 +22,8 @@ export interface RunnerHooks {
    * test and per attempt, so a retried test replays the entries its first attempt recorded.
    */
   attemptOf?(ctx: MatcherContext): string | undefined
+  /** The named Vitest project (`test.projects`) running the file: cassette entries are owned per project (decision 0043). */
+  project?(): string | undefined
 }
 
 let hooks: RunnerHooks | undefined

@@ -1,7 +1,9 @@
 // Judge resolution for a matcher call: the per-call judge or AGENT_VERDICT_JUDGE, wrapped with the test
 // file's cassette and the running test's deadline; and the end-of-file cassette flush and prune.
 import { withCassette, type CassetteJudge } from '../src/cassette/cassette-judge'
+import { displayPath } from '../src/cassette/errors'
 import { resolveCassetteSettings } from '../src/cassette/modes'
+import { settleEntries, staleKeys, staleNotice, type FileRun } from '../src/cassette/stale'
 import { cassettePathFor, readCassette, updateCassette } from '../src/cassette/store'
 import { resolveJudge } from '../src/judges/config'
 import { withTestDeadline } from '../src/judges/deadline'
@@ -33,37 +35,62 @@ function cassetteJudgeFor(ctx: MatcherContext, judge: Judge): Judge {
   let wrapped = perFile.get(judge)
   if (!wrapped) {
     const update = runnerHooks()?.isUpdate() === true || resolveCassetteSettings().update
-    wrapped = withCassette(judge, { file: cassettePathFor(testPath), update })
+    const project = runnerHooks()?.project?.()
+    wrapped = withCassette(judge, { file: cassettePathFor(testPath), update, ...(project ? { project } : {}) })
     perFile.set(judge, wrapped)
   }
   return wrapped
 }
 
+/** What {@link finishFile} is told about the file's run. */
+export interface FileEnd {
+  /** Every test of the file ran and passed. */
+  complete: boolean
+  /** Which tests ran and passed, and which the file declares (decision 0043); without it, only a complete file prunes. */
+  run?: FileRun
+  /** Where the stale-entries notice goes (default `console.warn`). */
+  warn?: (message: string) => void
+}
+
 /**
- * End of a test file: waits for cassette writes and, on an update run where every test of the file
- * ran and passed, prunes entries no test used. Returns the pruned keys.
+ * End of a test file: waits for cassette writes; then, in a named Vitest project that may record, labels the entries
+ * it used with the project; on an update run (`-u`), prunes the stale entries (those of tests that ran and passed and
+ * no longer use them, see `staleKeys`); on any other run, says how many stale entries the cassette holds and how to
+ * prune them. Returns the pruned keys.
  *
  * @example
  * afterAll(() => finishFile(expect.getState().testPath!, { complete: true }))
  */
-export async function finishFile(testPath: string, options: { complete: boolean }): Promise<string[]> {
+export async function finishFile(testPath: string, options: FileEnd): Promise<string[]> {
   const perFile = judgesByFile.get(testPath)
   judgesByFile.delete(testPath)
   if (!perFile) return []
   const cassettes = [...perFile.values()]
   await Promise.all(cassettes.map((c) => c.flush()))
-  if (!options.complete) return []
   // Several judges may share one file (their keys differ by model): an entry is obsolete only when none used it.
   const live = cassettes.filter((c) => c.mode !== 'live')
-  if (live.length === 0 || !live.some((c) => c.update)) return []
+  if (live.length === 0) return []
   const file = live[0].file
+  const project = runnerHooks()?.project?.()
+  const update = live.some((c) => c.update)
+  const mayWrite = update || live.some((c) => c.mode === 'auto' || c.mode === 'record')
   const used = new Set(live.flatMap((c) => [...c.usedKeys]))
-  const obsolete = Object.keys((await readCassette(file)).entries)
-    .filter((k) => !used.has(k))
-    .sort()
-  if (obsolete.length === 0) return []
+  const run: FileRun = options.run ?? {
+    passed: new Set(),
+    declared: new Set(),
+    allRan: false,
+    complete: options.complete,
+  }
+  const { entries } = await readCassette(file)
+  const stale = staleKeys(entries, used, run, project)
+  const unclaimed =
+    project !== undefined && mayWrite && [...used].some((k) => entries[k] && !entries[k].projects?.includes(project))
+  if (!update && stale.length > 0)
+    (options.warn ?? console.warn)(staleNotice(displayPath(file), entries, stale, runnerHooks()?.runner))
+  if (!(update && stale.length > 0) && !unclaimed) return []
+  let removed: string[] = []
   await updateCassette(file, (c) => {
-    for (const key of obsolete) delete c.entries[key]
+    removed = settleEntries(c, { used, prune: update ? stale : [], ...(project !== undefined ? { project } : {}) })
   })
-  return obsolete
+  return removed
 }

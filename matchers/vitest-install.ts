@@ -16,6 +16,8 @@ import { settleUnawaited } from './unawaited-guard'
 import {
   isVitestUpdateRun,
   suiteRanCompletely,
+  vitestFileRun,
+  vitestProjectName,
   vitestTimedOut,
   vitestTimeLimit,
   type SuiteLike,
@@ -89,6 +91,7 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
   configureRuntime({
     runner: 'vitest',
     isUpdate: () => isVitestUpdateRun(expect.getState()),
+    project: vitestProjectName,
     runningTask: () => running.getStore(),
     // An expect called outside any test's async context (a detached callback): the last test started.
     currentTask: () => TestRunner.getCurrentTest(),
@@ -136,7 +139,7 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
     const finish = options.finishFile()
     const complete = suiteRanCompletely(suite as SuiteLike)
     const missed = await (await recording)?.endFileRecording({ complete })
-    if (file && finish) await finish(file, { complete })
+    if (file && finish) await finish(file, { complete, run: vitestFileRun(suite as SuiteLike) })
     if (missed) throw missed
   })
 }

@@ -1,3 +1,4 @@
+import { JudgeOutputError } from '../judges/errors'
 import type { Judge, JudgeRequest, JudgeResponse } from '../judges/types'
 import { CassetteError, CassetteMissError, displayPath } from './errors'
 import type { FileLockOptions } from './lock'
@@ -5,7 +6,7 @@ import { parseCassetteMode, replayCauseFromEnv, resolveCassetteSettings, type Ca
 import { canonicalJson, cassetteKey } from './key'
 import { currentCassetteScope } from './scope'
 import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry, type CassetteVerdict } from './store'
-import { scrubDeep } from '../config/secrets'
+import { scrubDeep, scrubSecrets } from '../config/secrets'
 import { batchHookFromEnv, type BatchHook } from '../judges/batch/hook'
 
 /** Options of {@link withCassette}. `mode` and `update` default to the environment's. */
@@ -21,6 +22,8 @@ export interface CassetteOptions {
   lock?: FileLockOptions
   /** Batch record: queue misses, or answer them from a finished batch (default from `AGENT_VERDICT_BATCH`). */
   batch?: BatchHook
+  /** The named Vitest project the run belongs to: its entries are labelled with it (decision 0043). */
+  project?: string
 }
 
 /** A judge that replays and records verdicts in a cassette file. */
@@ -51,15 +54,22 @@ function keepUnchanged(old: CassetteEntry | undefined, fresh: CassetteEntry): Ca
     old.model === fresh.model &&
     old.promptVersion === fresh.promptVersion &&
     canonicalJson(old.output) === canonicalJson(fresh.output)
-  if (!same) return fresh
+  // Every project that used the entry keeps it (decision 0043), whichever recorded it last.
+  const projects = [...new Set([...(old?.projects ?? []), ...(fresh.projects ?? [])])].sort()
+  const owners = projects.length ? { projects } : {}
+  if (!same || old.unjudgeable?.reason !== fresh.unjudgeable?.reason) return { ...fresh, ...owners }
   const { test, matcher, span } = fresh
   return {
     ...old,
     ...(test !== undefined ? { test } : {}),
     ...(matcher !== undefined ? { matcher } : {}),
     ...(span !== undefined ? { span } : {}),
+    ...owners,
   }
 }
+
+/** Longest failure reason kept in an entry: enough to say why, never a whole reply. */
+const MAX_REASON_CHARS = 500
 
 /**
  * Wraps any judge with a verdict cassette. A hit returns the recorded output (`cached: true`,
@@ -93,10 +103,18 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
 
   const entries = () => (loaded ??= readCassette(file).then((c) => c.entries))
 
-  const record = async (key: string, request: JudgeRequest<unknown>, response: JudgeResponse<unknown>) => {
+  const record = async (
+    key: string,
+    request: JudgeRequest<unknown>,
+    response: JudgeResponse<unknown> | JudgeOutputError,
+  ) => {
     const scope = currentCassetteScope()
+    const failed = response instanceof JudgeOutputError ? response : undefined
     // Never a credential in a committed file, whichever judge (even a custom one) produced the reply.
-    const output = scrubDeep(JSON.parse(JSON.stringify(response.output ?? null)))
+    const output = failed
+      ? null
+      : scrubDeep(JSON.parse(JSON.stringify((response as JudgeResponse<unknown>).output ?? null)))
+    const usage = failed ? failed.usage : (response as JudgeResponse<unknown>).usage
     const fresh: CassetteEntry = {
       ...(scope?.test !== undefined ? { test: scope.test } : {}),
       ...(scope?.matcher !== undefined ? { matcher: scope.matcher } : {}),
@@ -105,9 +123,13 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       provider: response.provider,
       model: response.model,
       promptVersion: request.promptVersion,
+      ...(failed
+        ? { unjudgeable: { error: failed.name, reason: scrubSecrets(failed.message).slice(0, MAX_REASON_CHARS) } }
+        : {}),
       output,
-      usage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens },
-      costUsd: response.costUsd,
+      usage: { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 },
+      costUsd: failed ? null : (response as JudgeResponse<unknown>).costUsd,
+      ...(options.project !== undefined ? { projects: [options.project] } : {}),
       recordedAt: now().toISOString(),
     }
     const write = updateCassette(
@@ -197,7 +219,12 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
         })
 
       const entry = (await entries())[key]
-      if (entry && (mode !== 'record' || recordedNow.has(key))) {
+      // A recorded failure replays as that failure; a run that may record asks the judge again (decision 0043).
+      if (entry?.unjudgeable && (!canRecord || recordedNow.has(key))) {
+        stats.replayed++
+        throw replayedFailure(entry, file, judge)
+      }
+      if (entry && !entry.unjudgeable && (mode !== 'record' || recordedNow.has(key))) {
         const parsed = request.schema.safeParse(entry.output)
         // An entry's provider and model are what a reviewer reads; the key was made from the judge's. Edited,
         // they must not replay as if that judge had said it (entries recorded in this run came from the judge).
@@ -242,7 +269,16 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
         await record(key, request as JudgeRequest<unknown>, batched)
         return batched
       }
-      const response = await judge.evaluate(request, signal)
+      let response: JudgeResponse<T>
+      try {
+        response = await judge.evaluate(request, signal)
+      } catch (err) {
+        // No valid verdict (after the judge's own retries): recorded, so CI replays the same unjudgeable outcome.
+        // Other failures (network, throttling, auth, timeouts) say nothing about the request and are not kept.
+        if (err instanceof JudgeOutputError && !signal?.aborted)
+          await record(key, request as JudgeRequest<unknown>, err)
+        throw err
+      }
       await record(key, request as JudgeRequest<unknown>, response)
       return response
     },
@@ -294,6 +330,16 @@ function olderPromptVersions(
     if (e.metric === request.metric && e.promptVersion !== request.promptVersion) versions.add(e.promptVersion)
   if (versions.size === 0) return undefined
   return `its ${request.metric} verdicts were recorded with prompt ${[...versions].sort().join(', ')}, not ${request.promptVersion}: the prompt or its reply changed since, so they are not reused`
+}
+
+/** The failure an unjudgeable entry recorded, as the judge's error: the verdict replays as unjudgeable, no call made. */
+function replayedFailure(entry: CassetteEntry, file: string, judge: Judge): JudgeOutputError {
+  const error = new JudgeOutputError(
+    `${entry.unjudgeable?.reason ?? 'no valid verdict'} (replayed from ${displayPath(file)}: the judge gave no valid verdict for this request when it was recorded on ${entry.recordedAt}; a record or auto run — \`vitest -u\`, or AGENT_VERDICT_MODE=auto locally — asks it again)`,
+    { provider: judge.provider, model: judge.model, raw: '', retryable: false, usage: { ...entry.usage } },
+  )
+  error.replayed = true
+  return error
 }
 
 /** An entry as a message names it: its test, matcher, span and metric, and the start of its key. */

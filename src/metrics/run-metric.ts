@@ -95,7 +95,9 @@ export async function runMetric<I extends { output: string }, O extends { reason
           ])
         : tokenUsageOf([usage]),
       latencyMs: Math.round(performance.now() - started),
-      cached: split ? split.every((r) => r.cached) && !result.errors?.length : false,
+      cached: split
+        ? split.every((r) => r.cached) && (result.errors ?? []).every((e) => e.replayed)
+        : result.error.replayed === true,
       calls: split ? judgeCalls(split, result.errors) : judgeCalls([], [result.error]),
     }
     const failed = result.sampleCount ? { samplesFailed: result.sampleCount.failed } : {}
