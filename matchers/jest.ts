@@ -24,6 +24,7 @@ const attempts = new Map<string, number>()
 configureRuntime({
   runner: 'jest',
   isUpdate: () => state().snapshotState?._updateSnapshot === 'all',
+  matcherState: state,
   testTimeLimit: () => jestTimeLimit(),
   attemptOf: (ctx) => String(attempts.get(testNameOf(ctx) ?? '') ?? 0),
 })

@@ -2,6 +2,7 @@
 // file's cassette and the running test's deadline; and the end-of-file cassette flush and prune.
 import { withCassette, type CassetteJudge } from '../src/cassette/cassette-judge'
 import { displayPath } from '../src/cassette/errors'
+import { currentCassetteScope, runInCassetteScope } from '../src/cassette/scope'
 import { resolveCassetteSettings } from '../src/cassette/modes'
 import { settleEntries, staleKeys, staleNotice, type FileRun } from '../src/cassette/stale'
 import { cassettePathFor, readCassette, updateCassette } from '../src/cassette/store'
@@ -9,7 +10,7 @@ import { resolveJudge } from '../src/judges/config'
 import { withTestDeadline } from '../src/judges/deadline'
 import type { Judge } from '../src/judges/types'
 import type { MatcherContext } from './context'
-import { runnerHooks } from './runtime'
+import { runnerHooks, testNameOf } from './runtime'
 
 // One cassette-wrapped judge per (test file, judge).
 const judgesByFile = new Map<string, Map<Judge, CassetteJudge>>()
@@ -40,6 +41,25 @@ function cassetteJudgeFor(ctx: MatcherContext, judge: Judge): Judge {
     perFile.set(judge, wrapped)
   }
   return wrapped
+}
+
+/**
+ * The judge of a programmatic call (`evaluateCorrectness`, `diagnose`, …) made inside a test: the same cassette,
+ * mode and deadline as a matcher's, with entries labelled by the test and `label`. Inside a matcher call (which has
+ * its cassette already) the judge is returned as it is.
+ *
+ * @example
+ * setRunnerJudge(async (judge, label) => apiJudgeFor(expect.getState(), judge, label))
+ */
+export function apiJudgeFor(ctx: MatcherContext, judge: Judge, label: string): Judge {
+  if (currentCassetteScope()) return judge
+  const wrapped = judgeFor(ctx, judge)
+  if (wrapped === judge) return judge
+  const labels = { test: testNameOf(ctx), attempt: runnerHooks()?.attemptOf?.(ctx), matcher: label }
+  return {
+    ...wrapped,
+    evaluate: (request, signal) => runInCassetteScope(labels, () => wrapped.evaluate(request, signal)),
+  }
 }
 
 /** What {@link finishFile} is told about the file's run. */

@@ -92,6 +92,7 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
     runner: 'vitest',
     isUpdate: () => isVitestUpdateRun(expect.getState()),
     project: vitestProjectName,
+    matcherState: () => expect.getState(),
     runningTask: () => running.getStore(),
     // An expect called outside any test's async context (a detached callback): the last test started.
     currentTask: () => TestRunner.getCurrentTest(),

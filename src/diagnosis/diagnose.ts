@@ -1,5 +1,6 @@
 // diagnose(trace, options): detectors, span judgements bottom-up, propagation, the agent pass.
 import { abortGroup } from '../judges/abort-group'
+import { judgeInRunner } from '../judges/runner-judge'
 import { detect } from '../metrics/detectors/index'
 import { UNRECOGNIZED_ERROR_DETECTOR } from '../metrics/detectors/error-status'
 import type { Span } from '../trace/span'
@@ -53,7 +54,8 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
     throw new TypeError(`diagnose: invalid option ${issue.path.join('.') || '(options)'}: ${issue.message}`)
   }
   const opts = parsed.data
-  const judge = opts.judge
+  // Inside a test, through the test file's cassette as the matchers' judge (decision 0043); a matcher's is already.
+  const judge = opts.judge ? await judgeInRunner(opts.judge, 'diagnose') : undefined
   const budgetTokens = opts.budgetTokens ?? DEFAULT_BUDGET_TOKENS
   const threshold = opts.threshold ?? DEFAULT_SPAN_THRESHOLD
   const policy = opts.policy ?? 'existential'

@@ -1,4 +1,5 @@
 import { resolveJudge } from '../judges/config'
+import { judgeInRunner } from '../judges/runner-judge'
 import type { Judge } from '../judges/types'
 import type { Verdict } from '../verdict/verdict'
 import { correctnessMetric, type CorrectnessInput } from './correctness'
@@ -13,7 +14,12 @@ export interface EvaluateOptions extends Omit<RunMetricOptions, 'judge'> {
   judge?: Judge
 }
 
-const withJudge = (options: EvaluateOptions): RunMetricOptions => ({ ...options, judge: resolveJudge(options.judge) })
+// Inside a Vitest or Jest test, the judge goes through the test file's cassette as the matchers' does: recorded
+// locally, replayed in CI (decision 0043). Elsewhere (a script, a CLI) it is called as given.
+const withJudge = async (options: EvaluateOptions, label: string): Promise<RunMetricOptions> => ({
+  ...options,
+  judge: await judgeInRunner(resolveJudge(options.judge), label),
+})
 
 /**
  * Instruction Following (binary) outside a test runner. A `reference` in the input is ignored.
@@ -26,7 +32,7 @@ export async function evaluateInstructionFollowing(
   input: InstructionFollowingInput,
   options: EvaluateOptions = {},
 ): Promise<Verdict> {
-  return runMetric(instructionFollowingMetric, input, withJudge(options))
+  return runMetric(instructionFollowingMetric, input, await withJudge(options, 'evaluateInstructionFollowing'))
 }
 
 /**
@@ -36,7 +42,7 @@ export async function evaluateInstructionFollowing(
  * const v = await evaluateCorrectness({ output: 'North America, $14.10', reference: 'North America, at $14.10.' })
  */
 export async function evaluateCorrectness(input: CorrectnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
-  return runMetric(correctnessMetric, input, withJudge(options))
+  return runMetric(correctnessMetric, input, await withJudge(options, 'evaluateCorrectness'))
 }
 
 /**
@@ -47,7 +53,7 @@ export async function evaluateCorrectness(input: CorrectnessInput, options: Eval
  * v.reason // 'the chart shows North America highest at $14.10 …'
  */
 export async function evaluateFaithfulness(input: FaithfulnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
-  return runMetric(faithfulnessMetric, input, withJudge(options))
+  return runMetric(faithfulnessMetric, input, await withJudge(options, 'evaluateFaithfulness'))
 }
 
 /**
@@ -58,7 +64,7 @@ export async function evaluateFaithfulness(input: FaithfulnessInput, options: Ev
  * v.raw // 4
  */
 export async function evaluateQuality(input: QualityInput, options: EvaluateOptions = {}): Promise<Verdict> {
-  return runMetric(qualityMetric, input, withJudge(options))
+  return runMetric(qualityMetric, input, await withJudge(options, 'evaluateQuality'))
 }
 
 /**
@@ -70,5 +76,9 @@ export async function evaluateQuality(input: QualityInput, options: EvaluateOpti
 export async function evaluateRubric(input: RubricInput, options: EvaluateOptions = {}): Promise<Verdict> {
   // An invalid scale is passed through so the input validation names it.
   const scale = input.scale ?? 'binary'
-  return runMetric(rubricMetric(scale === 'likert5' ? 'likert5' : 'binary'), { ...input, scale }, withJudge(options))
+  return runMetric(
+    rubricMetric(scale === 'likert5' ? 'likert5' : 'binary'),
+    { ...input, scale },
+    await withJudge(options, 'evaluateRubric'),
+  )
 }
