@@ -1,11 +1,12 @@
 // Judge resolution for a matcher call: the per-call judge or AGENT_VERDICT_JUDGE, wrapped with the test
 // file's cassette and the running test's deadline; and the end-of-file cassette flush and prune.
+import { existsSync } from 'node:fs'
 import { withCassette, type CassetteJudge } from '../src/cassette/cassette-judge'
 import { displayPath } from '../src/cassette/errors'
 import { currentCassetteScope, runInCassetteScope } from '../src/cassette/scope'
 import { resolveCassetteSettings } from '../src/cassette/modes'
 import { settleEntries, staleKeys, staleNotice, type FileRun } from '../src/cassette/stale'
-import { cassettePathFor, readCassette, updateCassette } from '../src/cassette/store'
+import { cassettePathFor, readCassette, updateCassette, type CassetteEntry } from '../src/cassette/store'
 import { resolveJudge } from '../src/judges/config'
 import { withTestDeadline } from '../src/judges/deadline'
 import type { Judge } from '../src/judges/types'
@@ -62,6 +63,20 @@ export function apiJudgeFor(ctx: MatcherContext, judge: Judge, label: string): J
   }
 }
 
+/** The cassette of a test file that made no judge call in this run, when it has one and the mode keeps files. */
+async function unusedCassette(testPath: string): Promise<{ file: string; update: boolean } | undefined> {
+  const file = cassettePathFor(testPath)
+  if (!existsSync(file)) return undefined
+  try {
+    const settings = resolveCassetteSettings()
+    if (settings.mode === 'live') return undefined
+    return { file, update: runnerHooks()?.isUpdate() === true || settings.update }
+  } catch {
+    // An invalid mode is reported by the first judge call; a file that made none is not failed for it here.
+    return undefined
+  }
+}
+
 /** What {@link finishFile} is told about the file's run. */
 export interface FileEnd {
   /** Every test of the file ran and passed. */
@@ -84,15 +99,16 @@ export interface FileEnd {
 export async function finishFile(testPath: string, options: FileEnd): Promise<string[]> {
   const perFile = judgesByFile.get(testPath)
   judgesByFile.delete(testPath)
-  if (!perFile) return []
-  const cassettes = [...perFile.values()]
+  const cassettes = [...(perFile?.values() ?? [])]
   await Promise.all(cassettes.map((c) => c.flush()))
   // Several judges may share one file (their keys differ by model): an entry is obsolete only when none used it.
   const live = cassettes.filter((c) => c.mode !== 'live')
-  if (live.length === 0) return []
-  const file = live[0].file
+  // A file whose tests made no judge call in this run may still hold entries they no longer need.
+  const unused = cassettes.length === 0 ? await unusedCassette(testPath) : undefined
+  if (live.length === 0 && !unused) return []
+  const file = unused?.file ?? live[0].file
   const project = runnerHooks()?.project?.()
-  const update = live.some((c) => c.update)
+  const update = unused?.update ?? live.some((c) => c.update)
   const mayWrite = update || live.some((c) => c.mode === 'auto' || c.mode === 'record')
   const used = new Set(live.flatMap((c) => [...c.usedKeys]))
   const run: FileRun = options.run ?? {
@@ -101,7 +117,9 @@ export async function finishFile(testPath: string, options: FileEnd): Promise<st
     allRan: false,
     complete: options.complete,
   }
-  const { entries } = await readCassette(file)
+  // A file that made no judge call is not failed here for a cassette it did not read (a judge call reports it).
+  const read = readCassette(file)
+  const { entries } = unused ? await read.catch(() => ({ entries: {} as Record<string, CassetteEntry> })) : await read
   const stale = staleKeys(entries, used, run, project)
   const unclaimed =
     project !== undefined && mayWrite && [...used].some((k) => entries[k] && !entries[k].projects?.includes(project))

@@ -9,7 +9,11 @@ import { qualityMetric, type QualityInput } from './quality'
 import { rubricMetric, type RubricInput } from './rubric'
 import { runMetric, type RunMetricOptions } from './run-metric'
 
-/** Options of the `evaluate*` functions: like {@link RunMetricOptions}, with the judge optional (default: `AGENT_VERDICT_JUDGE`). */
+/**
+ * Options of the `evaluate*` functions: like {@link RunMetricOptions}, with the judge optional (default:
+ * `AGENT_VERDICT_JUDGE`). Called inside a Vitest or Jest test, the judge goes through the test file's verdict
+ * cassette (recorded locally, replayed in CI), as the matchers' does; elsewhere it is called directly.
+ */
 export interface EvaluateOptions extends Omit<RunMetricOptions, 'judge'> {
   judge?: Judge
 }
@@ -22,7 +26,7 @@ const withJudge = async (options: EvaluateOptions, label: string): Promise<RunMe
 })
 
 /**
- * Instruction Following (binary) outside a test runner. A `reference` in the input is ignored.
+ * Instruction Following (binary), as a value rather than an assertion. A `reference` in the input is ignored.
  *
  * @example
  * const v = await evaluateInstructionFollowing({ output: 'W7', instruction: 'Answer with the week label only.' })
