@@ -3,7 +3,8 @@ import type { Judge, JudgeRequest, JudgeResponse } from '../judges/types'
 import { CassetteError, CassetteMissError, displayPath } from './errors'
 import type { FileLockOptions } from './lock'
 import { parseCassetteMode, replayCauseFromEnv, resolveCassetteSettings, type CassetteMode } from './modes'
-import { canonicalJson, cassetteKey } from './key'
+import { cassetteKey } from './key'
+import { keepUnchanged, MAX_REASON_CHARS, replayedFailure } from './recorded-entry'
 import { currentCassetteScope } from './scope'
 import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry, type CassetteVerdict } from './store'
 import { scrubDeep, scrubSecrets } from '../config/secrets'
@@ -42,34 +43,6 @@ export interface CassetteJudge extends Judge {
   /** Removes the obsolete entries and returns their keys. Call only when the whole test file ran. */
   prune(): Promise<string[]>
 }
-
-/**
- * A re-recorded reply equal to the one on file keeps the old entry (its date, usage and cost), so
- * re-recording unchanged verdicts leaves the file byte for byte as it was; labels follow the test.
- */
-function keepUnchanged(old: CassetteEntry | undefined, fresh: CassetteEntry): CassetteEntry {
-  const same =
-    old !== undefined &&
-    old.provider === fresh.provider &&
-    old.model === fresh.model &&
-    old.promptVersion === fresh.promptVersion &&
-    canonicalJson(old.output) === canonicalJson(fresh.output)
-  // Every project that used the entry keeps it (decision 0043), whichever recorded it last.
-  const projects = [...new Set([...(old?.projects ?? []), ...(fresh.projects ?? [])])].sort()
-  const owners = projects.length ? { projects } : {}
-  if (!same || old.unjudgeable?.reason !== fresh.unjudgeable?.reason) return { ...fresh, ...owners }
-  const { test, matcher, span } = fresh
-  return {
-    ...old,
-    ...(test !== undefined ? { test } : {}),
-    ...(matcher !== undefined ? { matcher } : {}),
-    ...(span !== undefined ? { span } : {}),
-    ...owners,
-  }
-}
-
-/** Longest failure reason kept in an entry: enough to say why, never a whole reply. */
-const MAX_REASON_CHARS = 500
 
 /**
  * Wraps any judge with a verdict cassette. A hit returns the recorded output (`cached: true`,
@@ -330,16 +303,6 @@ function olderPromptVersions(
     if (e.metric === request.metric && e.promptVersion !== request.promptVersion) versions.add(e.promptVersion)
   if (versions.size === 0) return undefined
   return `its ${request.metric} verdicts were recorded with prompt ${[...versions].sort().join(', ')}, not ${request.promptVersion}: the prompt or its reply changed since, so they are not reused`
-}
-
-/** The failure an unjudgeable entry recorded, as the judge's error: the verdict replays as unjudgeable, no call made. */
-function replayedFailure(entry: CassetteEntry, file: string, judge: Judge): JudgeOutputError {
-  const error = new JudgeOutputError(
-    `${entry.unjudgeable?.reason ?? 'no valid verdict'} (replayed from ${displayPath(file)}: the judge gave no valid verdict for this request when it was recorded on ${entry.recordedAt}; a record or auto run — \`vitest -u\`, or AGENT_VERDICT_MODE=auto locally — asks it again)`,
-    { provider: judge.provider, model: judge.model, raw: '', retryable: false, usage: { ...entry.usage } },
-  )
-  error.replayed = true
-  return error
 }
 
 /** An entry as a message names it: its test, matcher, span and metric, and the start of its key. */
