@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseCassette, type CassetteEntry } from '../../src/cassette/store'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
+import { addJestFixture, jestTest, makeJestProject, runJest } from '../support/run-jest'
 import { REPO, addFixture, byTitle, makeScratchProject, runVitest } from '../support/run-vitest'
 
 let fake: FakeJudge
@@ -106,4 +107,30 @@ test('two Vitest projects sharing a test file: one project’s -u keeps the othe
     ci.tests.map((t) => t.status),
     ci.stderr + ci.stdout,
   ).toEqual(Array(6).fill('passed'))
+}, 180_000)
+
+test('jest: -u prunes a passing test’s stale entry although another test failed; evaluate* replays from the cassette', async () => {
+  const dir = makeJestProject('bookkeeping-jest')
+  dirs.push(dir)
+  const file = addJestFixture(dir, 'bookkeeping.fixture.ts')
+  writeFileSync(file, readFileSync(file, 'utf8').replace("'../../../../src/", "'../../src/"))
+  const cassette = join(dir, '__verdicts__', 'bookkeeping.test.ts.json')
+  const entries = () => Object.values(parseCassette(readFileSync(cassette, 'utf8'), cassette).entries)
+
+  fake.reset()
+  const first = await runJest(dir, judgeEnv())
+  expect(
+    first.tests.map((t) => t.status),
+    first.stderr,
+  ).toEqual(['passed', 'passed', 'passed'])
+  expect(fake.calls).toHaveLength(3)
+  expect(entries().find((e) => e.test === 'evaluate in a test')).toMatchObject({ matcher: 'evaluateCorrectness' })
+
+  fake.reset()
+  const update = await runJest(dir, { ...judgeEnv(), CI: 'true', ANSWER_SUFFIX: ' (v2)', BREAK: '1' }, ['-u'])
+  expect(jestTest(update, 'fails after its verdict').status).toBe('failed')
+  expect(jestTest(update, 'changes its answer').status).toBe('passed')
+  expect(jestTest(update, 'evaluate in a test').status).toBe('passed')
+  expect(fake.calls).toHaveLength(1) // the changed answer only: evaluateCorrectness replayed
+  expect(tests(entries())).toEqual(['changes its answer', 'evaluate in a test', 'fails after its verdict'])
 }, 180_000)
