@@ -2,7 +2,7 @@
 // test's verdicts to the worker's verdict log, guards against un-awaited matchers, adds the types.
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals'
 import { matchers } from './index'
-import { appendVerdictLine, jestFileRanCompletely, jestTimedOut, jestTimeLimit } from '../runner/jest-state'
+import { appendVerdictLine, jestFileRanCompletely, jestFileRun, jestTimedOut, jestTimeLimit } from '../runner/jest-state'
 import type { MatcherContext } from '../runner/context'
 import { takeBufferedVerdicts, takeFileBufferedVerdicts } from '../runner/attach-verdicts'
 import { configureRuntime, testKeyOf, testNameOf } from '../runner/runtime'
@@ -23,6 +23,7 @@ const attempts = new Map<string, number>()
 configureRuntime({
   runner: 'jest',
   isUpdate: () => state().snapshotState?._updateSnapshot === 'all',
+  matcherState: state,
   testTimeLimit: () => jestTimeLimit(),
   attemptOf: (ctx) => String(attempts.get(testNameOf(ctx) ?? '') ?? 0),
 })
@@ -77,7 +78,7 @@ afterAll(async () => {
   const complete = jestFileRanCompletely()
   const missed = await recorder?.endFileRecording({ complete })
   recorder = undefined
-  await finishFile(testPath, { complete })
+  await finishFile(testPath, { complete, run: jestFileRun() })
   if (missed) throw missed
 })
 

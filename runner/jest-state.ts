@@ -1,4 +1,5 @@
 import { appendFileSync, mkdirSync } from 'node:fs'
+import type { FileRun } from '../src/cassette/stale'
 import type { TestTimeLimit } from '../src/judges/deadline'
 import { JEST_LOG_DIR_ENV, jestVerdictLogPath, type JestVerdictLine } from '../src/verdict/jest-log'
 
@@ -19,11 +20,14 @@ export function appendVerdictLine(line: JestVerdictLine, env: Record<string, str
 
 interface CircusTest {
   type: 'test'
+  name?: string
   mode?: string
+  status?: string | null
   errors: unknown[]
 }
 interface CircusBlock {
   type: 'describeBlock'
+  name?: string
   mode?: string
   children: Array<CircusTest | CircusBlock>
 }
@@ -79,6 +83,36 @@ export function jestFileRanCompletely(): boolean {
         : child.mode === undefined && complete(child),
     )
   return complete(circus.rootDescribeBlock)
+}
+
+/**
+ * What the file's run says about its tests, read from jest-circus's state after they ran: the full names (as
+ * `currentTestName` gives them) of those that ran and passed, every declared name, and whether all ran. Unknown
+ * state → nothing passed, so no cassette entry is pruned.
+ *
+ * @example
+ * afterAll(() => finishFile(testPath, { complete, run: jestFileRun() }))
+ */
+export function jestFileRun(): FileRun {
+  const circus = circusState()
+  const tests: Array<{ name: string; ran: boolean; passed: boolean }> = []
+  const walk = (block: CircusBlock, path: string[]) => {
+    for (const child of block.children) {
+      const name = [...path, child.name ?? ''].filter(Boolean)
+      if (child.type === 'test') {
+        const ran = child.status === 'done'
+        tests.push({ name: name.join(' '), ran, passed: ran && child.errors.length === 0 })
+      } else walk(child, name)
+    }
+  }
+  if (circus?.rootDescribeBlock) walk(circus.rootDescribeBlock, [])
+  const failing = new Set(tests.filter((t) => !t.passed).map((t) => t.name))
+  return {
+    passed: new Set(tests.filter((t) => t.passed && !failing.has(t.name)).map((t) => t.name)),
+    declared: new Set(tests.map((t) => t.name)),
+    allRan: circus?.rootDescribeBlock !== undefined && tests.every((t) => t.ran),
+    complete: jestFileRanCompletely(),
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 // how a matcher call names its test. The concerns built on them: judge resolution (test-judge.ts),
 // verdict attachment (attach-verdicts.ts) and the un-awaited guard (unawaited-guard.ts).
 import type { TestTimeLimit } from '../src/judges/deadline'
+import { setRunnerJudge } from '../src/judges/runner-judge'
 import type { MatcherContext } from './context'
 
 export type TaskLike = NonNullable<MatcherContext['task']>
@@ -22,6 +23,10 @@ export interface RunnerHooks {
    * test and per attempt, so a retried test replays the entries its first attempt recorded.
    */
   attemptOf?(ctx: MatcherContext): string | undefined
+  /** The named Vitest project (`test.projects`) running the file: cassette entries are owned per project (decision 0043). */
+  project?(): string | undefined
+  /** The runner's `expect.getState()`: which file and test a programmatic judge call (`evaluate*`) runs in. */
+  matcherState?(): MatcherContext
 }
 
 let hooks: RunnerHooks | undefined
@@ -40,6 +45,13 @@ export function runnerHooks(): RunnerHooks | undefined {
  */
 export function configureRuntime(next: RunnerHooks): void {
   hooks = next
+  // `evaluate*` and `diagnose` called in a test use the file's cassette too (decision 0043). The judge code loads
+  // only when such a call is made, as the matchers' does (decision 0031).
+  setRunnerJudge(async (judge, label) => {
+    const state = hooks?.matcherState?.()
+    if (!state?.testPath) return judge
+    return (await import('./test-judge')).apiJudgeFor(state, judge, label)
+  })
 }
 
 // --- which test a matcher call belongs to ---

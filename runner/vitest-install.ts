@@ -15,6 +15,8 @@ import { notAwaitedError, settleUnawaited } from './unawaited-guard'
 import {
   isVitestUpdateRun,
   suiteRanCompletely,
+  vitestFileRun,
+  vitestProjectName,
   vitestTimedOut,
   vitestTimeLimit,
   type SuiteLike,
@@ -88,6 +90,8 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
   configureRuntime({
     runner: 'vitest',
     isUpdate: () => isVitestUpdateRun(expect.getState()),
+    project: vitestProjectName,
+    matcherState: () => expect.getState(),
     runningTask: () => running.getStore(),
     // An expect called outside any test's async context (a detached callback): the last test started.
     currentTask: () => TestRunner.getCurrentTest(),
@@ -135,7 +139,7 @@ export function installVitestRuntime(api: VitestApi, options: InstallOptions): v
     const finish = options.finishFile()
     const complete = suiteRanCompletely(suite as SuiteLike)
     const missed = await (await recording)?.endFileRecording({ complete })
-    if (file && finish) await finish(file, { complete })
+    if (file && finish) await finish(file, { complete, run: vitestFileRun(suite as SuiteLike) })
     if (missed) throw missed
   })
 }

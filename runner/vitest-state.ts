@@ -1,8 +1,11 @@
+import type { FileRun } from '../src/cassette/stale'
 import type { TestTimeLimit } from '../src/judges/deadline'
 
 /** The parts of a Vitest task tree the setup entry reads (structural, so no runner import is needed). */
 export interface SuiteLike {
   type?: string
+  name?: string
+  fullTestName?: string
   mode?: string
   filepath?: string
   result?: { state?: string }
@@ -36,6 +39,48 @@ export function suiteRanCompletely(suite: SuiteLike): boolean {
     if (task.type === 'test') return task.result?.state === 'pass'
     return suiteRanCompletely(task)
   })
+}
+
+/**
+ * What the file's run says about its tests, from its task tree after they ran: the full names of those that ran and
+ * passed (a name shared with a test that did not pass is left out), every declared name, and whether all ran.
+ *
+ * @example
+ * afterAll((_ctx, suite) => finishFile(file, { complete, run: vitestFileRun(suite) }))
+ */
+export function vitestFileRun(suite: SuiteLike): FileRun {
+  const tests: Array<{ name: string; ran: boolean; passed: boolean }> = []
+  const walk = (task: SuiteLike) => {
+    for (const child of task.tasks ?? []) {
+      if (child.type === 'test')
+        tests.push({
+          name: child.fullTestName ?? child.name ?? '',
+          ran: child.mode === 'run',
+          passed: child.mode === 'run' && child.result?.state === 'pass',
+        })
+      else walk(child)
+    }
+  }
+  walk(suite)
+  const failing = new Set(tests.filter((t) => !t.passed).map((t) => t.name))
+  return {
+    passed: new Set(tests.filter((t) => t.passed && !failing.has(t.name)).map((t) => t.name)),
+    declared: new Set(tests.map((t) => t.name)),
+    allRan: tests.every((t) => t.ran),
+    complete: suiteRanCompletely(suite),
+  }
+}
+
+/**
+ * The name of the Vitest project (`test.projects`) running this worker, or `undefined` outside a named project.
+ *
+ * @example
+ * vitestProjectName() // 'unit'
+ */
+export function vitestProjectName(): string | undefined {
+  const worker = (globalThis as { __vitest_worker__?: { config?: { name?: unknown } } }).__vitest_worker__
+  const name = worker?.config?.name
+  return typeof name === 'string' && name !== '' ? name : undefined
 }
 
 /** The parts of a running Vitest test that give its time limit. */

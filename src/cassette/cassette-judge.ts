@@ -1,11 +1,13 @@
+import { JudgeOutputError } from '../judges/errors'
 import type { Judge, JudgeRequest, JudgeResponse } from '../judges/types'
 import { CassetteError, CassetteMissError, displayPath } from './errors'
 import type { FileLockOptions } from './lock'
 import { parseCassetteMode, replayCauseFromEnv, resolveCassetteSettings, type CassetteMode } from './modes'
-import { canonicalJson, cassetteKey } from './key'
+import { cassetteKey } from './key'
+import { keepUnchanged, MAX_REASON_CHARS, replayedFailure } from './recorded-entry'
 import { currentCassetteScope } from './scope'
 import { readCassette, settleCassetteWrites, updateCassette, type CassetteEntry, type CassetteVerdict } from './store'
-import { scrubDeep } from '../config/secrets'
+import { scrubDeep, scrubSecrets } from '../config/secrets'
 import { batchHookFromEnv, type BatchHook } from '../judges/batch/hook'
 
 /** Options of {@link withCassette}. `mode` and `update` default to the environment's. */
@@ -21,6 +23,8 @@ export interface CassetteOptions {
   lock?: FileLockOptions
   /** Batch record: queue misses, or answer them from a finished batch (default from `AGENT_VERDICT_BATCH`). */
   batch?: BatchHook
+  /** The named Vitest project the run belongs to: its entries are labelled with it (decision 0043). */
+  project?: string
 }
 
 /** A judge that replays and records verdicts in a cassette file. */
@@ -38,27 +42,6 @@ export interface CassetteJudge extends Judge {
   obsoleteKeys(): Promise<string[]>
   /** Removes the obsolete entries and returns their keys. Call only when the whole test file ran. */
   prune(): Promise<string[]>
-}
-
-/**
- * A re-recorded reply equal to the one on file keeps the old entry (its date, usage and cost), so
- * re-recording unchanged verdicts leaves the file byte for byte as it was; labels follow the test.
- */
-function keepUnchanged(old: CassetteEntry | undefined, fresh: CassetteEntry): CassetteEntry {
-  const same =
-    old !== undefined &&
-    old.provider === fresh.provider &&
-    old.model === fresh.model &&
-    old.promptVersion === fresh.promptVersion &&
-    canonicalJson(old.output) === canonicalJson(fresh.output)
-  if (!same) return fresh
-  const { test, matcher, span } = fresh
-  return {
-    ...old,
-    ...(test !== undefined ? { test } : {}),
-    ...(matcher !== undefined ? { matcher } : {}),
-    ...(span !== undefined ? { span } : {}),
-  }
 }
 
 /**
@@ -93,10 +76,18 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
 
   const entries = () => (loaded ??= readCassette(file).then((c) => c.entries))
 
-  const record = async (key: string, request: JudgeRequest<unknown>, response: JudgeResponse<unknown>) => {
+  const record = async (
+    key: string,
+    request: JudgeRequest<unknown>,
+    response: JudgeResponse<unknown> | JudgeOutputError,
+  ) => {
     const scope = currentCassetteScope()
+    const failed = response instanceof JudgeOutputError ? response : undefined
     // Never a credential in a committed file, whichever judge (even a custom one) produced the reply.
-    const output = scrubDeep(JSON.parse(JSON.stringify(response.output ?? null)))
+    const output = failed
+      ? null
+      : scrubDeep(JSON.parse(JSON.stringify((response as JudgeResponse<unknown>).output ?? null)))
+    const usage = failed ? failed.usage : (response as JudgeResponse<unknown>).usage
     const fresh: CassetteEntry = {
       ...(scope?.test !== undefined ? { test: scope.test } : {}),
       ...(scope?.matcher !== undefined ? { matcher: scope.matcher } : {}),
@@ -105,9 +96,13 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
       provider: response.provider,
       model: response.model,
       promptVersion: request.promptVersion,
+      ...(failed
+        ? { unjudgeable: { error: failed.name, reason: scrubSecrets(failed.message).slice(0, MAX_REASON_CHARS) } }
+        : {}),
       output,
-      usage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens },
-      costUsd: response.costUsd,
+      usage: { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 },
+      costUsd: failed ? null : (response as JudgeResponse<unknown>).costUsd,
+      ...(options.project !== undefined ? { projects: [options.project] } : {}),
       recordedAt: now().toISOString(),
     }
     const write = updateCassette(
@@ -197,7 +192,12 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
         })
 
       const entry = (await entries())[key]
-      if (entry && (mode !== 'record' || recordedNow.has(key))) {
+      // A recorded failure replays as that failure; a run that may record asks the judge again (decision 0043).
+      if (entry?.unjudgeable && (!canRecord || recordedNow.has(key))) {
+        stats.replayed++
+        throw replayedFailure(entry, file, judge)
+      }
+      if (entry && !entry.unjudgeable && (mode !== 'record' || recordedNow.has(key))) {
         const parsed = request.schema.safeParse(entry.output)
         // An entry's provider and model are what a reviewer reads; the key was made from the judge's. Edited,
         // they must not replay as if that judge had said it (entries recorded in this run came from the judge).
@@ -242,7 +242,16 @@ export function withCassette(judge: Judge, options: CassetteOptions): CassetteJu
         await record(key, request as JudgeRequest<unknown>, batched)
         return batched
       }
-      const response = await judge.evaluate(request, signal)
+      let response: JudgeResponse<T>
+      try {
+        response = await judge.evaluate(request, signal)
+      } catch (err) {
+        // No valid verdict (after the judge's own retries): recorded, so CI replays the same unjudgeable outcome.
+        // Other failures (network, throttling, auth, timeouts) say nothing about the request and are not kept.
+        if (err instanceof JudgeOutputError && !signal?.aborted)
+          await record(key, request as JudgeRequest<unknown>, err)
+        throw err
+      }
       await record(key, request as JudgeRequest<unknown>, response)
       return response
     },

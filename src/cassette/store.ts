@@ -42,8 +42,19 @@ function buildCassetteSchemas() {
     model: z.string(),
     promptVersion: z.string(),
     output: z.json(),
+    /**
+     * Set when the judge gave no valid verdict for this request while recording (a malformed reply, a refusal):
+     * replay gives the same unjudgeable outcome, and a record or auto run asks the judge again (decision 0043).
+     * `output` is then null. `reason` is the scrubbed error message, never the request or its headers.
+     */
+    unjudgeable: z.object({ error: z.string(), reason: z.string() }).optional(),
     usage: JudgeUsageSchema,
     costUsd: z.number().nonnegative().nullable(),
+    /**
+     * The named Vitest projects (`test.projects`) whose runs used the entry, when the file runs in several: a
+     * project's `-u` prunes only its own entries (decision 0043). Absent outside named projects. Not in the key.
+     */
+    projects: z.array(z.string()).optional(),
     recordedAt: z.iso.datetime(),
   })
   const key = z.string().regex(/^[0-9a-f]{64}$/, 'keys are sha256 hex')
@@ -57,9 +68,19 @@ function buildCassetteSchemas() {
       version: z.literal(1),
       entries: z.record(
         key,
-        entry.omit({ test: true, matcher: true, span: true, judged: true, verdicts: true }).extend({
-          latencyMs: z.number().nonnegative(),
-        }),
+        entry
+          .omit({
+            test: true,
+            matcher: true,
+            span: true,
+            judged: true,
+            verdicts: true,
+            unjudgeable: true,
+            projects: true,
+          })
+          .extend({
+            latencyMs: z.number().nonnegative(),
+          }),
       ),
     }),
     /** Version 2 on disk: one flat list, sorted by test › matcher › span › metric, each entry carrying its key. */
@@ -115,9 +136,11 @@ const FIELDS = [
   'provider',
   'model',
   'promptVersion',
+  'unjudgeable',
   'output',
   'usage',
   'costUsd',
+  'projects',
   'recordedAt',
   'key',
 ] as const

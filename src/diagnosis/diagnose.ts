@@ -1,6 +1,7 @@
 // diagnose(trace, options): detectors, span judgements bottom-up, propagation, the agent pass.
 import { diagnosisBudget } from './context-budget'
 import { abortGroup } from '../judges/abort-group'
+import { judgeInRunner } from '../judges/runner-judge'
 import { detect } from '../metrics/detectors/index'
 import { UNRECOGNIZED_ERROR_DETECTOR } from '../metrics/detectors/error-status'
 import type { Span } from '../trace/span'
@@ -53,8 +54,10 @@ export async function diagnose(input: DiagnoseInput, options: DiagnoseOptions = 
     throw new TypeError(`diagnose: invalid option ${issue.path.join('.') || '(options)'}: ${issue.message}`)
   }
   const opts = parsed.data
-  const judge = opts.judge
-  const budgetTokens = diagnosisBudget(opts.budgetTokens, judge)
+  // Inside a test, through the test file's cassette as the matchers' judge (decision 0043); a matcher's is already.
+  const judge = opts.judge ? await judgeInRunner(opts.judge, 'diagnose') : undefined
+  // The budget reads the configured judge's context (`;context=8k`), not the wrapper's.
+  const budgetTokens = diagnosisBudget(opts.budgetTokens, opts.judge)
   const threshold = opts.threshold ?? DEFAULT_SPAN_THRESHOLD
   const policy = opts.policy ?? 'existential'
   const agentMetrics: AgentMetric[] =

@@ -49,6 +49,8 @@ export class JudgeError extends Error {
   attempts?: number
   /** Of those attempts, the re-asks after an invalid reply (set by the retry loop). */
   reasks?: number
+  /** Replayed from a cassette that recorded this failure: no request was made (decision 0043). */
+  replayed?: boolean
 
   constructor(message: string, options: JudgeErrorOptions) {
     super(scrubSecrets(message), options.cause === undefined ? undefined : { cause: safeCause(options.cause) })

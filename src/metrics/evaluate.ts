@@ -1,4 +1,5 @@
 import { resolveJudge } from '../judges/config'
+import { judgeInRunner } from '../judges/runner-judge'
 import type { Judge } from '../judges/types'
 import type { Verdict } from '../verdict/verdict'
 import { correctnessMetric, type CorrectnessInput } from './correctness'
@@ -8,15 +9,24 @@ import { qualityMetric, type QualityInput } from './quality'
 import { rubricMetric, type RubricInput } from './rubric'
 import { runMetric, type RunMetricOptions } from './run-metric'
 
-/** Options of the `evaluate*` functions: like {@link RunMetricOptions}, with the judge optional (default: `AGENT_VERDICT_JUDGE`). */
+/**
+ * Options of the `evaluate*` functions: like {@link RunMetricOptions}, with the judge optional (default:
+ * `AGENT_VERDICT_JUDGE`). Called inside a Vitest or Jest test, the judge goes through the test file's verdict
+ * cassette (recorded locally, replayed in CI), as the matchers' does; elsewhere it is called directly.
+ */
 export interface EvaluateOptions extends Omit<RunMetricOptions, 'judge'> {
   judge?: Judge
 }
 
-const withJudge = (options: EvaluateOptions): RunMetricOptions => ({ ...options, judge: resolveJudge(options.judge) })
+// Inside a Vitest or Jest test, the judge goes through the test file's cassette as the matchers' does: recorded
+// locally, replayed in CI (decision 0043). Elsewhere (a script, a CLI) it is called as given.
+const withJudge = async (options: EvaluateOptions, label: string): Promise<RunMetricOptions> => ({
+  ...options,
+  judge: await judgeInRunner(resolveJudge(options.judge), label),
+})
 
 /**
- * Instruction Following (binary) outside a test runner. A `reference` in the input is ignored.
+ * Instruction Following (binary), as a value rather than an assertion. A `reference` in the input is ignored.
  *
  * @example
  * const v = await evaluateInstructionFollowing({ output: 'W7', instruction: 'Answer with the week label only.' })
@@ -26,7 +36,7 @@ export async function evaluateInstructionFollowing(
   input: InstructionFollowingInput,
   options: EvaluateOptions = {},
 ): Promise<Verdict> {
-  return runMetric(instructionFollowingMetric, input, withJudge(options))
+  return runMetric(instructionFollowingMetric, input, await withJudge(options, 'evaluateInstructionFollowing'))
 }
 
 /**
@@ -36,7 +46,7 @@ export async function evaluateInstructionFollowing(
  * const v = await evaluateCorrectness({ output: 'North America, $14.10', reference: 'North America, at $14.10.' })
  */
 export async function evaluateCorrectness(input: CorrectnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
-  return runMetric(correctnessMetric, input, withJudge(options))
+  return runMetric(correctnessMetric, input, await withJudge(options, 'evaluateCorrectness'))
 }
 
 /**
@@ -47,7 +57,7 @@ export async function evaluateCorrectness(input: CorrectnessInput, options: Eval
  * v.reason // 'the chart shows North America highest at $14.10 …'
  */
 export async function evaluateFaithfulness(input: FaithfulnessInput, options: EvaluateOptions = {}): Promise<Verdict> {
-  return runMetric(faithfulnessMetric, input, withJudge(options))
+  return runMetric(faithfulnessMetric, input, await withJudge(options, 'evaluateFaithfulness'))
 }
 
 /**
@@ -58,7 +68,7 @@ export async function evaluateFaithfulness(input: FaithfulnessInput, options: Ev
  * v.raw // 4
  */
 export async function evaluateQuality(input: QualityInput, options: EvaluateOptions = {}): Promise<Verdict> {
-  return runMetric(qualityMetric, input, withJudge(options))
+  return runMetric(qualityMetric, input, await withJudge(options, 'evaluateQuality'))
 }
 
 /**
@@ -70,5 +80,9 @@ export async function evaluateQuality(input: QualityInput, options: EvaluateOpti
 export async function evaluateRubric(input: RubricInput, options: EvaluateOptions = {}): Promise<Verdict> {
   // An invalid scale is passed through so the input validation names it.
   const scale = input.scale ?? 'binary'
-  return runMetric(rubricMetric(scale === 'likert5' ? 'likert5' : 'binary'), { ...input, scale }, withJudge(options))
+  return runMetric(
+    rubricMetric(scale === 'likert5' ? 'likert5' : 'binary'),
+    { ...input, scale },
+    await withJudge(options, 'evaluateRubric'),
+  )
 }

@@ -4,7 +4,7 @@ import type { JudgeInfo, TokenUsage } from '../verdict/verdict'
 
 /**
  * Every request behind one verdict, counted apart for the report totals: each sample's HTTP attempts
- * (retries included) and those of failed samples are requests made; replayed samples are not.
+ * (retries included) and those of failed samples are requests made; replayed samples (and replayed failures) are not.
  * Re-asks after an invalid reply are among those attempts; the judge's retry loop says how many (`reasks`),
  * and they are counted apart from retries (a request is a retry or a re-ask, never both).
  *
@@ -31,6 +31,10 @@ export function judgeCalls(
     retries += attempts - 1 - asked
   }
   for (const e of errors) {
+    if (e.replayed) {
+      replayed++
+      continue
+    }
     const attempts = Math.max(1, e.attempts ?? 1)
     const asked = Math.min(e.reasks ?? 0, attempts - 1)
     made += attempts
@@ -96,7 +100,11 @@ export function judgeInfo(input: JudgeInfoInput): JudgeInfo {
       ? { costUsd: costs.every((c) => c === null) ? null : costs.reduce<number>((n, c) => n + (c ?? 0), 0) }
       : {}),
     latencyMs: input.latencyMs ?? Math.max(...responses.map((r) => r.latencyMs)),
-    cached: responses.length > 0 && errors.length === 0 && responses.every((r) => r.cached),
+    // A replayed unjudgeable sample (decision 0043) asked no one live either.
+    cached:
+      responses.length + errors.length > 0 &&
+      responses.every((r) => r.cached) &&
+      errors.every((e) => (e as { replayed?: boolean }).replayed === true),
     calls: judgeCalls(responses, errors),
   }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { parseRecording, type RecordedCall, serializeRecording } from '../../src/recording/format'
-import { writeAtomic } from '../../src/cassette/store'
+import { writeAtomic } from '../../src/files/atomic'
 import { updateRecording } from '../../src/recording/store'
 
 const dir = mkdtempSync(join(tmpdir(), 'av-rec-store-'))
