@@ -2,7 +2,16 @@
 // eval file, a record run against the built-in fake judge, then a CI replay with the judge stopped — every
 // command and file read from the guide's marked blocks, so the guide cannot drift from what works.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -125,7 +134,7 @@ afterAll(async () => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
 })
 
-test("a fresh project following only the getting-started guide records an eval, then replays it in CI with a report", async () => {
+test('a fresh project following only the getting-started guide records an eval, then replays it in CI with a report', async () => {
   const [init, install, ...rest] = commands('newcomer-install')
   expect(rest).toEqual([])
   const created = await sh(init)
