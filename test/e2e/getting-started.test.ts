@@ -31,8 +31,7 @@ const cleanup: string[] = []
 
 /** A block's commands: one per line, comments and blank lines dropped. */
 function commands(name: string): string[] {
-  const block = docBlock(name)
-  expect(block.file, `block ${name}`).toBe(GUIDE)
+  const block = docBlock(name, GUIDE)
   expect(block.lang).toBe('sh')
   return block.text
     .split('\n')
@@ -42,8 +41,7 @@ function commands(name: string): string[] {
 
 /** A file block: its first line is a comment naming the file (`// vitest.config.mts`). */
 function fileBlock(name: string): { path: string; text: string } {
-  const block = docBlock(name)
-  expect(block.file, `block ${name}`).toBe(GUIDE)
+  const block = docBlock(name, GUIDE)
   const first = /^\/\/\s*(\S+)\s*$/.exec(block.text.split('\n')[0])
   if (!first) throw new Error(`${GUIDE}:${block.line}: block ${name} must start with a comment naming its file`)
   return { path: first[1], text: block.text }

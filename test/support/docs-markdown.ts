@@ -135,13 +135,14 @@ export function allMarkedBlocks(root: string = repo): MarkedBlock[] {
 }
 
 /**
- * The one text of a marked block, as the docs show it (every copy of a name is identical: the docs test checks it).
+ * A marked block as `file` shows it (any file when not given; every copy of a name is identical: the docs test checks
+ * it).
  *
  * @example
- * docBlock('vitest-config') // the getting-started guide's vitest.config.mts
+ * docBlock('vitest-config', 'docs/getting-started.md') // the getting-started guide's vitest.config.mts
  */
-export function docBlock(name: string): MarkedBlock {
-  const found = allMarkedBlocks().find((b) => b.name === name)
-  if (!found) throw new Error(`no code block marked <!-- e2e: ${name} --> in README.md or docs/`)
+export function docBlock(name: string, file?: string): MarkedBlock {
+  const found = allMarkedBlocks().find((b) => b.name === name && (file === undefined || b.file === file))
+  if (!found) throw new Error(`no code block marked <!-- e2e: ${name} --> in ${file ?? 'README.md or docs/'}`)
   return found
 }
