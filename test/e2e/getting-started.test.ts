@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { readReport } from '../../src/report/artifact'
-import { docBlock } from '../support/docs-markdown'
+import { allMarkedBlocks, docBlock } from '../support/docs-markdown'
 import { packageUnderTest, repo } from './user-project'
 
 const GUIDE = 'docs/getting-started.md'
@@ -28,10 +28,13 @@ let project: string
 let packageDir: string
 let judge: ChildProcess | undefined
 const cleanup: string[] = []
+/** The guide's marked blocks this test has used: at the end, every one of them. */
+const ran = new Set<string>()
 
 /** A block's commands: one per line, comments and blank lines dropped. */
 function commands(name: string): string[] {
   const block = docBlock(name, GUIDE)
+  ran.add(name)
   expect(block.lang).toBe('sh')
   return block.text
     .split('\n')
@@ -42,6 +45,7 @@ function commands(name: string): string[] {
 /** A file block: its first line is a comment naming the file (`// vitest.config.mts`). */
 function fileBlock(name: string): { path: string; text: string } {
   const block = docBlock(name, GUIDE)
+  ran.add(name)
   const first = /^\/\/\s*(\S+)\s*$/.exec(block.text.split('\n')[0])
   if (!first) throw new Error(`${GUIDE}:${block.line}: block ${name} must start with a comment naming its file`)
   return { path: first[1], text: block.text }
@@ -175,4 +179,9 @@ test('a fresh project following only the getting-started guide records an eval, 
   expect(report.run.totals).toMatchObject({ assertions: 1, failed: 0, judgeCalls: 0, cachedCalls: 1 })
   expect(report.tests.map((t) => t.verdicts.map((v) => v.outcome))).toEqual([['pass']])
   expect(existsSync(join(project, 'agent-verdict-report.html'))).toBe(true)
+  // Nothing the guide marks as part of this path was skipped.
+  const marked = allMarkedBlocks()
+    .filter((b) => b.file === GUIDE)
+    .map((b) => b.name)
+  expect([...ran].sort()).toEqual([...new Set(marked)].sort())
 }, 180_000)
