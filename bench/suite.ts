@@ -64,7 +64,7 @@ function plainFile(): string {
   return `import { expect, test } from 'vitest'\n\n${tests.join('\n\n')}\n`
 }
 
-/** The first setup the README shows: the plugin when the package has it, else setupFiles + reporters. */
+/** The first setup the README and the getting-started guide show: the plugin when the package has it, else setupFiles + reporters. */
 export function evalConfig(packageDir: string): { config: string; setup: string } {
   if (existsSync(join(packageDir, 'dist', 'vitest-plugin.js'))) {
     return {

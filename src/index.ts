@@ -1,4 +1,4 @@
-// Public API of `agent-verdict`: what README.md documents (its "API of the main entry" section lists every
+// Public API of `agent-verdict`: what docs/api.md documents ("API of the main entry" lists every
 // name below), by name, no `export *`. Sectioned; no side effects. Internals (retry, limiter, scrubbing,
 // cassette keys, prompt builders, …) stay importable by path inside this repository only; adding a name here
 // changes api-report/agent-verdict.api.txt (test/api), so widening the surface is a reviewed diff.

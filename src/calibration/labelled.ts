@@ -45,7 +45,7 @@ export async function readLabelledFile(path: string): Promise<LabelledFile> {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw new Error(
-      `agent-verdict calibrate: ${path} is not a labelled file at ${issue.path.join('.') || '(root)'}: ${issue.message}. Each case needs id, response and labels (see README, Judge calibration).`,
+      `agent-verdict calibrate: ${path} is not a labelled file at ${issue.path.join('.') || '(root)'}: ${issue.message}. Each case needs id, response and labels (see docs/statistical-gate.md, "Judge calibration").`,
     )
   }
   const seen = new Set<string>()

@@ -14,7 +14,7 @@ export interface TestTimeLimit {
   setting: string
 }
 
-/** The recommended test timeout for tests that call a judge, quoted in messages and the README. */
+/** The recommended test timeout for tests that call a judge, quoted in messages and the docs (getting started). */
 export const RECOMMENDED_TEST_TIMEOUT_MS = 60_000
 
 /**

@@ -1,18 +1,19 @@
-// The main entry exports only what the README documents: every name in api-report/agent-verdict.api.txt
-// (checked against src/index.ts by public-api.test.ts) is named in the README's "API of the main entry".
+// The main entry exports only what the docs document: every name in api-report/agent-verdict.api.txt
+// (checked against src/index.ts by public-api.test.ts) is named in docs/api.md, "API of the main entry".
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { expect, test } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const readme = readFileSync(`${root}README.md`, 'utf8')
+const apiDoc = readFileSync(`${root}docs/api.md`, 'utf8')
 
-/** The README section from its heading to the next `## ` heading. */
+/** The guide's section from its title (`# heading`) to its end, or from a `## heading` to the next one. */
 function section(heading: string): string {
-  const start = readme.indexOf(`\n## ${heading}\n`)
-  if (start < 0) throw new Error(`README has no "## ${heading}" section`)
-  const end = readme.indexOf('\n## ', start + 1)
-  return readme.slice(start, end < 0 ? undefined : end)
+  if (apiDoc.startsWith(`# ${heading}\n`)) return apiDoc
+  const start = apiDoc.indexOf(`\n## ${heading}\n`)
+  if (start < 0) throw new Error(`docs/api.md has no "${heading}" section`)
+  const end = apiDoc.indexOf('\n## ', start + 1)
+  return apiDoc.slice(start, end < 0 ? undefined : end)
 }
 
 /** Identifiers written in backticks, alone or as the callee of a call (`loadTrace(input, …)`). */
@@ -20,7 +21,7 @@ function documentedNames(text: string): Set<string> {
   return new Set([...text.matchAll(/`([A-Za-z_$][\w$]*)[`(]/g)].map((m) => m[1]))
 }
 
-test('every export of the main entry is documented in the README API section', () => {
+test('every export of the main entry is documented in docs/api.md', () => {
   const report = readFileSync(`${root}api-report/agent-verdict.api.txt`, 'utf8')
   const exported = report
     .split('\n')

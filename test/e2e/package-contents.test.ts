@@ -56,12 +56,15 @@ describe('the published package', () => {
     expect(config.sourcemap ?? false).toBe(false)
   }, 60_000)
 
-  test('the README Jest setup installs what its transform needs and says where testTimeout and ESM go', () => {
+  test('the Jest setup of the README and the getting-started guide installs what its transform needs and says where testTimeout and ESM go', () => {
     const readme = readFileSync(join(repo, 'README.md'), 'utf8')
-    const setup = readme.slice(
-      readme.indexOf('## Install and set up'),
-      readme.indexOf('## Writing evaluation assertions'),
-    )
+    expect(readme).toContain('npm i -D agent-verdict jest @swc/jest @swc/core')
+    expect(readme).toContain("transform: { '^.+\\\\.ts$': '@swc/jest' }")
+    const guide = readFileSync(join(repo, 'docs/getting-started.md'), 'utf8')
+    const start = guide.indexOf('\n## Set-up in detail\n')
+    expect(start).toBeGreaterThan(0)
+    const next = guide.indexOf('\n## ', start + 1)
+    const setup = guide.slice(start, next < 0 ? undefined : next)
     // @swc/jest cannot load without @swc/core (its peer dependency): a user following the README must get both.
     expect(setup).toContain('npm i -D agent-verdict jest @swc/jest @swc/core')
     expect(setup).toContain("transform: { '^.+\\\\.ts$': '@swc/jest' }")
