@@ -2,7 +2,13 @@
 // test's verdicts to the worker's verdict log, guards against un-awaited matchers, adds the types.
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from '@jest/globals'
 import { matchers } from './index'
-import { appendVerdictLine, jestFileRanCompletely, jestFileRun, jestTimedOut, jestTimeLimit } from '../runner/jest-state'
+import {
+  appendVerdictLine,
+  jestFileRanCompletely,
+  jestFileRun,
+  jestTimedOut,
+  jestTimeLimit,
+} from '../runner/jest-state'
 import type { MatcherContext } from '../runner/context'
 import { takeBufferedVerdicts, takeFileBufferedVerdicts } from '../runner/attach-verdicts'
 import { configureRuntime, testKeyOf, testNameOf } from '../runner/runtime'

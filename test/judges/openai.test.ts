@@ -80,7 +80,9 @@ describe('openaiJudge', () => {
     // Its hidden reasoning counts against the bound: a verdict's own 500 would cut the reply before it starts.
     expect(bodies[0].max_completion_tokens).toBe(16_384)
     replies = [ok(verdict)]
-    await openaiJudge({ model: 'o4-mini', client, maxOutputTokens: 500 }).evaluate(likertRequest({ maxOutputTokens: 900 }))
+    await openaiJudge({ model: 'o4-mini', client, maxOutputTokens: 500 }).evaluate(
+      likertRequest({ maxOutputTokens: 900 }),
+    )
     // The user's bound wins, over the request's and the reasoning floor.
     expect(bodies[1].max_completion_tokens).toBe(500)
   })
