@@ -178,8 +178,13 @@ function takeParked(key: string): net.Socket | undefined {
 const UNPARK = Symbol.for('agent-verdict.unpark-connection')
 type ParkedSocket = net.Socket & { [UNPARK]?: () => void }
 
-/** How long a preconnected socket waits for a request before it is closed. */
-export const PARK_MS = 3_000
+/**
+ * How long a preconnected socket waits for a request before it is closed. 10 s: a loaded 2-core CI machine took over
+ * 3 s (the first value) from the fork to a worker's first call, and the connections expired unused. A server may
+ * close an idle connection sooner (header timeouts are usually 60 s); one it closes is dropped and the request
+ * opens its own.
+ */
+export const PARK_MS = 10_000
 
 /**
  * Opens up to `count` connections (TCP, and TLS for https) to the origin of `baseURL` ahead of the first judge

@@ -71,6 +71,11 @@ let server: Server
 let spec: string
 beforeAll(async () => {
   server = createServer((req, res) => {
+    // diagnose asks a plain-http judge for its context size first (llama.cpp /props, Ollama /api/show): not here.
+    if (!req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404).end()
+      return
+    }
     let body = ''
     req.on('data', (c) => (body += c))
     req.on('end', () => {

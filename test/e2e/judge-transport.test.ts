@@ -88,7 +88,7 @@ for (const i of [1, 2, 3])
     const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', 'preconnect.eval.ts'], {
       AGENT_VERDICT_JUDGE: `openai-compatible:${base}#fake-judge`,
       // Agent recordings are on (eval files record by default); a live run loads none of their code, which would
-      // delay the worker's first call past the connections' 3 s wait on a loaded machine. With recordings
+      // delay the worker's first call towards the connections' 10 s wait on a loaded machine. With recordings
       // intercepting, judge calls go around their patch (test/recording/judge-around.test.ts).
       AGENT_VERDICT_MODE: 'live',
       AGENT_VERDICT_CONCURRENCY: '3',

@@ -229,6 +229,7 @@ describe('JUnit output from the reporter and the CLI', () => {
     expect(readFileSync(out, 'utf8')).toBe(renderJunit(await readReport(artifact)))
     expect(await reportCommand(['junit', artifact, artifact], io)).toBe(2)
     expect(stderr).toContain('junit takes exactly one report file (merge shards first)')
-    expect(await reportCommand(['junit', join(dir, 'missing.json')], io)).toBe(1)
+    // An unreadable input is an input error: exit 2 (docs/cli.md's exit-code table), never 1 (= findings).
+    expect(await reportCommand(['junit', join(dir, 'missing.json')], io)).toBe(2)
   })
 })

@@ -2,7 +2,7 @@
 // and a named project claiming the entries it replayed.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { configureRuntime } from '../../runner/runtime'
 import { finishFile, judgeFor } from '../../runner/test-judge'
 import { runInCassetteScope } from '../../src/cassette/scope'
@@ -39,6 +39,7 @@ function testFileWith(entries: Record<string, CassetteEntry>): string {
 }
 
 afterEach(() => {
+  vi.unstubAllEnvs()
   configureRuntime({ runner: 'vitest', isUpdate: () => false })
   setRunnerJudge(undefined)
 })
@@ -66,6 +67,9 @@ describe('finishFile', () => {
     const request = verdictRequest('Is it grounded?')
     const testPath = join(tempDir(), 'b.test.ts')
     const ctx = { testPath, currentTestName: 'shared' }
+    // An auto run, as on a developer's machine: under CI=true (this suite in CI) the first call would be a miss.
+    vi.stubEnv('CI', '')
+    vi.stubEnv('AGENT_VERDICT_MODE', 'auto')
     configureRuntime({ runner: 'vitest', isUpdate: () => false, project: () => 'alpha' })
     await runInCassetteScope({ test: 'shared' }, () => judgeFor(ctx, countingJudge()).evaluate(request))
     await finishFile(testPath, { complete: true })

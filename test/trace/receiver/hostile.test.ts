@@ -308,6 +308,7 @@ describe('agent-verdict receive on port 0 under the same hostile posts', () => {
     })
     expect(code).toBe(2)
     expect(err).toMatch(/--max-run-bytes must be an integer 1-/)
-    expect(err).toContain('--max-run-traces')
+    // One line pointing at the usage, not the whole usage text (issue 35: hints relevant to the error only).
+    expect(err).toContain('agent-verdict receive --help')
   })
 })
