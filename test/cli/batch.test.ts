@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { batchCommand, providersFromEnv, recordCommand } from '../../src/cli/batch'
@@ -75,6 +76,43 @@ describe('agent-verdict record --batch', () => {
     expect(again).toBe(0)
     expect(stderr.text()).toContain('nothing to judge (every verdict is recorded)')
     expect(api.liveCalls).toBe(0)
+  }, 60_000)
+
+  it('exits 3 when the provider takes no batch (no verdicts), not 1 (failing tests) or 2 (usage)', async () => {
+    const dir = tempDir('av-cli-batch-')
+    const cassette = join(dir, '__verdicts__', 'suite.test.ts.json')
+    const stderr = sink()
+    // The queue is collected, then the upload is refused as a provider would refuse a revoked key.
+    server.use(
+      http.post(`${API}/files`, () =>
+        HttpResponse.json(
+          { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
+          { status: 401 },
+        ),
+      ),
+    )
+    try {
+      const code = await recordCommand(
+        [
+          '--batch',
+          '--poll-seconds',
+          '0',
+          '--',
+          process.execPath,
+          '--import',
+          'tsx',
+          suite,
+          cassette,
+          join(dir, 'out.json'),
+        ],
+        { env: env(dir), stdout: sink(), stderr },
+      )
+      expect(stderr.text()).toContain('5 judge requests queued')
+      expect(code).toBe(3)
+      expect(stderr.text()).not.toContain('sk-test-cli-batch-1234')
+    } finally {
+      server.resetHandlers()
+    }
   }, 60_000)
 
   it('says what to do on bad usage and when nothing was submitted', async () => {
