@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as z from 'zod'
+import type { CassetteEntry } from '../../src/cassette/store'
 import type { ContentPart, Judge, JudgeRequest, JudgeResponse } from '../../src/judges/types'
 
 export const VerdictOutputSchema = z.object({
@@ -72,3 +73,22 @@ export function tempDir(prefix = 'av-cassette-'): string {
 
 /** A fixed clock so recordings are byte-for-byte reproducible. */
 export const fixedNow = () => new Date('2026-03-18T09:30:00.000Z')
+
+/**
+ * A stored cassette entry (a passing faithfulness verdict), for tests that write a cassette file directly; `labels`
+ * sets its test, matcher or projects.
+ *
+ * @example
+ * const entries = { ['a'.repeat(64)]: storedEntry({ test: 'passes' }) }
+ */
+export const storedEntry = (labels: Partial<CassetteEntry> = {}): CassetteEntry => ({
+  metric: 'faithfulness',
+  provider: 'fake',
+  model: 'judge-1',
+  promptVersion: 'faithfulness@1',
+  output: { reasoning: 'ok', score: 5 },
+  usage: { inputTokens: 1, outputTokens: 1 },
+  costUsd: null,
+  recordedAt: '2026-03-18T09:30:00.000Z',
+  ...labels,
+})

@@ -1,19 +1,10 @@
 // Decision 0043: which unused entries a run shows to be stale, and which a named Vitest project may prune.
 import { describe, expect, it } from 'vitest'
 import { settleEntries, staleKeys, staleNotice, type FileRun } from '../../src/cassette/stale'
-import type { CassetteEntry, CassetteFile } from '../../src/cassette/store'
+import type { CassetteFile } from '../../src/cassette/store'
+import { storedEntry } from './helpers'
 
-const entry = (labels: Partial<CassetteEntry> = {}): CassetteEntry => ({
-  metric: 'correctness',
-  provider: 'fake',
-  model: 'judge-1',
-  promptVersion: 'correctness@1',
-  output: { reasoning: 'ok', score: 1 },
-  usage: { inputTokens: 10, outputTokens: 2 },
-  costUsd: null,
-  recordedAt: '2026-03-18T09:30:00.000Z',
-  ...labels,
-})
+const entry = storedEntry
 const key = (c: string) => c.repeat(64)
 const run = (r: Partial<FileRun>): FileRun => ({
   passed: new Set(),

@@ -8,20 +8,9 @@ import { finishFile, judgeFor } from '../../runner/test-judge'
 import { runInCassetteScope } from '../../src/cassette/scope'
 import { cassettePathFor, readCassette, serializeCassette, type CassetteEntry } from '../../src/cassette/store'
 import { setRunnerJudge } from '../../src/judges/runner-judge'
-import { countingJudge, tempDir, verdictRequest } from '../cassette/helpers'
+import { countingJudge, storedEntry, tempDir, verdictRequest } from '../cassette/helpers'
 
-const entry = (test: string, extra: Partial<CassetteEntry> = {}): CassetteEntry => ({
-  test,
-  metric: 'faithfulness',
-  provider: 'fake',
-  model: 'judge-1',
-  promptVersion: 'faithfulness@1',
-  output: { reasoning: 'ok', score: 5 },
-  usage: { inputTokens: 1, outputTokens: 1 },
-  costUsd: null,
-  recordedAt: '2026-03-18T09:30:00.000Z',
-  ...extra,
-})
+const entry = (test: string, extra: Partial<CassetteEntry> = {}) => storedEntry({ test, ...extra })
 const k = (c: string) => c.repeat(64)
 const runOf = (passed: string[], declared: string[]) => ({
   passed: new Set(passed),
