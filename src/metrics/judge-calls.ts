@@ -104,7 +104,7 @@ export function judgeInfo(input: JudgeInfoInput): JudgeInfo {
     cached:
       responses.length + errors.length > 0 &&
       responses.every((r) => r.cached) &&
-      errors.every((e) => (e as { replayed?: boolean }).replayed === true),
+      errors.every((e) => e.replayed === true),
     calls: judgeCalls(responses, errors),
   }
 }

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { cassetteSchemas } from '../../src/cassette/store'
 import { batchSchemas } from '../../src/judges/batch/queue'
 import { JudgeUsageSchema } from '../../src/judges/usage'
-import { tokenUsageOf } from '../../src/metrics/judge-calls'
+import { JudgeOutputError } from '../../src/judges/errors'
+import type { JudgeResponse } from '../../src/judges/types'
+import { judgeInfo, tokenUsageOf } from '../../src/metrics/judge-calls'
 import { JudgeInfoSchema, TokenUsageSchema } from '../../src/verdict/verdict'
 
 describe('tokenUsageOf', () => {
@@ -37,5 +39,33 @@ describe('JudgeUsageSchema is the one judge-side schema', () => {
     [{ input: 10, output: 0 }],
   ])('refuses %j', (usage) => {
     expect(JudgeUsageSchema.safeParse(usage).success).toBe(false)
+  })
+})
+
+describe('judgeInfo: cached only when nothing was asked live', () => {
+  const who = { provider: 'fake', model: 'judge-1', promptVersion: 'v1', latencyMs: 1 }
+  const response = (cached: boolean) =>
+    ({
+      output: {},
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: null,
+      latencyMs: 1,
+      cached,
+    }) as unknown as JudgeResponse<unknown>
+  const failed = (replayed: boolean) => {
+    const error = new JudgeOutputError('no verdict', { provider: 'fake', model: 'judge-1', raw: 'garbage' })
+    if (replayed) error.replayed = true
+    return error
+  }
+
+  it.each([
+    ['every response replayed', [response(true)], [], true],
+    ['a replayed unjudgeable sample beside replayed responses (decision 0043)', [response(true)], [failed(true)], true],
+    ['only replayed unjudgeable samples', [], [failed(true), failed(true)], true],
+    ['a live response', [response(true), response(false)], [], false],
+    ['a sample that failed live', [response(true)], [failed(false)], false],
+    ['nothing at all', [], [], false],
+  ])('%s → %s', (_, responses, errors, cached) => {
+    expect(judgeInfo({ ...who, responses, errors }).cached).toBe(cached)
   })
 })
