@@ -1,7 +1,8 @@
 // The agent's HTTP calls, seen where every SDK sends them: @mswjs/interceptors' ClientRequest interceptor
-// (node:http and node:https: the AWS SDK, axios, LangChain's node clients) and its Fetch interceptor (fetch/undici:
-// openai, @anthropic-ai/sdk, the Vercel AI SDK). The same library msw 2 runs on: with a user's `setupServer` started
-// first, its handlers answer first and a mocked response is neither replayed nor recorded.
+// (node:http and node:https: the AWS SDK's NodeHttpHandler, axios, LangChain's node clients), its Fetch interceptor
+// (fetch/undici: openai, @anthropic-ai/sdk, the Vercel AI SDK) and our own node:http2 patch (http2.ts: the AWS SDK's
+// default NodeHttp2Handler). The library is the one msw 2 runs on: with a user's `setupServer` started first, its
+// handlers answer first and a mocked response is neither replayed nor recorded.
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest'
 import { FetchInterceptor } from '@mswjs/interceptors/fetch'
 import http from 'node:http'
@@ -10,9 +11,10 @@ import { isJudgeTraffic, setRecordingPatchProbe, type UnpatchedTransport } from 
 import type { RecordedCall } from './format'
 import { noteReplayedCall } from './replay-timing'
 import { registerHeaderCredentials, type StoredRequest, storedRequestBody, storedUrl } from './request'
-import { decodeContent, keptHeaders, replayResponse, storedResponseBody } from './response-body'
+import { patchHttp2, unpatchHttp2 } from './http2'
+import { recordedCall } from './recorded-call'
+import { replayResponse } from './response-body'
 import type { RecordingSession } from './session'
-import { summarize } from './summary'
 import { joinInterceptor, onlyListener, type SharedInterceptor } from './beside-msw'
 
 /** The test a request belongs to, as the runner integration tells it, and that test file's recording. */
@@ -80,9 +82,12 @@ export function startIntercepting(owner: Resolve): void {
   )
   const kinds = [ClientRequestInterceptor, FetchInterceptor]
   setRecordingPatchProbe(() => onlyListener(kinds), natives)
+  // HTTP/2 has no interceptor in the library: node:http2 sessions are patched here (http2.ts).
+  patchHttp2(() => resolveOwner())
   applied = {
     dispose() {
       for (const join of joined) join.leave()
+      unpatchHttp2()
       setRecordingPatchProbe(undefined)
     },
   }
@@ -143,21 +148,15 @@ async function onRequest(request: Request, requestId: string, controller: Contro
 async function capture(entry: Pending, response: Response, encoded: boolean): Promise<void> {
   try {
     const raw = Buffer.from(await response.arrayBuffer())
-    const durationMs = Math.round(performance.now() - entry.started)
-    const bytes = encoded ? decodeContent(raw, response.headers.get('content-encoding')) : raw
-    const body = storedResponseBody(bytes, response.headers.get('content-type') ?? '')
-    const summary = summarize(entry.request.url, entry.request.body, body)
-    await entry.save({
-      ...(summary ? { summary } : {}),
-      request: entry.request,
-      response: {
+    await entry.save(
+      recordedCall(entry.request, entry.started, {
         status: response.status,
-        ...(response.statusText ? { statusText: response.statusText } : {}),
-        headers: keptHeaders(response.headers),
-        ...(body ? { body } : {}),
-      },
-      durationMs,
-    })
+        statusText: response.statusText,
+        headers: response.headers,
+        raw,
+        encoded,
+      }),
+    )
   } catch {
     // The caller's own copy failed too (a reset connection): there is no answer to record.
     entry.forget()

@@ -19,6 +19,7 @@ const saved = { ...process.env }
 beforeAll(async () => {
   servers = await startAgentServers()
   process.env.MODEL_URL = servers.modelUrl
+  process.env.MODEL_H2_URL = servers.modelH2Url
   process.env.TOOL_URL = servers.toolUrl
 })
 afterEach(() => {

@@ -1,16 +1,22 @@
 // Local stand-ins for what a real agent calls, on 127.0.0.1: a model server that answers differently on every call
 // (OpenAI chat completions and responses, Anthropic messages, Bedrock Converse and ConverseStream; plain and
-// streamed, gzip when asked) and a tool API with random readings. Each counts the requests it served.
+// streamed, gzip when asked), the same model over HTTP/2 cleartext (the AWS SDK's default handler speaks HTTP/2) and a
+// tool API with random readings. Each counts the requests it served.
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createH2Server, type Http2Server } from 'node:http2'
 import type { AddressInfo } from 'node:net'
 import { gzipSync, crc32 } from 'node:zlib'
 
 export interface AgentServers {
   modelUrl: string
+  /** The model server over HTTP/2 without TLS (h2c), for the AWS SDK's default NodeHttp2Handler. */
+  modelH2Url: string
   toolUrl: string
-  /** Requests served so far, by both servers. */
+  /** Requests served so far, by all servers. */
   requests(): number
+  /** Connections (HTTP/2 sessions) the HTTP/2 model server accepted so far. */
+  h2Sessions(): number
   /** Authorization-like header values the servers saw (to check none reaches a recording). */
   seenKeys(): string[]
   close(): Promise<void>
@@ -334,17 +340,41 @@ export async function startAgentServers(): Promise<AgentServers> {
   }
   const modelServer = await listen(model, count, keys)
   const toolServer = await listen(tool, count, keys)
-  const url = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`
+  let h2Sessions = 0
+  const h2 = createH2Server((req, res) => {
+    count()
+    for (const name of ['authorization', 'x-api-key', 'api-key']) {
+      const v = req.headers[name]
+      if (typeof v === 'string') keys.push(v)
+    }
+    // The compatibility API has the fields `model` reads (url, headers, data; writeHead, write, end).
+    Promise.resolve(model(req as unknown as IncomingMessage, res as unknown as ServerResponse)).catch((err) => {
+      res.writeHead(500)
+      res.end(String(err))
+    })
+  })
+  const open = new Set<import('node:http2').ServerHttp2Session>()
+  h2.on('session', (session) => {
+    h2Sessions++
+    open.add(session)
+    session.on('close', () => open.delete(session))
+  })
+  await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve))
+  const url = (s: Server | Http2Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`
   return {
     modelUrl: url(modelServer),
+    modelH2Url: url(h2),
     toolUrl: url(toolServer),
     requests: () => served,
+    h2Sessions: () => h2Sessions,
     seenKeys: () => [...new Set(keys)],
     close: async () => {
       for (const s of [modelServer, toolServer]) {
         s.closeAllConnections()
         await new Promise<void>((resolve) => s.close(() => resolve()))
       }
+      for (const session of open) session.destroy()
+      await new Promise<void>((resolve) => h2.close(() => resolve()))
     },
   }
 }

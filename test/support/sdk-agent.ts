@@ -1,5 +1,5 @@
 // A small agent as users write them, one function per SDK, each calling the model server of agent-servers.ts through
-// the real client (plain and streamed) and the tool API with fetch. Shared by the in-process recording tests and the
+// the real client (plain and streamed; Bedrock's client built the default way, on HTTP/2) and the tool API with fetch. Shared by the in-process recording tests and the
 // e2e user project (copied into it). Keys are planted: none may reach a recording.
 import Anthropic from '@anthropic-ai/sdk'
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime'
@@ -93,15 +93,22 @@ export async function anthropicStream(prompt: string): Promise<string> {
   return whole === text ? text : `MISMATCH ${text} / ${whole}`
 }
 
+const credentials = {
+  accessKeyId: PLANTED.awsAccessKeyId,
+  secretAccessKey: PLANTED.awsSecretAccessKey,
+  sessionToken: PLANTED.awsSessionToken,
+}
+
+/** Built the default way: the SDK's NodeHttp2Handler, so its calls are HTTP/2 (to the h2c model server). */
 const bedrock = () =>
+  new BedrockRuntimeClient({ region: 'us-east-1', endpoint: env('MODEL_H2_URL'), credentials, maxAttempts: 1 })
+
+/** The same client on the HTTP/1.1 handler, as users who pick it get. */
+const bedrockHttp1 = () =>
   new BedrockRuntimeClient({
     region: 'us-east-1',
     endpoint: env('MODEL_URL'),
-    credentials: {
-      accessKeyId: PLANTED.awsAccessKeyId,
-      secretAccessKey: PLANTED.awsSecretAccessKey,
-      sessionToken: PLANTED.awsSessionToken,
-    },
+    credentials,
     requestHandler: new NodeHttpHandler(),
     maxAttempts: 1,
   })
@@ -117,12 +124,15 @@ export async function bedrockConverse(prompt: string): Promise<string> {
   return (out.output?.message?.content ?? []).map((c) => c.text ?? '').join('')
 }
 
-export async function bedrockConverseStream(prompt: string): Promise<string> {
-  const out = await bedrock().send(new ConverseStreamCommand(converseInput(prompt)))
+async function converseStream(client: BedrockRuntimeClient, prompt: string): Promise<string> {
+  const out = await client.send(new ConverseStreamCommand(converseInput(prompt)))
   let text = ''
   for await (const event of out.stream ?? []) text += event.contentBlockDelta?.delta?.text ?? ''
   return text
 }
+
+export const bedrockConverseStream = (prompt: string) => converseStream(bedrock(), prompt)
+export const bedrockConverseStreamHttp1 = (prompt: string) => converseStream(bedrockHttp1(), prompt)
 
 const aiModel = () =>
   createOpenAICompatible({ name: 'local', baseURL: `${env('MODEL_URL')}/v1`, apiKey: PLANTED.aiSdk })('gpt-4.1-mini')
@@ -157,6 +167,7 @@ export const SDK_CALLS = {
   'anthropic stream': anthropicStream,
   'bedrock converse': bedrockConverse,
   'bedrock converse stream': bedrockConverseStream,
+  'bedrock converse stream http/1.1': bedrockConverseStreamHttp1,
   'ai sdk generateText': aiSdkText,
   'ai sdk streamText': aiSdkStream,
 } as const
