@@ -38,7 +38,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** An AWS event-stream frame with string headers, written here independently of the code under test. */
-function frame(eventType: string, payload: unknown): Buffer {
+export function frame(eventType: string, payload: unknown): Buffer {
   const headers: Buffer[] = []
   for (const [name, value] of [
     [':event-type', eventType],
