@@ -1,6 +1,7 @@
 // Agent recordings as a new user gets them, under the real Vitest and Jest CLIs on a project importing the built
 // package: an agent on the real SDKs (openai chat and responses, @anthropic-ai/sdk, Bedrock Converse and
-// ConverseStream with SigV4, the Vercel AI SDK; plain and streamed) whose model answers differently on every call and
+// ConverseStream with SigV4 on the client's default HTTP/2 handler (and ConverseStream on HTTP/1.1), the Vercel AI SDK;
+// plain and streamed) whose model answers differently on every call and
 // whose tool API reads randomly. Record once with the fake judge; then CI=true with the model, the tool API and the
 // judge all stopped passes; a changed system prompt fails in CI showing what changed; no planted key is on disk; a
 // worker killed while recording loses nothing it had recorded.
@@ -69,6 +70,7 @@ describe.each(runners)('agent recordings under $runner', ({ runner, deps, args }
     const fake: FakeJudge = await startFakeJudge({ defaultVerdict: { verdict: 'pass', reason: 'One sentence.' } })
     const env = {
       MODEL_URL: servers.modelUrl,
+      MODEL_H2_URL: servers.modelH2Url,
       TOOL_URL: servers.toolUrl,
       AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge`,
     }
@@ -81,6 +83,8 @@ describe.each(runners)('agent recordings under $runner', ({ runner, deps, args }
       // Every test: two tool readings (three with the extra one) and one model call, all of them live.
       expect(servers.requests()).toBe(TESTS * (3 + extra))
       expect(fake.calls.length).toBe(TESTS)
+      // The default Bedrock client spoke HTTP/2: Converse on a pooled session, ConverseStream on its own.
+      expect(servers.h2Sessions()).toBeGreaterThanOrEqual(2)
       keysSeen = servers.seenKeys()
     } finally {
       await servers.close()
@@ -92,6 +96,12 @@ describe.each(runners)('agent recordings under $runner', ({ runner, deps, args }
     expect(recording.tests.map((t) => t.test.replace(/^weather agent\s*[›>]?\s*/, '')).sort()).toEqual(
       Object.keys(SDK_CALLS).sort(),
     )
+    const h2Port = new URL(servers.modelH2Url).port
+    const overH2 = recording.tests.filter((t) => t.calls.some((c) => new URL(c.request.url).port === h2Port))
+    expect(overH2.map((t) => t.test.replace(/^weather agent\s*[›>]?\s*/, '')).sort()).toEqual([
+      'bedrock converse',
+      'bedrock converse stream',
+    ])
     for (const t of recording.tests) {
       expect(t.calls.map((c) => new URL(c.request.url).pathname)[0]).toBe('/weather')
       expect(t.calls[0].request.url).toContain('city=Oslo')
