@@ -14,8 +14,11 @@ import http2, {
   type Settings,
 } from 'node:http2'
 import { syncBuiltinESMExports } from 'node:module'
+import { Duplex } from 'node:stream'
 import { isJudgeTraffic } from '../config/judge-traffic'
 import { RecordedHttp2Stream, type StreamOwner } from './http2-stream'
+import { RecordingMissError } from './miss'
+import { storedUrl } from './request'
 
 /** The test a request belongs to, and whether its host is recorded (intercept.ts's RequestOwner). */
 export type Http2Owner = StreamOwner & { records(url: URL): boolean }
@@ -39,8 +42,12 @@ export function patchHttp2(owner: () => Http2Owner | undefined): void {
   const before = http2.connect
   native = before
   ours = function connect(this: unknown, authority: string | URL, ...rest: unknown[]) {
-    const listener = typeof rest[rest.length - 1] === 'function' ? (rest.pop() as () => void) : undefined
-    return new ReplayableHttp2Session(before, authority, rest[0] as Options | undefined, listener)
+    const options = typeof rest[0] === 'object' ? (rest[0] as Options | undefined) : undefined
+    // A client that brings its own connection (@grpc/grpc-js) manages the session itself and reads its socket once
+    // connected: it gets Node's own session, as gRPC is not recorded.
+    if (options?.createConnection) return (before as (...args: unknown[]) => ClientHttp2Session)(authority, ...rest)
+    const listener = typeof rest[rest.length - 1] === 'function' ? (rest[rest.length - 1] as () => void) : undefined
+    return new ReplayableHttp2Session(before, authority, options, listener)
   } as Connect
   http2.connect = ours
   syncBuiltinESMExports()
@@ -62,6 +69,29 @@ export function unpatchHttp2(): void {
   }
   ours = undefined
   native = undefined
+}
+
+/**
+ * The request body's type when it streams while the answer does (Bedrock's bidirectional event stream, gRPC): such a
+ * body never ends before the answer starts, so it cannot be matched, and its frames carry per-call signatures.
+ */
+function streamedBody(headers: OutgoingHttpHeaders): string | undefined {
+  const type = String(headers['content-type'] ?? headers['Content-Type'] ?? '').toLowerCase()
+  return /^application\/(vnd\.amazon\.eventstream|grpc)\b/.test(type) ? type : undefined
+}
+
+function unrecordable(owner: Http2Owner, headers: OutgoingHttpHeaders, url: URL, type: string): RecordingMissError {
+  const method = String(headers[http2.constants.HTTP2_HEADER_METHOD] ?? 'GET')
+  return new RecordingMissError(
+    `agent recording: ${method} ${storedUrl(url.href)} in test "${owner.test}" sends a streamed HTTP/2 body (${type}) while its answer streams back; agent recordings cannot record or replay such a call, and in replay mode it does not go out. To let it reach ${url.host} in CI too, add the host to skipHosts (agentVerdict({ recordings: { skipHosts: ['${url.host}'] } })); or mock it in the test.`,
+  )
+}
+
+/** A stream that fails with `error` as soon as the caller can listen. */
+function refused(error: Error): Duplex {
+  const stream = new Duplex({ read() {}, write: (_chunk, _encoding, callback) => callback() })
+  process.nextTick(() => stream.destroy(error))
+  return stream
 }
 
 const ERR_SESSION = (destroyed: boolean) =>
@@ -132,6 +162,12 @@ class ReplayableHttp2Session extends EventEmitter {
     const owner = isJudgeTraffic() ? undefined : resolveOwner()
     const url = this.#requestUrl(headers)
     if (!owner || !owner.records(url)) return this.#live().request(headers, options)
+    const streamed = streamedBody(headers)
+    if (streamed) {
+      const { mode, update } = owner.session.options
+      if (mode !== 'replay' || update) return this.#live().request(headers, options)
+      return refused(unrecordable(owner, headers, url, streamed)) as unknown as ClientHttp2Stream
+    }
     const stream = new RecordedHttp2Stream(
       { live: () => this.#live(), done: (s) => this.#streamDone(s) },
       owner,

@@ -224,4 +224,54 @@ describe('agent recordings over HTTP/2 (node:http2)', () => {
     await endFileRecording({ complete: true })
     expect(existsSync(recordingPathFor(file))).toBe(false)
   })
+
+  it('refuses in replay a request whose body streams while its answer does, and lets it out unrecorded in auto', async () => {
+    const file = join(dir, 'bidi.eval.ts')
+    const bidi = (session: http2.ClientHttp2Session) =>
+      current.run({ test: 'bidi', attempt: '0.0' }, () =>
+        send(
+          session,
+          { ':method': 'POST', ':path': '/json', 'content-type': 'application/vnd.amazon.eventstream' },
+          '{"frame":1}',
+        ),
+      )
+    process.env.AGENT_VERDICT_MODE = 'auto'
+    beginFileRecording(file, {}, () => current.getStore(), { update: false })
+    let session = http2.connect(origin)
+    expect(JSON.parse((await bidi(session)).body.toString()).got).toEqual({ frame: 1 })
+    session.close()
+    await endFileRecording({ complete: true })
+    expect(existsSync(recordingPathFor(file))).toBe(false)
+
+    const sessionsBefore = sessions
+    process.env.AGENT_VERDICT_MODE = 'replay'
+    beginFileRecording(file, {}, () => current.getStore(), { update: false })
+    session = http2.connect(origin)
+    const refused = await bidi(session).then(
+      () => undefined,
+      (err: Error) => err,
+    )
+    session.close()
+    expect(refused?.message).toContain('sends a streamed HTTP/2 body (application/vnd.amazon.eventstream)')
+    expect(refused?.message).toContain('skipHosts')
+    expect(sessions).toBe(sessionsBefore)
+  })
+
+  it("gives a client that brings its own connection (createConnection, as gRPC's does) Node's own session", async () => {
+    process.env.AGENT_VERDICT_MODE = 'replay'
+    beginFileRecording(join(dir, 'own.eval.ts'), {}, () => current.getStore(), { update: false })
+    const { connect } = await import('node:net')
+    const port = Number(new URL(origin).port)
+    const session = http2.connect(origin, { createConnection: () => connect(port, '127.0.0.1') })
+    try {
+      await new Promise((resolve) => session.once('connect', resolve))
+      expect(session.socket?.remotePort).toBe(port)
+      const answer = await current.run({ test: 'own', attempt: '0.0' }, () =>
+        send(session, ...post('/json', { own: 1 })),
+      )
+      expect(JSON.parse(answer.body.toString()).got).toEqual({ own: 1 })
+    } finally {
+      session.close()
+    }
+  })
 })
