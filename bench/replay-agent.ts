@@ -4,9 +4,12 @@
 //   replay.agent.requests              requests that reached the server during the replay (goal 0)
 //   replay.agent.overhead_ms.record    median per-call time while recording, minus the direct median
 //   replay.agent.overhead_ms.replay    median per-call time while replaying, minus the direct median (goal ≤ 2)
+//   replay.agent.http2.overhead_ms.*   the same calls over node:http2 (a session per test, opened in it as an SDK
+//                                      client built in the test does) against the same answers on h2c
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import http2 from 'node:http2'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +27,7 @@ function median(values: number[]): number {
 
 export async function run(emit: Emit): Promise<void> {
   let served = 0
-  const server = createServer((req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     served++
     let body = ''
     req.on('data', (d) => (body += d))
@@ -39,81 +42,119 @@ export async function run(emit: Emit): Promise<void> {
         res.end(JSON.stringify({ choices: [{ message: { content: `answer to ${body.length} bytes` } }] }))
       }
     })
-  })
+  }
+  const server = createServer(answer)
+  // The compatibility API has what `answer` uses (url, data and end; writeHead, write, end).
+  const h2server = http2.createServer((req, res) =>
+    answer(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+  )
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => h2server.listen(0, '127.0.0.1', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const h2origin = `http://127.0.0.1:${(h2server.address() as AddressInfo).port}`
   const dir = mkdtempSync(join(tmpdir(), 'av-bench-rec-'))
   const file = join(dir, 'agent.eval.ts')
   const current = new AsyncLocalStorage<{ test: string; attempt: string }>()
   const savedMode = process.env.AGENT_VERDICT_MODE
 
+  const payload = (t: number, i: number) =>
+    JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `test ${t} call ${i}` }], stream: i % 2 === 1 })
   const call = async (t: number, i: number) => {
     const started = performance.now()
     const res = await fetch(`${base}/${i % 2 ? 'stream' : 'json'}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-0123456789' },
-      body: JSON.stringify({
-        model: 'm',
-        messages: [{ role: 'user', content: `test ${t} call ${i}` }],
-        stream: i % 2 === 1,
-      }),
+      body: payload(t, i),
     })
     await res.text()
     return performance.now() - started
   }
-  const pass = async (label: string) => {
+  /** One request on an HTTP/2 session, read to its end. */
+  const call2 = (session: http2.ClientHttp2Session, t: number, i: number) =>
+    new Promise<number>((resolve, reject) => {
+      const started = performance.now()
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': `/${i % 2 ? 'stream' : 'json'}`,
+        'content-type': 'application/json',
+        authorization: 'Bearer sk-bench-0123456789',
+      })
+      stream.on('data', () => {})
+      stream.on('end', () => resolve(performance.now() - started))
+      stream.on('error', reject)
+      stream.end(payload(t, i))
+    })
+  const pass = async (label: string, over: 'http1' | 'http2') => {
     const times: number[] = []
     for (let t = 0; t < TESTS; t++)
       await current.run({ test: `${label} ${t}`, attempt: '0.0' }, async () => {
-        for (let i = 0; i < CALLS; i++) times.push(await call(t, i))
+        const session = over === 'http2' ? http2.connect(h2origin) : undefined
+        for (let i = 0; i < CALLS; i++) times.push(await (session ? call2(session, t, i) : call(t, i)))
+        session?.close()
         const missed = await endTestRecording(`${label} ${t}`, '0.0')
         if (missed) throw missed
       })
     return times
   }
-
-  try {
-    await pass('warm-up') // JIT and the connection pool, outside any recording
+  const measure = async (over: 'http1' | 'http2') => {
+    await pass(`warm-up ${over}`, over) // JIT and the connection pool, outside any recording
     // Three rounds, each direct → record → replay, so a load swing on a shared machine hits all three alike.
     const direct: number[] = []
     const recording: number[] = []
     const replaying: number[] = []
     let requests = 0
     for (let round = 0; round < ROUNDS; round++) {
-      direct.push(...(await pass(`direct ${round}`)))
+      direct.push(...(await pass(`direct ${over} ${round}`, over)))
       process.env.AGENT_VERDICT_MODE = 'record'
       beginFileRecording(file, {}, () => current.getStore(), { update: false })
-      recording.push(...(await pass(`round ${round}`)))
+      recording.push(...(await pass(`${over} round ${round}`, over)))
       await endFileRecording({ complete: true })
       process.env.AGENT_VERDICT_MODE = 'replay'
       beginFileRecording(file, {}, () => current.getStore(), { update: false })
       const before = served
-      replaying.push(...(await pass(`round ${round}`)))
+      replaying.push(...(await pass(`${over} round ${round}`, over)))
       await endFileRecording({ complete: true })
       requests += served - before
     }
-    const d = median(direct)
-    const detail = `per call, median of ${ROUNDS * TESTS * CALLS} (direct ${d.toFixed(2)} ms; half JSON, half SSE)`
+    return { direct: median(direct), record: median(recording), replay: median(replaying), requests }
+  }
+
+  try {
+    const h1 = await measure('http1')
+    const h2 = await measure('http2')
+    const calls = ROUNDS * TESTS * CALLS
+    const detail = (d: number) => `per call, median of ${calls} (direct ${d.toFixed(2)} ms; half JSON, half SSE)`
     emit(
       'replay.agent.requests',
-      requests,
-      `requests reaching the server while replaying ${ROUNDS * TESTS * CALLS} calls`,
+      h1.requests + h2.requests,
+      `requests reaching the servers while replaying ${2 * calls} calls (half over HTTP/1.1, half over HTTP/2)`,
     )
     emit(
       'replay.agent.overhead_ms.record',
-      median(recording) - d,
-      `record ${median(recording).toFixed(2)} ms ${detail}`,
+      h1.record - h1.direct,
+      `record ${h1.record.toFixed(2)} ms ${detail(h1.direct)}`,
     )
     emit(
       'replay.agent.overhead_ms.replay',
-      median(replaying) - d,
-      `replay ${median(replaying).toFixed(2)} ms ${detail}`,
+      h1.replay - h1.direct,
+      `replay ${h1.replay.toFixed(2)} ms ${detail(h1.direct)}`,
+    )
+    emit(
+      'replay.agent.http2.overhead_ms.record',
+      h2.record - h2.direct,
+      `record ${h2.record.toFixed(2)} ms ${detail(h2.direct)}, over node:http2`,
+    )
+    emit(
+      'replay.agent.http2.overhead_ms.replay',
+      h2.replay - h2.direct,
+      `replay ${h2.replay.toFixed(2)} ms ${detail(h2.direct)}, over node:http2`,
     )
   } finally {
     if (savedMode === undefined) delete process.env.AGENT_VERDICT_MODE
     else process.env.AGENT_VERDICT_MODE = savedMode
     server.closeAllConnections()
     await new Promise((resolve) => server.close(resolve))
+    await new Promise((resolve) => h2server.close(resolve))
     rmSync(dir, { recursive: true, force: true })
   }
 }
