@@ -274,4 +274,29 @@ describe('agent recordings over HTTP/2 (node:http2)', () => {
       session.close()
     }
   })
+
+  it('attributes each request on a session shared by concurrent tests to the test that made it', async () => {
+    const file = join(dir, 'shared.eval.ts')
+    process.env.AGENT_VERDICT_MODE = 'record'
+    beginFileRecording(file, {}, () => current.getStore(), { update: false })
+    // Opened outside any test, as an SDK client's pool keeps one session for every test of the file.
+    const session = http2.connect(origin)
+    try {
+      await Promise.all(
+        ['first', 'second', 'third'].map((test) =>
+          current.run({ test, attempt: '0.0' }, async () => {
+            await send(session, ...post('/json', { from: test }))
+            expect(await endTestRecording(test, '0.0')).toBeUndefined()
+          }),
+        ),
+      )
+    } finally {
+      session.close()
+    }
+    await endFileRecording({ complete: true })
+    const tests = parseRecording(readFileSync(recordingPathFor(file), 'utf8'), file).tests
+    expect(tests.map((t) => [t.test, t.calls.map((c) => c.request.body)])).toEqual(
+      ['first', 'second', 'third'].map((test) => [test, [{ json: { from: test } }]]),
+    )
+  })
 })
