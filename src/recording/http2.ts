@@ -44,8 +44,10 @@ export function patchHttp2(owner: () => Http2Owner | undefined): void {
   ours = function connect(this: unknown, authority: string | URL, ...rest: unknown[]) {
     const options = typeof rest[0] === 'object' ? (rest[0] as Options | undefined) : undefined
     // A client that brings its own connection (@grpc/grpc-js) manages the session itself and reads its socket once
-    // connected: it gets Node's own session, as gRPC is not recorded.
-    if (options?.createConnection) return (before as (...args: unknown[]) => ClientHttp2Session)(authority, ...rest)
+    // connected: it gets Node's own session, as gRPC is not recorded. So does a judge's client (a Bedrock judge): its
+    // calls are verdicts, and its sessions stay as they are without recordings.
+    if (options?.createConnection || isJudgeTraffic())
+      return (before as (...args: unknown[]) => ClientHttp2Session)(authority, ...rest)
     const listener = typeof rest[rest.length - 1] === 'function' ? (rest[rest.length - 1] as () => void) : undefined
     return new ReplayableHttp2Session(before, authority, options, listener)
   } as Connect

@@ -220,6 +220,11 @@ describe('agent recordings over HTTP/2 (node:http2)', () => {
       await new Promise<void>((resolve) => session.close(resolve))
     }
     expect(sessions).toBe(sessionsBefore + 1)
+    // A session a judge's client opens is Node's own, connected at once as without recordings.
+    const judgeSession = asJudgeTraffic(() => http2.connect(origin))
+    await new Promise((resolve) => judgeSession.once('connect', resolve))
+    expect(judgeSession.socket?.remotePort).toBe(Number(new URL(origin).port))
+    judgeSession.close()
     expect(await endTestRecording('judged', '0.0')).toBeUndefined()
     await endFileRecording({ complete: true })
     expect(existsSync(recordingPathFor(file))).toBe(false)
