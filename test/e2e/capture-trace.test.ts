@@ -3,8 +3,8 @@
 // own NodeTracerProvider plus agentVerdictSpanProcessor() — the built package, imported by name.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { afterAll, describe, expect, it } from 'vitest'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 const OTEL = [
   '@opentelemetry/api',
@@ -12,14 +12,9 @@ const OTEL = [
   '@opentelemetry/context-async-hooks',
   '@opentelemetry/sdk-trace-node',
 ]
-let packageDir: string
 const cleanup: string[] = []
 
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-}, 300_000)
+const pkg = usePackageUnderTest(300_000)
 
 afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
@@ -27,7 +22,7 @@ afterAll(() => {
 
 describe('captureTrace in a user project', () => {
   it('Vitest with agentVerdict(): 8 concurrent tests per eval file, each with only its own spans', async () => {
-    const project = makeProject('capture-trace', packageDir, ['vitest', ...OTEL])
+    const project = makeProject('capture-trace', pkg.dir, ['vitest', ...OTEL])
     cleanup.push(project)
     const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter=verbose'], {})
     expect(result.code, result.output).toBe(0)
@@ -40,7 +35,7 @@ describe('captureTrace in a user project', () => {
   }, 180_000)
 
   it('Jest with test.concurrent: the same 8 cases per file pass', async () => {
-    const project = makeProject('capture-trace', packageDir, ['jest', '@swc/jest', '@jest/globals', ...OTEL])
+    const project = makeProject('capture-trace', pkg.dir, ['jest', '@swc/jest', '@jest/globals', ...OTEL])
     cleanup.push(project)
     const result = await run(
       project,

@@ -5,7 +5,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../src/report/artifact'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 const FAILED = [
   'invoice answer is correct',
@@ -16,13 +16,9 @@ const FAILED = [
 // A gate the filtered run cannot meet: no correctness verdict at all runs under `-t deterministic`.
 const GATES = JSON.stringify({ minPassRate: 1, metrics: { correctness: { minPassRate: 1 } } })
 
-let packageDir: string
 const cleanup: string[] = []
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-}, 180_000)
+const pkg = usePackageUnderTest()
+
 afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
 })
@@ -47,7 +43,7 @@ const runners = [
 describe.each(runners)('failed before any verdict, under $runner', ({ runner, deps, args, counted, filter }) => {
   let project: string
   beforeAll(() => {
-    project = makeProject('ci-failures', packageDir, deps)
+    project = makeProject('ci-failures', pkg.dir, deps)
     cleanup.push(project)
   })
 

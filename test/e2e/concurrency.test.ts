@@ -9,7 +9,7 @@ import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { FakeJudgeRule } from '../../src/testing/schemas'
 import type { Report } from '../../src/verdict/report'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 const CASES = 50
 const pad = (i: number) => String(i).padStart(2, '0')
@@ -27,13 +27,11 @@ const rules: FakeJudgeRule[] = Array.from({ length: CASES }, (_, i) => ({
 }))
 
 let fake: FakeJudge
-let packageDir: string
 const cleanup: string[] = []
 
+const pkg = usePackageUnderTest()
+
 beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
   fake = await startFakeJudge({
     rules,
     latencyMs: LATENCY,
@@ -74,7 +72,7 @@ describe('Vitest with agentVerdict() and no other option', () => {
   const vitest = [join(repo, 'node_modules/vitest/vitest.mjs'), 'run']
 
   beforeAll(() => {
-    project = makeProject('concurrent-vitest', packageDir, ['vitest'])
+    project = makeProject('concurrent-vitest', pkg.dir, ['vitest'])
     cleanup.push(project)
   })
 
@@ -124,7 +122,7 @@ describe('Vitest with agentVerdict() and no other option', () => {
   it('without the plugin (setupFiles + reporters) the same tests stay one at a time, as before', async () => {
     const { writeFileSync } = await import('node:fs')
     // A project of its own: the other tests of this block (in any order) keep the plugin's config.
-    const project = makeProject('concurrent-vitest', packageDir, ['vitest'])
+    const project = makeProject('concurrent-vitest', pkg.dir, ['vitest'])
     cleanup.push(project)
     writeFileSync(
       join(project, 'vitest.config.ts'),
@@ -148,7 +146,7 @@ describe('Jest with test.concurrent and maxConcurrency 8 (the documented equival
   let project: string
 
   beforeAll(() => {
-    project = makeProject('concurrent-jest', packageDir, ['jest', '@swc/jest'])
+    project = makeProject('concurrent-jest', pkg.dir, ['jest', '@swc/jest'])
     cleanup.push(project)
   })
 

@@ -5,15 +5,11 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../src/report/artifact'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
-let packageDir: string
 const cleanup: string[] = []
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-}, 180_000)
+const pkg = usePackageUnderTest()
+
 afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
 })
@@ -34,7 +30,7 @@ describe.each([
 ])('$runner reporter gates on a dropped verdict', ({ fixture, deps, args }) => {
   let project: string
   beforeAll(() => {
-    project = makeProject(fixture, packageDir, deps)
+    project = makeProject(fixture, pkg.dir, deps)
     cleanup.push(project)
   })
 

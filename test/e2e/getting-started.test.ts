@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { readReport } from '../../src/report/artifact'
 import { allMarkedBlocks, docBlock } from '../support/docs-markdown'
-import { packageUnderTest, repo } from './user-project'
+import { repo, usePackageUnderTest } from './user-project'
 
 const GUIDE = 'docs/getting-started.md'
 /** The port the guide names; the test puts a free one in its place. */
@@ -25,7 +25,6 @@ const GUIDE_PORT = '4010'
 const CJS_WARNING = /ESM syntax in a file loaded as CommonJS|configLoader: 'native'/
 
 let project: string
-let packageDir: string
 let judge: ChildProcess | undefined
 const cleanup: string[] = []
 /** The guide's marked blocks this test has used: at the end, every one of them. */
@@ -81,10 +80,12 @@ function linkInstall(command: string): void {
   const bin = join(project, 'node_modules', '.bin')
   mkdirSync(bin, { recursive: true })
   for (const name of m[1].trim().split(/\s+/)) {
-    const dir = name === 'agent-verdict' ? packageDir : join(repo, 'node_modules', name)
+    const dir = name === 'agent-verdict' ? pkg.dir : join(repo, 'node_modules', name)
     symlinkSync(dir, join(project, 'node_modules', name), 'dir')
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> }
-    const bins = typeof pkg.bin === 'string' ? { [name]: pkg.bin } : (pkg.bin ?? {})
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      bin?: string | Record<string, string>
+    }
+    const bins = typeof manifest.bin === 'string' ? { [name]: manifest.bin } : (manifest.bin ?? {})
     for (const [cmd, file] of Object.entries(bins)) symlinkSync(join('..', name, file), join(bin, cmd))
   }
 }
@@ -123,10 +124,9 @@ function stopJudge(): Promise<void> {
   })
 }
 
+const pkg = usePackageUnderTest()
+
 beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
   project = mkdtempSync(join(tmpdir(), 'av-newcomer-'))
   cleanup.push(project)
 }, 120_000)

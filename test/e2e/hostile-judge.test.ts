@@ -14,7 +14,7 @@ import { createServer as createH2cServer } from 'node:http2'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import { leaksIn } from '../support/decoded-forms'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 let fake: FakeJudge
 let proxy: Server
@@ -22,12 +22,10 @@ let proxyURL = ''
 let hostile: { headers: Record<string, string>; body: Buffer } | undefined
 let hostileRequests = 0
 const cleanup: string[] = []
-let pkgDir = ''
+
+const pkg = usePackageUnderTest()
 
 beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-  pkgDir = pkg.dir
   fake = await startFakeJudge({ defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' } })
   // In front of the fake judge: a request about the HOSTILE answer gets the hostile reply, the rest go through.
   proxy = createServer((req, res) => {
@@ -70,7 +68,7 @@ interface ReportTest {
 async function runWithHostileReply(reply: NonNullable<typeof hostile>, judgeOptions = '') {
   hostile = reply
   hostileRequests = 0
-  const project = makeProject('hostile-judge', pkgDir, ['vitest'])
+  const project = makeProject('hostile-judge', pkg.dir, ['vitest'])
   cleanup.push(project)
   const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'], {
     AGENT_VERDICT_JUDGE: `openai-compatible:${proxyURL}#fake-judge${judgeOptions}`,
@@ -184,7 +182,7 @@ it('AWS credentials from a profile file are registered: a Bedrock judge echoing 
   })
   await new Promise<void>((resolve) => bedrock.listen(0, '127.0.0.1', resolve))
   try {
-    const project = makeProject('hostile-judge', pkgDir, ['vitest'])
+    const project = makeProject('hostile-judge', pkg.dir, ['vitest'])
     cleanup.push(project)
     const result = await run(project, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'], {
       AGENT_VERDICT_JUDGE: 'bedrock:anthropic.claude-e2e-profile',

@@ -5,15 +5,15 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 let fake: FakeJudge
 let project: string
 const cleanup: string[] = []
 
+const pkg = usePackageUnderTest()
+
 beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
   project = makeProject('concurrent-vitest', pkg.dir, ['vitest'])
   cleanup.push(project)
   fake = await startFakeJudge({ defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' } })

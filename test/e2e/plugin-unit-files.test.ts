@@ -4,14 +4,14 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 let project: string
 const cleanup: string[] = []
 
+const pkg = usePackageUnderTest()
+
 beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
   project = makeProject('plugin-unit', pkg.dir, ['vitest'])
   cleanup.push(project)
 }, 120_000)

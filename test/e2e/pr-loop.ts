@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { Report } from '../../src/verdict/report'
-import { makeProject, packageUnderTest, repo, run, type RunResult } from './user-project'
+import { makeProject, repo, run, type RunResult, usePackageUnderTest } from './user-project'
 
 const WRONG_REFUND = 'The answer says $45 was refunded; the refund issued was $40.'
 const RULES = [
@@ -105,13 +105,11 @@ function expectConsistentTotals(report: Report) {
 export function prLoop(runner: keyof typeof runners): void {
   const { deps, args, shard } = runners[runner]
   let fake: FakeJudge
-  let packageDir: string
   const cleanup: string[] = []
 
+  const pkg = usePackageUnderTest()
+
   beforeAll(async () => {
-    const pkg = await packageUnderTest()
-    packageDir = pkg.dir
-    if (pkg.built === 'private build') cleanup.push(pkg.dir)
     fake = await startFakeJudge({
       rules: RULES,
       defaultVerdict: { verdict: 'pass', reason: 'Supported by the given material.' },
@@ -149,7 +147,7 @@ export function prLoop(runner: keyof typeof runners): void {
     }
 
     beforeAll(() => {
-      project = makeProject('pr-loop', packageDir, [...deps, '@opentelemetry/api', '@opentelemetry/sdk-trace-base'])
+      project = makeProject('pr-loop', pkg.dir, [...deps, '@opentelemetry/api', '@opentelemetry/sdk-trace-base'])
       cpSync(join(repo, 'test/e2e/fixtures', `pr-loop-${runner}`), project, { recursive: true })
       cpSync(join(repo, 'test/fixtures/images/revenue-by-region.png'), join(project, 'revenue-by-region.png'))
       cleanup.push(project)

@@ -7,12 +7,12 @@
 // worker killed while recording loses nothing it had recorded.
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parseRecording } from '../../src/recording/format'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import { startAgentServers } from '../support/agent-servers'
 import { PLANTED, SDK_CALLS } from '../support/sdk-agent'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 const SDK_DEPS = [
   'openai',
@@ -32,21 +32,16 @@ const runners = [
 ] as const
 const TESTS = Object.keys(SDK_CALLS).length
 
-let packageDir: string
 const cleanup: string[] = []
 
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-}, 180_000)
+const pkg = usePackageUnderTest()
 
 afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
 })
 
 function newProject(deps: readonly string[]): string {
-  const project = makeProject('recordings', packageDir, [...deps, ...SDK_DEPS])
+  const project = makeProject('recordings', pkg.dir, [...deps, ...SDK_DEPS])
   cpSync(join(repo, 'test/support/sdk-agent.ts'), join(project, 'agent.ts'))
   cleanup.push(project)
   return project

@@ -5,20 +5,18 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 const LIMIT = 6
 const CALLS = 4 * 24
 const LATENCY = 300
 
 let fake: FakeJudge
-let packageDir: string
 const cleanup: string[] = []
 
+const pkg = usePackageUnderTest()
+
 beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
   fake = await startFakeJudge({
     latencyMs: LATENCY,
     defaultVerdict: { verdict: 'pass', reason: 'Matches the reference.' },
@@ -54,7 +52,7 @@ describe('one judge limit for the whole run (4 workers)', () => {
   it.each(runs)(
     '$name: the judge sees exactly the run limit in flight, and 429s lose no verdict',
     async ({ deps, args }) => {
-      const project = makeProject('run-limit', packageDir, deps)
+      const project = makeProject('run-limit', pkg.dir, deps)
       cleanup.push(project)
       fake.reset()
       fake.setFaults([{ type: 'rate-limit', rate: 0.1, retryAfter: '0.05' }])
@@ -77,7 +75,7 @@ describe('one judge limit for the whole run (4 workers)', () => {
   )
 
   it('control: without the global setup each worker has its own limit, so the judge sees more than the run limit', async () => {
-    const project = makeProject('run-limit', packageDir, ['vitest'])
+    const project = makeProject('run-limit', pkg.dir, ['vitest'])
     cleanup.push(project)
     fake.reset()
     fake.setFaults([])
@@ -94,7 +92,7 @@ describe('one judge limit for the whole run (4 workers)', () => {
   }, 180_000)
 
   it('Jest with the global setup and one test file (run in band, no workers) ends when its tests do', async () => {
-    const project = makeProject('run-limit', packageDir, ['jest', '@swc/jest'])
+    const project = makeProject('run-limit', pkg.dir, ['jest', '@swc/jest'])
     cleanup.push(project)
     for (const n of [2, 3, 4]) rmSync(join(project, `worker${n}.test.ts`))
     fake.reset()

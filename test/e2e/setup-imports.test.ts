@@ -7,19 +7,14 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { packageUnderTest, repo } from './user-project'
+import { afterAll, describe, expect, it } from 'vitest'
+import { repo, usePackageUnderTest } from './user-project'
 
 const SDK = /^(openai|@aws-sdk\/|@smithy\/)/
 
-let packageDir: string
 const cleanup: string[] = []
 
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-}, 120_000)
+const pkg = usePackageUnderTest(120_000)
 
 afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
@@ -27,7 +22,7 @@ afterAll(() => {
 
 /** Build files whose text contains `marker`: where a bundled dependency ended up. */
 function filesWith(marker: string): string[] {
-  const dist = join(packageDir, 'dist')
+  const dist = join(pkg.dir, 'dist')
   return readdirSync(dist).filter((f) => f.endsWith('.js') && readFileSync(join(dist, f), 'utf8').includes(marker))
 }
 /** The bundled OpenAI SDK (its retry header) and zod (its base schema class). */
@@ -47,7 +42,7 @@ function staticGraph(entry: string): { files: Set<string>; bare: Set<string> } {
       else bare.add(m[1])
     }
   }
-  walk(join(packageDir, 'dist', entry))
+  walk(join(pkg.dir, 'dist', entry))
   return { files: new Set([...files].map((f) => basename(f))), bare }
 }
 
@@ -56,7 +51,7 @@ function loadedBy(specifier: string, then?: string): { loaded: string[]; resolve
   const dir = mkdtempSync(join(tmpdir(), 'av-setup-imports-'))
   cleanup.push(dir)
   mkdirSync(join(dir, 'node_modules'))
-  symlinkSync(packageDir, join(dir, 'node_modules', 'agent-verdict'), 'dir')
+  symlinkSync(pkg.dir, join(dir, 'node_modules', 'agent-verdict'), 'dir')
   symlinkSync(join(repo, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'dir')
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}')
   const hooks = `let port; export function initialize(data) { port = data.port }
@@ -91,9 +86,9 @@ describe('the Vitest setup entries as built', () => {
   it('the SDKs are in the build, behind import() (so the checks below are not vacuous)', () => {
     expect(openaiFiles()).toHaveLength(1)
     expect(zodFiles().length).toBeGreaterThan(0)
-    const everything = readdirSync(join(packageDir, 'dist'))
+    const everything = readdirSync(join(pkg.dir, 'dist'))
       .filter((f) => f.endsWith('.js'))
-      .map((f) => readFileSync(join(packageDir, 'dist', f), 'utf8'))
+      .map((f) => readFileSync(join(pkg.dir, 'dist', f), 'utf8'))
       .join('\n')
     expect(everything).toMatch(new RegExp(`import\\(["']\\./${openaiFiles()[0].replace('.', '\\.')}["']\\)`))
     expect(everything).toMatch(/import\(["']@aws-sdk\/client-bedrock-runtime["']\)/)
@@ -127,9 +122,7 @@ describe('the Vitest setup entries as built', () => {
 
   /** The two groups of matcher code vitest-setup loads behind it (matchers/lazy-matchers.ts). */
   const loader = (group: 'output' | 'trace') => {
-    const file = readdirSync(join(packageDir, 'dist')).find((f) =>
-      new RegExp(`^vitest-load-${group}-[^/]+\\.js$`).test(f),
-    )
+    const file = readdirSync(join(pkg.dir, 'dist')).find((f) => new RegExp(`^vitest-load-${group}-[^/]+\\.js$`).test(f))
     expect(file, `dist/vitest-load-${group}-*.js`).toBeDefined()
     return file!
   }
@@ -139,7 +132,7 @@ describe('the Vitest setup entries as built', () => {
       // Outside a worker the entry stops at its first runner call, before it decides to load the matchers' code;
       // the probe then loads that code itself, as the entry does for a test file that uses the matchers.
       const load = loader(group)
-      const out = loadedBy('agent-verdict/vitest-setup', join(packageDir, 'dist', load))
+      const out = loadedBy('agent-verdict/vitest-setup', join(pkg.dir, 'dist', load))
       expect(out.error).toMatch(/Vitest failed to (find|access its internal)/)
       expect(out.resolved.filter((s) => SDK.test(s))).toEqual([])
       expect(out.loaded.filter((u) => openaiFiles().some((f) => u.endsWith(`/${f}`)))).toEqual([])
@@ -153,7 +146,7 @@ describe('the Vitest setup entries as built', () => {
     const trace = staticGraph(loader('trace')).files
     // Marker texts of trace-only modules, found in the trace group's graph (so the check is not vacuous).
     const traceOnly = (marker: string) =>
-      [...trace].filter((f) => readFileSync(join(packageDir, 'dist', f), 'utf8').includes(marker))
+      [...trace].filter((f) => readFileSync(join(pkg.dir, 'dist', f), 'utf8').includes(marker))
     for (const marker of ['// src/diagnosis/diagnose.ts', '// src/metrics/detectors/index.ts', '// src/trace/']) {
       expect(traceOnly(marker).length, marker).toBeGreaterThan(0)
       expect(
@@ -178,7 +171,7 @@ describe('the Vitest setup entries as built', () => {
         '"use strict";\nrequire("./vitest-run.cjs").setUpVitestFile();\nmodule.exports = require("./vitest-api.cjs");\n',
       ],
     ])
-      expect(readFileSync(join(packageDir, 'dist', file), 'utf8')).toBe(body)
+      expect(readFileSync(join(pkg.dir, 'dist', file), 'utf8')).toBe(body)
     expect(staticGraph('vitest-setup-run.js').bare).toContain('vitest') // the bodies are where the code is
     expect(staticGraph('vitest-run.js').bare).toContain('vitest')
   })
@@ -187,12 +180,12 @@ describe('the Vitest setup entries as built', () => {
     // Loading the entry itself runs its setup call, which needs a Vitest worker: its API half is checked instead.
     const expected = Object.keys(await import('../../matchers/api')).sort()
     expect(expected).toContain('matchers')
-    expect(Object.keys(await import(join(packageDir, 'dist', 'vitest-api.js'))).sort()).toEqual(expected)
+    expect(Object.keys(await import(join(pkg.dir, 'dist', 'vitest-api.js'))).sort()).toEqual(expected)
     const cjs = execFileSync(
       process.execPath,
       [
         '-e',
-        `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(join(packageDir, 'dist', 'vitest-api.cjs'))})).sort()))`,
+        `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(join(pkg.dir, 'dist', 'vitest-api.cjs'))})).sort()))`,
       ],
       { encoding: 'utf8' },
     )

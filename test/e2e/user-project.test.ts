@@ -6,18 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { Report } from '../../src/verdict/report'
-import { makeProject, packageUnderTest, repo, run } from './user-project'
+import { makeProject, repo, run, usePackageUnderTest } from './user-project'
 
 const WRONG_TOTAL = 'The answer says $1,926.00 but the invoice total due is $1,296.00.'
 
 let fake: FakeJudge
-let packageDir: string
 const cleanup: string[] = []
 
+const pkg = usePackageUnderTest()
+
 beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
   fake = await startFakeJudge({
     rules: [
       { name: 'wrong-total', when: { contains: '$1,926.00' }, respond: { verdict: 'fail', reason: WRONG_TOTAL } },
@@ -67,7 +65,7 @@ describe('a user project', { shuffle: false }, () => {
       const judgeEnv = () => ({ AGENT_VERDICT_JUDGE: `openai-compatible:${fake.baseURL}#fake-judge` })
 
       beforeAll(() => {
-        project = makeProject(fixture, packageDir, deps)
+        project = makeProject(fixture, pkg.dir, deps)
         cleanup.push(project)
       })
 

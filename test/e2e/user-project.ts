@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll } from 'vitest'
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url))
 const ENTRIES = [
@@ -128,6 +129,45 @@ export async function packageUnderTest(): Promise<{ dir: string; built: 'repo di
     } finally {
       rmSync(lock, { recursive: true, force: true })
     }
+  }
+}
+
+/** The package under test as a file's tests see it: read `dir` in a hook or a test, once the file's `beforeAll` ran. */
+export interface PackageHandle {
+  readonly dir: string
+  readonly built: 'repo dist' | 'private build'
+}
+
+/**
+ * Sets up {@link packageUnderTest} for the calling file (or `describe` block): gets it in a `beforeAll` (a private
+ * build can take minutes, hence `timeout`) and, in an `afterAll`, deletes this file's link to a private build. Call it
+ * before the file's own hooks, so that their `beforeAll` can already read `dir`.
+ *
+ * @example
+ * const pkg = usePackageUnderTest()
+ * it('runs in a user project', async () => {
+ *   const project = makeProject('fixture', pkg.dir, ['vitest'])
+ * })
+ */
+export function usePackageUnderTest(timeout = 180_000): PackageHandle {
+  let got: Awaited<ReturnType<typeof packageUnderTest>> | undefined
+  beforeAll(async () => {
+    got = await packageUnderTest()
+  }, timeout)
+  afterAll(() => {
+    if (got?.built === 'private build') rmSync(got.dir, { recursive: true, force: true })
+  })
+  const current = () => {
+    if (!got) throw new Error('usePackageUnderTest(): the package is set up in beforeAll — read it in a hook or a test')
+    return got
+  }
+  return {
+    get dir() {
+      return current().dir
+    },
+    get built() {
+      return current().built
+    },
   }
 }
 

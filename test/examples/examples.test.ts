@@ -2,18 +2,11 @@
 // every test passes, and the `.not` cases really were caught (their verdicts failed, per the rules).
 import { existsSync, lstatSync, readlinkSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test } from 'vitest'
 import { readReport } from '../../src/report/artifact'
-import { packageUnderTest, repo, run } from '../e2e/user-project'
+import { repo, run, usePackageUnderTest } from '../e2e/user-project'
 
-let packageDir: string
-let privateBuild = false
-
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  privateBuild = pkg.built === 'private build'
-}, 180_000)
+const pkg = usePackageUnderTest()
 
 afterAll(() => {
   for (const name of ['vitest-multimodal', 'jest-text']) {
@@ -26,7 +19,6 @@ afterAll(() => {
     )
       rmSync(link)
   }
-  if (privateBuild) rmSync(packageDir, { recursive: true, force: true })
 })
 
 const cases = [
@@ -52,7 +44,7 @@ const cases = [
 
 describe.each(cases)('examples/$name', ({ name, tests, caught, verdicts }) => {
   test('passes in one command against the fake judge, with every wrong answer caught', async () => {
-    const result = await run(repo, [join(repo, 'examples/run-example.mjs'), name, '--package', packageDir], {})
+    const result = await run(repo, [join(repo, 'examples/run-example.mjs'), name, '--package', pkg.dir], {})
     expect(result.code, result.output).toBe(0)
     expect(result.output).toContain(`agent-verdict example ${name}: fake judge at http://127.0.0.1:`)
     expect(result.output).toContain(`agent-verdict example ${name}: ${verdicts} judge calls`)
