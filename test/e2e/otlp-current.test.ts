@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process'
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { tracesFromValue } from '../../src/trace/parse'
 import { loadTraceFile } from '../../src/trace/load'
 import type { ReadableSpanLike } from '../../src/trace/readers/readable-spans'
@@ -77,6 +77,10 @@ describe.skipIf(!runtimeHas('@opentelemetry/exporter-trace-otlp-http'))(
       })
       receiver.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
       const exited = new Promise<number | null>((resolve) => receiver.on('close', resolve))
+      // Also when the test fails or times out: a receiver left running would hold its port and CPU past the run.
+      onTestFinished(() => {
+        if (receiver.exitCode === null && receiver.signalCode === null) receiver.kill('SIGKILL')
+      })
       /** Resolves once the receiver's stdout so far satisfies `ready` (or fails if the receiver ends first). */
       const stdoutUntil = <T>(ready: (text: string) => T | undefined) =>
         new Promise<T>((resolve, reject) => {
@@ -88,42 +92,38 @@ describe.skipIf(!runtimeHas('@opentelemetry/exporter-trace-otlp-http'))(
           void exited.then((code) => reject(new Error(`receive ended (${code}) early:\n${stdout}\n${stderr}`)))
           check()
         })
-      try {
-        const url = await stdoutUntil((text) => text.split('\n').find((l) => l.startsWith('http://')))
-        expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      const url = await stdoutUntil((text) => text.split('\n').find((l) => l.startsWith('http://')))
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
 
-        const expected = new Map<string, Trace>()
-        for (const [protocol, compression] of [
-          ['json', 'gzip'],
-          ['proto', 'none'],
-        ]) {
-          const agent = await run(project, ['export.mjs', protocol], {
-            OTEL_EXPORTER_OTLP_ENDPOINT: url,
-            OTEL_EXPORTER_OTLP_COMPRESSION: compression,
-          })
-          expect(agent.code, agent.output).toBe(0)
-          const traces = inMemoryTraces(JSON.parse(agent.output) as DumpedSpan[])
-          expect(traces.size).toBe(3)
-          for (const [id, trace] of traces) expected.set(id, trace)
-        }
-        await stdoutUntil((text) => ((text.match(/ spans → /g) ?? []).length >= 6 ? true : undefined))
-        receiver.kill('SIGTERM')
-        expect(await exited, stderr).toBe(0)
-
-        const files = readdirSync(join(project, 'traces'))
-        expect(files.sort()).toEqual([...expected.keys()].map((id) => `${id}.json`).sort())
-        for (const file of files) {
-          const [trace] = await loadTraceFile(join(project, 'traces', file))
-          const want = expected.get(trace.traceId)!
-          // Depth-first order, parent ids and roots: the same tree; spanToJSON: ids, attributes, events, status, ns.
-          expect(trace.spans.map(spanToJSON)).toEqual(want.spans.map(spanToJSON))
-          expect(trace.roots.map((s) => s.id)).toEqual(want.roots.map((s) => s.id))
-        }
-        const all = [...expected.values()].flatMap((t) => t.spans)
-        expect(all.some((s) => s.status === 'error' && s.events.some((e) => e.name === 'exception'))).toBe(true)
-      } finally {
-        receiver.kill('SIGTERM')
+      const expected = new Map<string, Trace>()
+      for (const [protocol, compression] of [
+        ['json', 'gzip'],
+        ['proto', 'none'],
+      ]) {
+        const agent = await run(project, ['export.mjs', protocol], {
+          OTEL_EXPORTER_OTLP_ENDPOINT: url,
+          OTEL_EXPORTER_OTLP_COMPRESSION: compression,
+        })
+        expect(agent.code, agent.output).toBe(0)
+        const traces = inMemoryTraces(JSON.parse(agent.output) as DumpedSpan[])
+        expect(traces.size).toBe(3)
+        for (const [id, trace] of traces) expected.set(id, trace)
       }
+      await stdoutUntil((text) => ((text.match(/ spans → /g) ?? []).length >= 6 ? true : undefined))
+      receiver.kill('SIGTERM')
+      expect(await exited, stderr).toBe(0)
+
+      const files = readdirSync(join(project, 'traces'))
+      expect(files.sort()).toEqual([...expected.keys()].map((id) => `${id}.json`).sort())
+      for (const file of files) {
+        const [trace] = await loadTraceFile(join(project, 'traces', file))
+        const want = expected.get(trace.traceId)!
+        // Depth-first order, parent ids and roots: the same tree; spanToJSON: ids, attributes, events, status, ns.
+        expect(trace.spans.map(spanToJSON)).toEqual(want.spans.map(spanToJSON))
+        expect(trace.roots.map((s) => s.id)).toEqual(want.roots.map((s) => s.id))
+      }
+      const all = [...expected.values()].flatMap((t) => t.spans)
+      expect(all.some((s) => s.status === 'error' && s.events.some((e) => e.name === 'exception'))).toBe(true)
     }, 120_000)
   },
 )
