@@ -35,9 +35,10 @@ const DEFAULT_SETTLE_MS = 200
  * `describe.concurrent`, several Vitest workers). Pass it, or its `.trace`, to any trace matcher.
  *
  * The agent records spans with `@opentelemetry/api` tracers as usual. With no tracer provider registered,
- * the first call installs one (a `BasicTracerProvider`, plus an async-hooks context manager if none is
- * registered); with your own provider, add {@link agentVerdictSpanProcessor} to it. If `fn` throws, the
- * promise rejects with that error unchanged; use `captureTrace.settled(fn)` to keep the trace of a failed run.
+ * the first call installs one (OTel 3's `TracerProvider`, or 2.x's `BasicTracerProvider`, plus an async-hooks
+ * context manager if none is registered); with your own provider, add {@link agentVerdictSpanProcessor} to it.
+ * If `fn` throws, the promise rejects with that error unchanged; use `captureTrace.settled(fn)` to keep the trace
+ * of a failed run.
  * Under agent recordings, a replayed call's span lasts as long as the recorded call did (decision 0035).
  *
  * @example

@@ -26,7 +26,7 @@ export function captureRegistry(): CaptureRegistry {
 
 /**
  * The span processor `captureTrace` reads from, with the method shapes of the OpenTelemetry SDK's
- * `SpanProcessor` (sdk-trace-base 1.x and 2.x), so it goes into any provider's processor list.
+ * `SpanProcessor` (sdk-trace-base 1.x and 2.x, sdk-trace 3.x), so it goes into any provider's processor list.
  */
 export interface AgentVerdictSpanProcessor {
   onStart(span: CapturableSpan, parentContext: unknown): void

@@ -1,12 +1,16 @@
 // Verdicts as Vitest test annotations (issue 15, item 3; decision 0026), through the real Vitest CLI
 // with only Vitest's own reporters: the JUnit file carries each verdict as a <property>, the
-// github-actions reporter prints a workflow command per verdict at the awaited expect line.
+// github-actions reporter prints a workflow command per verdict at the awaited expect line. On a current runtime
+// (runtime.ts: Node 24, Vitest 5) the project is a user project with the built package; on the default one, a
+// scratch project on the sources, as before.
 import { spawn } from 'node:child_process'
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/fake-judge'
 import { REPO, makeScratchProject } from '../support/run-vitest'
+import { e2eEnv, e2eNode, runtimeDir, vitestCli as projectVitest } from './runtime'
+import { makeProject, packageUnderTest } from './user-project'
 
 let fake: FakeJudge
 const dirs: string[] = []
@@ -19,20 +23,30 @@ beforeAll(async () => {
     ],
     defaultVerdict: { verdict: 'pass', reason: 'Stated in the context.' },
   })
-})
+  if (runtimeDir) {
+    const pkg = await packageUnderTest()
+    packageDir = pkg.dir
+    if (pkg.built === 'private build') dirs.push(pkg.dir)
+  }
+}, 120_000)
+
+let packageDir: string
+/** The project: the built package and the runtime's Vitest on a current runtime, the sources otherwise. */
+const makeAnnotationsProject = () =>
+  runtimeDir ? makeProject('annotations', packageDir, ['vitest']) : makeScratchProject('annotations')
+/** A setup entry as the config names it: the package's (`agent-verdict/vitest`) or the source file. */
+const setupFile = (entry: 'vitest' | 'vitest-setup') =>
+  runtimeDir ? `agent-verdict/${entry}` : join(REPO, `matchers/${entry}.ts`)
 /** `vitest run` with only Vitest's own reporters (run-vitest.ts adds its JSON reporter, which would take `--outputFile`). */
 function vitestCli(
   dir: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')],
-    {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
-    },
-  )
+  const vitest = runtimeDir ? projectVitest(dir) : join(REPO, 'node_modules/vitest/vitest.mjs')
+  const child = spawn(e2eNode(), [vitest, 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')], {
+    cwd: dir,
+    env: e2eEnv({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env }),
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -47,14 +61,14 @@ afterAll(async () => {
 
 describe('verdicts in Vitest’s own reporters, no agent-verdict reporter configured', () => {
   test('JUnit properties and github-actions annotations: every verdict with all, failing ones by default, none with off', async () => {
-    const dir = makeScratchProject('annotations')
+    const dir = makeAnnotationsProject()
     dirs.push(dir)
     const file = join(dir, 'annotations.test.ts')
     copyFileSync(join(REPO, 'test/e2e/fixtures/annotations/vitest.fixture.ts'), file)
     const junit = join(dir, 'junit.xml')
     writeFileSync(
       join(dir, 'vitest.config.mjs'),
-      `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest.ts'))}], testTimeout: 20000, ` +
+      `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(setupFile('vitest'))}], testTimeout: 20000, ` +
         `reporters: ['junit', 'github-actions'], outputFile: { junit: ${JSON.stringify(junit)} } } }\n`,
     )
     const run = await vitestCli(dir, {
@@ -106,7 +120,7 @@ describe('verdicts in Vitest’s own reporters, no agent-verdict reporter config
     // real ones: the annotations still point at the awaited expect(…) lines.
     writeFileSync(
       join(dir, 'vitest.config.mjs'),
-      `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(join(REPO, 'matchers/vitest-setup.ts'))}], testTimeout: 20000, ` +
+      `export default { test: { include: ['**/*.test.ts'], setupFiles: [${JSON.stringify(setupFile('vitest-setup'))}], testTimeout: 20000, ` +
         `reporters: ['junit', 'github-actions'], outputFile: { junit: ${JSON.stringify(junit)} } } }\n`,
     )
     const light = await vitestCli(dir, {

@@ -9,7 +9,8 @@ import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { FakeJudgeRule } from '../../src/testing/schemas'
 import type { Report } from '../../src/verdict/report'
-import { makeProject, repo, run, usePackageUnderTest } from './user-project'
+import { jestCli, vitestCli } from './runtime'
+import { makeProject, run, usePackageUnderTest } from './user-project'
 
 const CASES = 50
 const pad = (i: number) => String(i).padStart(2, '0')
@@ -69,10 +70,11 @@ function expectOwnVerdicts(report: Report): void {
 
 describe('Vitest with agentVerdict() and no other option', () => {
   let project: string
-  const vitest = [join(repo, 'node_modules/vitest/vitest.mjs'), 'run']
+  let vitest: string[]
 
   beforeAll(() => {
     project = makeProject('concurrent-vitest', pkg.dir, ['vitest'])
+    vitest = [vitestCli(project), 'run']
     cleanup.push(project)
   })
 
@@ -154,11 +156,7 @@ describe('Jest with test.concurrent and maxConcurrency 8 (the documented equival
     fake.reset()
     fake.setLatency({ min: 400, max: 600 })
     onTestFinished(() => fake.setLatency(LATENCY))
-    const result = await run(
-      project,
-      [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'],
-      judgeEnv(),
-    )
+    const result = await run(project, [jestCli(project), '--cacheDirectory', '.jest-cache'], judgeEnv())
     expect(result.code, result.output).toBe(1)
     expect(fake.calls).toHaveLength(CASES)
     expect(fake.stats.maxInFlight).toBe(8)

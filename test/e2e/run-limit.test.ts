@@ -5,7 +5,8 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
-import { makeProject, repo, run, usePackageUnderTest } from './user-project'
+import { jestCli, vitestCli } from './runtime'
+import { makeProject, run, usePackageUnderTest } from './user-project'
 
 const LIMIT = 6
 const CALLS = 4 * 24
@@ -28,14 +29,22 @@ afterAll(async () => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
 })
 
-const vitest = join(repo, 'node_modules/vitest/vitest.mjs')
+// Each command is the project's own runner (runtime.ts: Vitest 5 and Node 24 on that leg).
 const runs = [
-  { name: 'Vitest threads pool', deps: ['vitest'], args: [vitest, 'run', '--pool=threads', '--maxWorkers=4'] },
-  { name: 'Vitest forks pool', deps: ['vitest'], args: [vitest, 'run', '--pool=forks', '--maxWorkers=4'] },
+  {
+    name: 'Vitest threads pool',
+    deps: ['vitest'],
+    args: (p: string) => [vitestCli(p), 'run', '--pool=threads', '--maxWorkers=4'],
+  },
+  {
+    name: 'Vitest forks pool',
+    deps: ['vitest'],
+    args: (p: string) => [vitestCli(p), 'run', '--pool=forks', '--maxWorkers=4'],
+  },
   {
     name: 'Jest workers',
     deps: ['jest', '@swc/jest'],
-    args: [join(repo, 'node_modules/jest/bin/jest.js'), '--maxWorkers=4', '--cacheDirectory', '.jest-cache'],
+    args: (p: string) => [jestCli(p), '--maxWorkers=4', '--cacheDirectory', '.jest-cache'],
   },
 ] as const
 
@@ -56,7 +65,7 @@ describe('one judge limit for the whole run (4 workers)', () => {
       cleanup.push(project)
       fake.reset()
       fake.setFaults([{ type: 'rate-limit', rate: 0.1, retryAfter: '0.05' }])
-      const result = await run(project, [...args], env())
+      const result = await run(project, args(project), env())
       expect(result.output).not.toMatch(/no run coordinator/)
       expect(result.code, result.output).toBe(0)
       expect(fake.stats.maxInFlight).toBe(LIMIT)
@@ -83,7 +92,11 @@ describe('one judge limit for the whole run (4 workers)', () => {
     // ~1.2 s, and on a loaded machine workers can start further apart than that: at 1 s each one is busy ~4 s.
     fake.setLatency(1_000)
     onTestFinished(() => fake.setLatency(LATENCY))
-    const result = await run(project, [vitest, 'run', '--pool=forks', '--maxWorkers=4'], env({ NO_GLOBAL_SETUP: '1' }))
+    const result = await run(
+      project,
+      [vitestCli(project), 'run', '--pool=forks', '--maxWorkers=4'],
+      env({ NO_GLOBAL_SETUP: '1' }),
+    )
     expect(result.code, result.output).toBe(0)
     expect(fake.stats.maxInFlight).toBeGreaterThan(LIMIT)
     expect(result.output).toMatch(/no run coordinator, so judge concurrency 6 applies per worker/)
@@ -99,11 +112,7 @@ describe('one judge limit for the whole run (4 workers)', () => {
     fake.setFaults([])
     const started = Date.now()
     // Jest's global setup has no teardown: the coordinator's end of the run's own connection kept Jest open forever.
-    const result = await run(
-      project,
-      [join(repo, 'node_modules/jest/bin/jest.js'), '--cacheDirectory', '.jest-cache'],
-      env(),
-    )
+    const result = await run(project, [jestCli(project), '--cacheDirectory', '.jest-cache'], env())
     expect(result.code, result.output).toBe(0)
     expect(result.output).not.toMatch(/did not exit/)
     expect(fake.stats.byStatus['200']).toBeGreaterThan(0)

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readReport } from '../../src/report/artifact'
 import { startFakeJudge, type FakeJudge } from '../../src/testing/index'
 import type { Report } from '../../src/verdict/report'
-import { makeProject, repo, run, usePackageUnderTest } from './user-project'
+import { jestCli, vitestCli } from './runtime'
+import { makeProject, run, usePackageUnderTest } from './user-project'
 
 const WRONG_TOTAL = 'The answer says $1,926.00 but the invoice total due is $1,296.00.'
 
@@ -34,7 +35,7 @@ const runners = [
     runner: 'vitest',
     fixture: 'user-vitest',
     deps: ['vitest'],
-    args: [join(repo, 'node_modules/vitest/vitest.mjs'), 'run'],
+    args: (project: string) => [vitestCli(project), 'run'],
     // faithfulness + instruction following in one test, correctness (fails) in another
     verdicts: 3,
     testsWithVerdicts: 2,
@@ -43,7 +44,7 @@ const runners = [
     runner: 'jest',
     fixture: 'user-jest',
     deps: ['jest', '@swc/jest'],
-    args: [join(repo, 'node_modules/jest/bin/jest.js'), '--maxWorkers=2', '--cacheDirectory', '.jest-cache'],
+    args: (project: string) => [jestCli(project), '--maxWorkers=2', '--cacheDirectory', '.jest-cache'],
     verdicts: 4, // the same three, plus the invoice date in a second file (run by another worker)
     testsWithVerdicts: 3,
   },
@@ -71,7 +72,7 @@ describe('a user project', { shuffle: false }, () => {
 
       it('records: the failing test shows the judge’s reason, the artifact validates and holds every verdict', async () => {
         fake.reset()
-        const result = await run(project, [...args], judgeEnv())
+        const result = await run(project, args(project), judgeEnv())
         expect(result.code, result.output).toBe(1)
         expect(result.output).toContain(`Reason: ${WRONG_TOTAL}`)
         expect(result.output).toContain(
@@ -92,11 +93,14 @@ describe('a user project', { shuffle: false }, () => {
         expect(cassetteFiles(project).length).toBeGreaterThan(0)
       }, 180_000)
 
-      it('replays: a second run answers every matcher from the cassette with 0 judge calls', async () => {
-        fake.reset()
-        const result = await run(project, [...args], judgeEnv())
-        expect(result.code, result.output).toBe(1)
-        expect(fake.stats.requests).toBe(0)
+      it('replays with the judge stopped: a second run answers every matcher from the cassette with 0 judge calls', async () => {
+        // Nothing listens at this judge's URL any more: a call would come back as an error, not a cached verdict.
+        const stopped = await startFakeJudge()
+        await stopped.close()
+        const result = await run(project, args(project), {
+          AGENT_VERDICT_JUDGE: `openai-compatible:${stopped.baseURL}#fake-judge`,
+        })
+        expect(result.code, result.output).toBe(1) // the recorded failing verdict, replayed
         expect(result.output).toContain(`Reason: ${WRONG_TOTAL}`)
         const report = await readReport(join(project, 'agent-verdict-report.json'))
         expect(verdictsOf(report)).toHaveLength(verdicts)
@@ -118,7 +122,7 @@ describe('a user project', { shuffle: false }, () => {
           writeFileSync(file, JSON.stringify(cassette, null, 2) + '\n')
         }
         fake.reset()
-        const result = await run(project, [...args], { ...judgeEnv(), CI: 'true' })
+        const result = await run(project, args(project), { ...judgeEnv(), CI: 'true' })
         expect(result.code, result.output).toBe(1)
         expect(fake.stats.requests).toBe(0)
         expect(result.output).toMatch(

@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll } from 'vitest'
+import { e2eDependency, e2eEnv, e2eNode, installPackageUnderTest } from './runtime'
 
 export const repo = fileURLToPath(new URL('../..', import.meta.url))
 const ENTRIES = [
@@ -173,16 +174,16 @@ export function usePackageUnderTest(timeout = 180_000): PackageHandle {
 
 /**
  * Copies a fixture project to a temp dir and gives it a `node_modules` where `agent-verdict` is the
- * package under test and the runners are the repo's own.
+ * package under test and the runners are the repo's own (or the runtime's: see runtime.ts).
  */
 export function makeProject(fixture: string, packageDir: string, deps: readonly string[]): string {
   const dir = mkdtempSync(join(tmpdir(), `av-${fixture}-`))
   cpSync(join(repo, 'test/e2e/fixtures', fixture), dir, { recursive: true })
   mkdirSync(join(dir, 'node_modules'))
-  symlinkSync(packageDir, join(dir, 'node_modules', 'agent-verdict'), 'dir')
+  installPackageUnderTest(dir, packageDir)
   for (const dep of deps) {
     mkdirSync(dirname(join(dir, 'node_modules', dep)), { recursive: true })
-    symlinkSync(join(repo, 'node_modules', dep), join(dir, 'node_modules', dep), 'dir')
+    symlinkSync(e2eDependency(dep), join(dir, 'node_modules', dep), 'dir')
   }
   return dir
 }
@@ -199,7 +200,7 @@ export function run(cwd: string, args: string[], env: Record<string, string>): P
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SystemRoot'])
     if (process.env[key] !== undefined) base[key] = process.env[key]
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env: { ...base, NO_COLOR: '1', ...env } })
+    const child = spawn(e2eNode(), args, { cwd, env: e2eEnv({ ...base, NO_COLOR: '1', ...env }) })
     let output = ''
     child.stdout.on('data', (d) => (output += d))
     child.stderr.on('data', (d) => (output += d))
