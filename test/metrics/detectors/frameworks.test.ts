@@ -1,6 +1,6 @@
 // Framework profiles: rules that read smolagents' (or GAIA's) own conventions run only under that profile, chosen
 // from the trace or by option, and each of their findings names it.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -13,6 +13,8 @@ import { agentSpan, at, createRecorder, record } from '../../helpers/otel'
 const BEHAVIOR_FIXTURES = fileURLToPath(new URL('../../fixtures/trail-behavior', import.meta.url))
 // A TRAIL GAIA run (smolagents) that answers before any lookup and claims a check that never ran.
 const SKIPS_LOOKUP = join(BEHAVIOR_FIXTURES, 'f39aec9b8a61fd2aaed5849cc00bc165.json')
+
+const XFRAMEWORK = fileURLToPath(new URL('../../fixtures/xframework', import.meta.url))
 
 const PROFILE_DETECTORS = new Set(['answer-without-lookup', 'announced-call', 'answer-template'])
 
@@ -95,5 +97,19 @@ describe('framework profiles', () => {
     expect(general.framework).toBeUndefined()
     const [smol] = detect(trace, { frameworks: ['smolagents'] })
     expect(smol).toMatchObject({ category: 'Formatting Errors', framework: 'smolagents' })
+  })
+
+  it('chooses no framework profile on real OpenAI Agents SDK (GenAI) and LangGraph (OpenInference) traces', () => {
+    let runs = 0
+    for (const sdk of ['openai-agents', 'langgraph']) {
+      for (const file of readdirSync(join(XFRAMEWORK, sdk))) {
+        const path = join(XFRAMEWORK, sdk, file)
+        const trace = parseTrace(readFileSync(path, 'utf8'), path)
+        expect(isSmolagentsTrace(trace)).toBe(false)
+        expect(detect(trace).filter((f) => f.framework !== undefined || PROFILE_DETECTORS.has(f.detector))).toEqual([])
+        runs++
+      }
+    }
+    expect(runs).toBe(90)
   })
 })
