@@ -95,7 +95,14 @@ class GenAiExporter implements TracingProcessor {
             'gen_ai.operation.name': 'invoke_agent',
             'gen_ai.agent.name': String(d.name),
             'gen_ai.system': 'openai',
-            ...(Array.isArray(d.tools) ? { 'openai.agents.tools': d.tools as string[] } : {}),
+            // The SDK's agent span lists the tools' names; GenAI's attribute for the tools offered to the agent.
+            ...(Array.isArray(d.tools)
+              ? {
+                  'gen_ai.tool.definitions': JSON.stringify(
+                    (d.tools as string[]).map((name) => ({ type: 'function', name })),
+                  ),
+                }
+              : {}),
           },
         }
       case 'generation': {

@@ -307,7 +307,8 @@ function build(task: Task, instance: Task['instances'][number], failure: Failure
       return {
         ...base,
         turns: [lookup(), lookup(), lookup(), { text: answer(instance.answer) }],
-        gold: [{ span: llm(3), category: 'Resource Abuse' }],
+        // TRAIL's convention (and the taxonomy's hint): named on the last needless repeat, the third call.
+        gold: [{ span: { kind: 'tool', name: L, nth: 3 }, category: 'Resource Abuse' }],
       }
     case 'answer-before-lookup':
       return {

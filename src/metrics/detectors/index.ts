@@ -8,6 +8,7 @@ import { ANSWER_TEMPLATE_DETECTOR, detectAnswerTemplate } from './answer-templat
 import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './answer-without-lookup'
 import { detectErrorSpans, ERROR_STATUS_DETECTOR, UNRECOGNIZED_ERROR_DETECTOR } from './error-status'
 import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
+import { detectInstructionBreaches, INSTRUCTIONS_DETECTOR } from './instructions'
 import { DetectorProfileSchema, type Finding } from './finding'
 import { activeFrameworks, FrameworkProfileSchema } from './frameworks'
 import { detectSelfReportedFailures, SELF_REPORTED_FAILURE_DETECTOR } from './self-reported-failure'
@@ -30,6 +31,7 @@ export const DETECTOR_NAMES = [
   ANSWER_WITHOUT_LOOKUP_DETECTOR,
   ANNOUNCED_CALL_DETECTOR,
   ANSWER_TEMPLATE_DETECTOR,
+  INSTRUCTIONS_DETECTOR,
   SELF_REPORTED_FAILURE_DETECTOR,
   UNRECOGNIZED_ERROR_DETECTOR,
   'budget',
@@ -75,7 +77,8 @@ export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
  * repeated identical tool calls; behaviour the run itself contradicts (a final answer before any of the
  * lookups its facts survey asked for, a call announced in the thought but missing from the code, an
  * answer that breaks the prompt's template — rules of the smolagents and gaia framework profiles, run only when
- * the trace shows those conventions or `frameworks` names them); errors no rule recognizes, under a fallback category, on spans no other
+ * the trace shows those conventions or `frameworks` names them); on any framework, a final answer that breaks the
+ * run's own instructions (a required tool never called, a required JSON answer that is not JSON); errors no rule recognizes, under a fallback category, on spans no other
  * detector named (`unrecognized-error`); and exceeded budgets (when `budget` is given).
  *
  * @example
@@ -105,6 +108,7 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
     if (enabled.has(ANNOUNCED_CALL_DETECTOR)) pushAll(found, detectAnnouncedCalls(trace, runs))
   }
   if (frameworks.has('gaia') && enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
+  if (enabled.has(INSTRUCTIONS_DETECTOR)) pushAll(found, detectInstructionBreaches(trace))
   if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) pushAll(found, detectSelfReportedFailures(trace))
   // A fallback: only where no other detector already named a problem on the span the error is blamed on.
   if (errorSpans && enabled.has(UNRECOGNIZED_ERROR_DETECTOR)) {
