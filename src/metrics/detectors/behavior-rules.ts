@@ -76,6 +76,11 @@ export const BEHAVIOR_RULES = {
     category: 'Formatting Errors',
     reason: 'the instructions require a JSON answer, and the final answer is not JSON',
   },
+  /** The last tool call before the final answer failed; the answer does not say so and reads as if it had succeeded. */
+  'answer-ignores-tool-error': {
+    category: 'Tool Output Misinterpretation',
+    reason: 'answered as if the failed tool call had succeeded: the answer does not mention the failure',
+  },
 } as const satisfies Record<string, BehaviorRule>
 
 export type BehaviorRuleId = keyof typeof BEHAVIOR_RULES

@@ -9,6 +9,7 @@ import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './ans
 import { detectErrorSpans, ERROR_STATUS_DETECTOR, UNRECOGNIZED_ERROR_DETECTOR } from './error-status'
 import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
 import { detectInstructionBreaches, INSTRUCTIONS_DETECTOR } from './instructions'
+import { detectIgnoredErrors, ERROR_IGNORED_DETECTOR } from './error-ignored'
 import { DetectorProfileSchema, type Finding } from './finding'
 import { activeFrameworks, FrameworkProfileSchema } from './frameworks'
 import { detectSelfReportedFailures, SELF_REPORTED_FAILURE_DETECTOR } from './self-reported-failure'
@@ -32,6 +33,7 @@ export const DETECTOR_NAMES = [
   ANNOUNCED_CALL_DETECTOR,
   ANSWER_TEMPLATE_DETECTOR,
   INSTRUCTIONS_DETECTOR,
+  ERROR_IGNORED_DETECTOR,
   SELF_REPORTED_FAILURE_DETECTOR,
   UNRECOGNIZED_ERROR_DETECTOR,
   'budget',
@@ -109,6 +111,7 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   }
   if (frameworks.has('gaia') && enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
   if (enabled.has(INSTRUCTIONS_DETECTOR)) pushAll(found, detectInstructionBreaches(trace))
+  if (enabled.has(ERROR_IGNORED_DETECTOR)) pushAll(found, detectIgnoredErrors(trace))
   if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) pushAll(found, detectSelfReportedFailures(trace))
   // A fallback: only where no other detector already named a problem on the span the error is blamed on.
   if (errorSpans && enabled.has(UNRECOGNIZED_ERROR_DETECTOR)) {

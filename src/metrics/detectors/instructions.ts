@@ -17,12 +17,13 @@ const JSON_REQUIRED =
 const OPTIONAL = /\b(?:if|when|may|can|could|might|optionally|unless)\b/i
 
 /** One agent run: its model calls and tool calls in start order (the trace, when no span is an agent). */
-interface Run {
+export interface Run {
   llms: Span[]
   tools: Span[]
 }
 
-function runsOf(trace: Trace): Run[] {
+/** The trace's agent runs (spans grouped by their nearest agent span; one run when no span is an agent). */
+export function runsOf(trace: Trace): Run[] {
   const byScope = new Map<string, Run>()
   const scopeOf = new Map<string, string>()
   for (const span of trace.spans) {
@@ -53,7 +54,8 @@ function instructionsOf(llm: Span): string {
     .join('\n')
 }
 
-const toolCallsOf = (llm: Span) => messages(llm.output).flatMap((m) => m?.toolCalls ?? [])
+/** The tool calls a model call asked for. */
+export const toolCallsOf = (llm: Span) => messages(llm.output).flatMap((m) => m?.toolCalls ?? [])
 
 /** Tools offered to the run's model calls, by name. */
 function offeredTools(run: Run, trace: Trace): Set<string> {
@@ -87,10 +89,15 @@ function requirement(text: string, tool: string): { at: number } | undefined {
   return undefined
 }
 
-/** The final answer: the run's last model call, when it wrote text and asked for no tool. */
-function finalAnswer(run: Run): Span | undefined {
+/**
+ * The final answer: the run's last model call, when it wrote text and asked for no tool, in a run whose tools are
+ * called through structured tool calls (or that called none).
+ */
+export function finalAnswer(run: Run): Span | undefined {
   const last = run.llms[run.llms.length - 1]
   if (!last || last.status === 'error' || toolCallsOf(last).length > 0) return undefined
+  // A model that calls tools through code (a code agent) writes text at every step: its last text is no answer.
+  if (run.tools.length > 0 && !run.llms.some((l) => toolCallsOf(l).length > 0)) return undefined
   return outputText(last).trim() === '' ? undefined : last
 }
 

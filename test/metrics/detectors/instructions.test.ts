@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { GoldFileSchema } from '../../../bench/xframework/gold'
 import { detect } from '../../../src/metrics/detectors/index'
+import { detectIgnoredErrors } from '../../../src/metrics/detectors/error-ignored'
 import { detectInstructionBreaches } from '../../../src/metrics/detectors/instructions'
 import { detectRepeatedCalls } from '../../../src/metrics/detectors/repeated-calls'
 import { parseTrace } from '../../../src/trace/parse'
@@ -37,6 +38,14 @@ describe.each(['openai-agents', 'langgraph'])('instruction breaches on %s traces
     for (const task of ['weather', 'orders', 'docs'])
       for (let i = 1; i <= 5; i++)
         expect(detectInstructionBreaches(fixture(`${sdk}/${task}-clean-${i}.json`).trace)).toEqual([])
+  })
+
+  it('names the answer written over a failed lookup, not one that says the lookup failed', () => {
+    const ignored = fixture(`${sdk}/weather-tool-error-ignored.json`)
+    const misread = ignored.gold.filter((g) => g.category === 'Tool Output Misinterpretation')
+    expect(pairs(detectIgnoredErrors(ignored.trace))).toEqual(pairs(misread))
+    // The auth-error runs answer "I could not look this up: access was denied." after the same kind of failure.
+    expect(detectIgnoredErrors(fixture(`${sdk}/orders-auth-error.json`).trace)).toEqual([])
   })
 
   it('names the third identical lookup of a loop, whatever call id the framework wraps the result in', () => {
@@ -93,5 +102,40 @@ describe('instruction breaches on a hand-built GenAI trace', () => {
       detector: 'instructions',
       evidence: 'Sure! It is 12 °C.',
     })
+  })
+})
+
+describe('final answers of code agents', () => {
+  it('takes no text of a run that calls its tools through code for an answer', () => {
+    const rec = createRecorder({ seed: 12 })
+    const llm = (start: number, text: string) => ({
+      name: 'chat gpt-4.1-mini',
+      start: at(start),
+      end: at(start + 50),
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify([
+          { role: 'system', parts: [{ type: 'text', content: 'Use get_weather for any weather question.' }] },
+        ]),
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }] }]),
+      },
+    })
+    record(
+      rec.tracer,
+      agentSpan([
+        llm(100, 'Code:\nprint(get_weather("Paris"))'),
+        {
+          name: 'execute_tool get_weather',
+          start: at(200),
+          end: at(300),
+          error: { type: 'TimeoutError', message: 'read timed out', time: at(290) },
+          attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather' },
+        },
+        llm(400, 'Thought: try again later.\nCode:\nprint(get_weather("Paris"))'),
+      ]),
+    )
+    const trace = parseTrace(rec.otlpJson(), 'code-agent.json')
+    expect(detectIgnoredErrors(trace)).toEqual([])
+    expect(detectInstructionBreaches(trace)).toEqual([])
   })
 })
