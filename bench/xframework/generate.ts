@@ -4,6 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseTrace } from '../../src/trace/parse'
+import { runAiSdk } from './ai-sdk'
 import { FIXTURE_DIR } from './fixtures'
 import { resolveGold, type GoldFile } from './gold'
 import { runLangGraph } from './langgraph'
@@ -14,6 +15,7 @@ import { scenarios } from './scenarios'
 const SDKS = {
   'openai-agents': runOpenAiAgents,
   langgraph: runLangGraph,
+  'ai-sdk': runAiSdk,
 } as const
 
 async function main(): Promise<void> {

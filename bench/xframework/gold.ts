@@ -25,7 +25,12 @@ export function resolveGold(trace: Trace, gold: Scenario['gold'], file: string):
     const candidates =
       span.kind === 'llm'
         ? byStart.filter((s) => s.kind === 'llm')
-        : byStart.filter((s) => s.kind === 'tool' && s.toolName === span.name)
+        : byStart.filter(
+            (s) =>
+              (s.kind === 'tool' && s.toolName === span.name) ||
+              // The AI SDK's tool spans (`ai.toolCall`), which the readers do not map to tool spans (yet).
+              s.attributes['ai.toolCall.name'] === span.name,
+          )
     const hit = candidates[span.nth - 1]
     const role = span.kind === 'llm' ? `llm #${span.nth}` : `tool ${span.name} #${span.nth}`
     if (!hit) throw new Error(`${file}: no ${role} for the gold ${category}`)

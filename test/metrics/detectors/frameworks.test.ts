@@ -99,9 +99,9 @@ describe('framework profiles', () => {
     expect(smol).toMatchObject({ category: 'Formatting Errors', framework: 'smolagents' })
   })
 
-  it('chooses no framework profile on real OpenAI Agents SDK (GenAI) and LangGraph (OpenInference) traces', () => {
+  it('chooses no framework profile on real OpenAI Agents SDK (GenAI), LangGraph (OpenInference) and AI SDK traces', () => {
     let runs = 0
-    for (const sdk of ['openai-agents', 'langgraph']) {
+    for (const sdk of ['openai-agents', 'langgraph', 'ai-sdk']) {
       for (const file of readdirSync(join(XFRAMEWORK, sdk))) {
         const path = join(XFRAMEWORK, sdk, file)
         const trace = parseTrace(readFileSync(path, 'utf8'), path)
@@ -110,6 +110,6 @@ describe('framework profiles', () => {
         runs++
       }
     }
-    expect(runs).toBe(90)
+    expect(runs).toBe(135)
   })
 })
