@@ -5,7 +5,7 @@ import type { Trace } from '../../trace/trace'
 import { outputText } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
-import { finalAnswer, runsOf } from './instructions'
+import { finalAnswer, type Run, runsOf } from './instructions'
 import { spanLabel } from './localize'
 import { hasErrorSignal } from './signals'
 
@@ -18,14 +18,15 @@ const ACKNOWLEDGES =
 /**
  * Findings for runs whose last tool call before the final answer failed (error status or exception), with no
  * later successful call of that tool, and whose answer does not say so: it was written as if the call had
- * succeeded. Tool Output Misinterpretation on the answering model call, quoting the answer.
+ * succeeded. Tool Output Misinterpretation on the answering model call, quoting the answer. `runs`: as for
+ * `detectInstructionBreaches`.
  *
  * @example
  * detectIgnoredErrors(trace)[0] // { category: 'Tool Output Misinterpretation', evidence: '{"answer":"12 °C"}', … }
  */
-export function detectIgnoredErrors(trace: Trace): Finding[] {
+export function detectIgnoredErrors(trace: Trace, runs: readonly Run[] = runsOf(trace)): Finding[] {
   const out: Finding[] = []
-  for (const run of runsOf(trace)) {
+  for (const run of runs) {
     const answer = finalAnswer(run)
     if (!answer) continue
     const before = run.tools.filter((t) => t.endNs <= answer.startNs)

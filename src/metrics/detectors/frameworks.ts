@@ -25,19 +25,17 @@ export interface ActiveFrameworks {
 }
 
 /**
- * True when the trace was recorded from smolagents: one of its spans carries a `smolagents.*` attribute (its
- * agent spans always do: `smolagents.max_steps`, `smolagents.tools_names`). Only attribute keys are read.
+ * True when the trace was recorded from smolagents: one of its agent spans carries a `smolagents.*` attribute
+ * (smolagents' always do: `smolagents.max_steps`, `smolagents.tools_names`). Only attribute keys are read.
  *
  * @example
  * isSmolagentsTrace(trace) // true for every TRAIL trace whose agent spans were recorded by smolagents
  */
 export function isSmolagentsTrace(trace: Trace): boolean {
   const spans = trace.spans
-  for (let i = 0; i < spans.length; i++) {
-    // Agent spans carry the attributes; other spans are looked at only if no agent span does.
+  // smolagents records its attributes on its agent spans; reading only those keeps this O(agents) in key scans.
+  for (let i = 0; i < spans.length; i++)
     if (spans[i].kind === 'agent' && hasSmolagentsKey(spans[i].attributes)) return true
-  }
-  for (let i = 0; i < spans.length; i++) if (hasSmolagentsKey(spans[i].attributes)) return true
   return false
 }
 

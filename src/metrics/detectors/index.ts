@@ -8,7 +8,7 @@ import { ANSWER_TEMPLATE_DETECTOR, detectAnswerTemplate } from './answer-templat
 import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './answer-without-lookup'
 import { detectErrorSpans, ERROR_STATUS_DETECTOR, UNRECOGNIZED_ERROR_DETECTOR } from './error-status'
 import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
-import { detectInstructionBreaches, INSTRUCTIONS_DETECTOR } from './instructions'
+import { detectInstructionBreaches, INSTRUCTIONS_DETECTOR, runsOf } from './instructions'
 import { detectIgnoredErrors, ERROR_IGNORED_DETECTOR } from './error-ignored'
 import { DetectorProfileSchema, type Finding } from './finding'
 import { activeFrameworks, FrameworkProfileSchema } from './frameworks'
@@ -110,8 +110,10 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
     if (enabled.has(ANNOUNCED_CALL_DETECTOR)) pushAll(found, detectAnnouncedCalls(trace, runs))
   }
   if (frameworks.has('gaia') && enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
-  if (enabled.has(INSTRUCTIONS_DETECTOR)) pushAll(found, detectInstructionBreaches(trace))
-  if (enabled.has(ERROR_IGNORED_DETECTOR)) pushAll(found, detectIgnoredErrors(trace))
+  // The two rules that read a run's final answer share one grouping of its spans.
+  const answers = enabled.has(INSTRUCTIONS_DETECTOR) || enabled.has(ERROR_IGNORED_DETECTOR) ? runsOf(trace) : []
+  if (enabled.has(INSTRUCTIONS_DETECTOR)) pushAll(found, detectInstructionBreaches(trace, answers))
+  if (enabled.has(ERROR_IGNORED_DETECTOR)) pushAll(found, detectIgnoredErrors(trace, answers))
   if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) pushAll(found, detectSelfReportedFailures(trace))
   // A fallback: only where no other detector already named a problem on the span the error is blamed on.
   if (errorSpans && enabled.has(UNRECOGNIZED_ERROR_DETECTOR)) {

@@ -7,6 +7,7 @@ import { outputText } from './agent-run'
 import { BEHAVIOR_RULES, type BehaviorRuleId } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
 import { escapeRegExp } from './python-code'
+import { regexPerKey } from './scan'
 
 export const INSTRUCTIONS_DETECTOR = 'instructions'
 
@@ -24,22 +25,33 @@ export interface Run {
 
 /** The trace's agent runs (spans grouped by their nearest agent span; one run when no span is an agent). */
 export function runsOf(trace: Trace): Run[] {
+  const spans = trace.spans
+  // The rules read a run's final answer: a trace without model calls has none (and may be 100k tool spans).
+  if (!spans.some((s) => s.kind === 'llm')) return []
   const byScope = new Map<string, Run>()
-  const scopeOf = new Map<string, string>()
-  for (const span of trace.spans) {
-    const parent = span.parentId === null ? undefined : trace.parent(span.id)
-    const inherited = parent ? (scopeOf.get(parent.id) ?? '') : ''
-    scopeOf.set(span.id, span.kind === 'agent' ? span.id : inherited)
+  // Depth-first order: the open ancestors on a stack, each with the run it gives its children (no map per span).
+  const openIds: string[] = []
+  const openScopes: string[] = []
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i]
+    while (openIds.length > 0 && openIds[openIds.length - 1] !== span.parentId) {
+      openIds.pop()
+      openScopes.pop()
+    }
+    const scope = openScopes.length === 0 ? '' : openScopes[openScopes.length - 1]
+    openIds.push(span.id)
+    openScopes.push(span.kind === 'agent' ? span.id : scope)
     if (span.kind !== 'llm' && span.kind !== 'tool') continue
-    const scope = inherited
     let run = byScope.get(scope)
     if (!run) byScope.set(scope, (run = { llms: [], tools: [] }))
     ;(span.kind === 'llm' ? run.llms : run.tools).push(span)
   }
   const order = (a: Span, b: Span) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0)
+  // Spans come in depth-first order, which is start order within a run nearly always: sort only when it is not.
+  const sorted = (list: Span[]) => list.every((x, i) => i === 0 || order(list[i - 1], x) <= 0)
   for (const run of byScope.values()) {
-    run.llms.sort(order)
-    run.tools.sort(order)
+    if (!sorted(run.llms)) run.llms.sort(order)
+    if (!sorted(run.tools)) run.tools.sort(order)
   }
   return [...byScope.values()]
 }
@@ -81,13 +93,27 @@ function nearestAgent(trace: Trace, span: Span): Span | undefined {
 
 /** The sentence of `text` that requires calling `tool` ("Use get_weather for …", "… with lookup_order"), or undefined. */
 function requirement(text: string, tool: string): { at: number } | undefined {
-  const pattern = new RegExp(
-    String.raw`[^.!?\n]*\b(?:use|call|using|with|via)\s+(?:the\s+)?[\x60'"]?${escapeRegExp(tool)}\b[^.!?\n]*`,
-    'gi',
-  )
-  for (const m of text.matchAll(pattern)) if (!OPTIONAL.test(m[0])) return { at: m.index ?? 0 }
+  // Only sentences that name the tool are read (a system prompt runs to many KB).
+  for (let at = text.indexOf(tool); at !== -1; at = text.indexOf(tool, at + tool.length)) {
+    const start =
+      Math.max(
+        text.lastIndexOf('.', at),
+        text.lastIndexOf('!', at),
+        text.lastIndexOf('?', at),
+        text.lastIndexOf('\n', at),
+      ) + 1
+    const ends = [text.indexOf('.', at), text.indexOf('!', at), text.indexOf('?', at), text.indexOf('\n', at)].filter(
+      (e) => e !== -1,
+    )
+    const sentence = text.slice(start, ends.length > 0 ? Math.min(...ends) : text.length)
+    if (requires(tool).test(sentence) && !OPTIONAL.test(sentence)) return { at: start }
+  }
   return undefined
 }
+
+const requires = regexPerKey(
+  (tool) => new RegExp(String.raw`\b(?:use|call|using|with|via)\s+(?:the\s+)?[\x60'"]?${escapeRegExp(tool)}\b`, 'i'),
+)
 
 /**
  * The final answer: the run's last model call, when it wrote text and asked for no tool, in a run whose tools are
@@ -121,13 +147,14 @@ function finding(rule: BehaviorRuleId, span: Span, evidence: string, detail: str
  *   answered without ever calling it: Goal Deviation on the answer when no tool ran at all, Tool Selection Errors
  *   on the first call of another tool when one ran instead;
  * - the instructions require JSON and the answer does not parse as JSON: Formatting Errors on the answer.
+ * `runs` are the trace's {@link runsOf} when the caller already has them (`detect()` shares one set).
  *
  * @example
  * detectInstructionBreaches(trace)[0] // { category: 'Formatting Errors', evidence: 'Sure! The answer is 12 °C.', … }
  */
-export function detectInstructionBreaches(trace: Trace): Finding[] {
+export function detectInstructionBreaches(trace: Trace, runs: readonly Run[] = runsOf(trace)): Finding[] {
   const out: Finding[] = []
-  for (const run of runsOf(trace)) {
+  for (const run of runs) {
     const answer = finalAnswer(run)
     if (!answer || run.llms.length === 0) continue
     const instructions = instructionsOf(run.llms[0])
