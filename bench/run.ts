@@ -9,6 +9,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'workers', load: () => import('./workers') },
   { name: 'trail', load: () => import('./trail') },
   { name: 'trail-detectors', load: () => import('./trail-detectors') },
+  { name: 'xframework', load: () => import('./xframework') },
   { name: 'tokens', load: () => import('./tokens') },
   { name: 'replay', load: () => import('./replay') },
   { name: 'replay-agent', load: () => import('./replay-agent') },

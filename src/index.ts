@@ -150,6 +150,7 @@ export {
   type CheckBudgetOptions,
   type RepeatedCallsOptions,
   type PriceTable,
+  type FrameworkProfile,
 } from './metrics/detectors/index'
 
 // --- statistics (trials, intervals, judge agreement) ---

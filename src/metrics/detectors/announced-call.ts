@@ -2,6 +2,7 @@ import type { Trace } from '../../trace/trace'
 import { runViews, type RunView } from './agent-run'
 import { BEHAVIOR_RULES, type BehaviorRuleId } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
+import { underProfile } from './frameworks'
 import { codeCalls, escapeRegExp, stripPythonStrings } from './python-code'
 import { execNear, regexPerKey } from './scan'
 
@@ -59,7 +60,7 @@ export function detectAnnouncedCalls(trace: Trace, runs: readonly RunView[] = ru
       }
     }
   }
-  return out
+  return underProfile(out, 'smolagents')
 }
 
 const intentToCall = regexPerKey((name) => new RegExp(`${INTENT}\\b${escapeRegExp(name)}\\b`, 'g'))

@@ -2,6 +2,7 @@ import type { Trace } from '../../trace/trace'
 import { lastInputMessage, outputText } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { quoteEvidence, type Finding } from './finding'
+import { underProfile } from './frameworks'
 import { forEachSpan, indexOfByTail } from './scan'
 
 export const ANSWER_TEMPLATE_DETECTOR = 'answer-template'
@@ -68,5 +69,5 @@ export function detectAnswerTemplate(trace: Trace): Finding[] {
       })
     }
   })
-  return out
+  return underProfile(out, 'gaia')
 }

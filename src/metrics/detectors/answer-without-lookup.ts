@@ -3,8 +3,10 @@ import type { Trace } from '../../trace/trace'
 import { isFinalAnswer, outputText, runViews, type AgentRun, type RunView, type StepView } from './agent-run'
 import { BEHAVIOR_RULES } from './behavior-rules'
 import { quoteEvidence, type DetectorProfile, type Finding } from './finding'
+import { underProfile } from './frameworks'
 import { spanLabel } from './localize'
-import { codeCalls, hasWord } from './python-code'
+import { codeCalls, escapeRegExp, hasWord } from './python-code'
+import { regexPerKey } from './scan'
 
 export const ANSWER_WITHOUT_LOOKUP_DETECTOR = 'answer-without-lookup'
 
@@ -60,7 +62,7 @@ export function detectAnswerWithoutLookup(
         reason: `${BEHAVIOR_RULES['answer-without-tools'].reason}${callable.length > 0 ? ` (available: ${callable.join(', ')})` : ''}`,
         severity: 'high',
       })
-    const claim = retrievalClaim(answer)
+    const claim = retrievalClaim(answer, run.managedAgents)
     if (claim) {
       out.push({
         spanId: answer.llm.id,
@@ -72,23 +74,29 @@ export function detectAnswerWithoutLookup(
       })
     }
   }
-  return out
+  return underProfile(out, 'smolagents')
 }
 
 // First-person claims of having checked something, and sources said to show or confirm a fact; "according
-// to" a source, except the task's own policy, rules or plan.
-const RETRIEVAL_CLAIM = new RegExp(
-  [
-    String.raw`\bI(?:'ve|’ve| have)? (?:verified|confirmed|double-checked|checked|looked up|searched|retrieved|cross-referenced|cross-checked)\b`,
-    String.raw`\b(?:search(?:es)?|search results?|records?|reports?|database|data|search_agent|team member|sources?|checks?)\s+(?:of [^.\n]{1,40}?)?(?:shows?|showed|indicates?|indicated|confirms?|confirmed|reveals?|revealed)\b`,
-    String.raw`\baccording to (?!(?:the |our )?(?:policy|task|instructions?|question|rules?|plan|problem)\b)`,
-  ].join('|'),
-  'i',
-)
+// to" a source, except the task's own policy, rules or plan. A source is a search, a record… or one of the
+// run's own team members, by the name the trace gives it (never a name written here).
+const claimPattern = (sources: string) =>
+  new RegExp(
+    [
+      String.raw`\bI(?:'ve|’ve| have)? (?:verified|confirmed|double-checked|checked|looked up|searched|retrieved|cross-referenced|cross-checked)\b`,
+      String.raw`\b(?:search(?:es)?|search results?|records?|reports?|database|data|${sources}team member|sources?|checks?)\s+(?:of [^.\n]{1,40}?)?(?:shows?|showed|indicates?|indicated|confirms?|confirmed|reveals?|revealed)\b`,
+      String.raw`\baccording to (?!(?:the |our )?(?:policy|task|instructions?|question|rules?|plan|problem)\b)`,
+    ].join('|'),
+    'i',
+  )
+const RETRIEVAL_CLAIM = claimPattern('')
+const claimNaming = regexPerKey((names) => claimPattern(names))
 
 /** A sentence of the answer's reasoning (before its code) that claims a retrieval, quoted; undefined if none. */
-function retrievalClaim(answer: StepView): string | undefined {
-  const m = RETRIEVAL_CLAIM.exec(answer.split.thought)
+function retrievalClaim(answer: StepView, teamMembers: readonly string[]): string | undefined {
+  const pattern =
+    teamMembers.length === 0 ? RETRIEVAL_CLAIM : claimNaming(teamMembers.map((n) => `${escapeRegExp(n)}|`).join(''))
+  const m = pattern.exec(answer.split.thought)
   return m ? quoteEvidence(answer.text, m.index) : undefined
 }
 

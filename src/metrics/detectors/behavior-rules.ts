@@ -61,6 +61,26 @@ export const BEHAVIOR_RULES = {
     category: 'Formatting Errors',
     reason: 'the previous action printed a string one character per line: the code treated a string as a list of lines',
   },
+  /** The instructions require a tool the model was offered; the run answered without any tool call. */
+  'instructed-tool-unused': {
+    category: 'Goal Deviation',
+    reason: 'answered without calling the tool its instructions require; no tool ran before the answer',
+  },
+  /** The instructions require a tool the model was offered; the run called another tool instead, never that one. */
+  'instructed-tool-replaced': {
+    category: 'Tool Selection Errors',
+    reason: 'called another tool instead of the one its instructions require, and never called that one',
+  },
+  /** The instructions require a JSON answer ("Reply with one JSON object …"); the final answer does not parse as JSON. */
+  'answer-not-json': {
+    category: 'Formatting Errors',
+    reason: 'the instructions require a JSON answer, and the final answer is not JSON',
+  },
+  /** The last tool call before the final answer failed; the answer does not say so and reads as if it had succeeded. */
+  'answer-ignores-tool-error': {
+    category: 'Tool Output Misinterpretation',
+    reason: 'answered as if the failed tool call had succeeded: the answer does not mention the failure',
+  },
 } as const satisfies Record<string, BehaviorRule>
 
 export type BehaviorRuleId = keyof typeof BEHAVIOR_RULES

@@ -243,12 +243,13 @@ const MODEL_CODE_FAILED = /Code execution failed|\bInterpreterError\b|\bAgentExe
 
 /**
  * The fallback rule for an error text that {@link classifyErrorText} does not recognize: model code or a call.
+ * Model code is recognized by smolagents' wording, so only when `smolagents` is true (its profile is active).
  *
  * @example
- * unrecognizedErrorRule("Code execution failed at line 'x()' due to: TypeError").category // 'Formatting Errors'
+ * unrecognizedErrorRule("Code execution failed at line 'x()' due to: TypeError", true).category // 'Formatting Errors'
  */
-export function unrecognizedErrorRule(text: string): ErrorRule {
-  return MODEL_CODE_FAILED.test(text) ? UNRECOGNIZED_ERROR_RULES.modelCode : UNRECOGNIZED_ERROR_RULES.call
+export function unrecognizedErrorRule(text: string, smolagents: boolean): ErrorRule {
+  return smolagents && MODEL_CODE_FAILED.test(text) ? UNRECOGNIZED_ERROR_RULES.modelCode : UNRECOGNIZED_ERROR_RULES.call
 }
 
 const RULE_BY_ID = new Map(ERROR_RULES.map((r) => [r.id, r]))

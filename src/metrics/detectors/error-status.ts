@@ -1,6 +1,8 @@
 import type { Span } from '../../trace/span'
 import type { Trace } from '../../trace/trace'
 import type { Finding } from './finding'
+import { UNRECOGNIZED_ERROR_RULES } from './error-patterns'
+import { underProfile } from './frameworks'
 import { forEachSpan } from './scan'
 import { errorBelow, isLeafKind, producerLlm, sourceLeaf, spanLabel } from './localize'
 import { classifySpanError, hasErrorSignal, unrecognizedSpanError } from './signals'
@@ -19,13 +21,15 @@ export const UNRECOGNIZED_ERROR_DETECTOR = 'unrecognized-error'
  *   `unrecognized-error`). An error is still a failure: without these a trace whose only error is an
  *   `UnboundLocalError` in a tool would diagnose clean.
  *
- * One walk serves both, so the tree below each span and each span's run are worked out once.
+ * One walk serves both, so the tree below each span and each span's run are worked out once. `smolagents`
+ * (its profile is active) lets the fallback recognize failed model code by smolagents' wording; those findings
+ * name the profile.
  *
  * @example
  * const { recognized, unrecognized } = detectErrorSpans(trace)
  * recognized[0] // { spanId: '…', category: 'Formatting Errors', detector: 'error-status', … }
  */
-export function detectErrorSpans(trace: Trace): { recognized: Finding[]; unrecognized: Finding[] } {
+export function detectErrorSpans(trace: Trace, smolagents = false): { recognized: Finding[]; unrecognized: Finding[] } {
   const below = errorBelow(trace, hasErrorSignal)
   const failedRun = runFailed(trace)
   const recognized: Finding[] = []
@@ -34,7 +38,7 @@ export function detectErrorSpans(trace: Trace): { recognized: Finding[]; unrecog
     // A step/agent whose child failed only carries that child's error up the tree.
     if (!isLeafKind(span) && below.has(span.id)) return
     const known = classifySpanError(span)
-    const hit = known ?? unrecognizedSpanError(span)
+    const hit = known ?? unrecognizedSpanError(span, smolagents)
     if (!hit) return
     const target =
       hit.rule.placement === 'producer'
@@ -50,6 +54,7 @@ export function detectErrorSpans(trace: Trace): { recognized: Finding[]; unrecog
       severity: failedRun(span) ? 'high' : 'medium',
     }
     if (moved) finding.evidenceSpanId = span.id
+    if (hit.rule.id === UNRECOGNIZED_ERROR_RULES.modelCode.id) underProfile([finding], 'smolagents')
     ;(known ? recognized : unrecognized).push(finding)
   })
   return { recognized, unrecognized }

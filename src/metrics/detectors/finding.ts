@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { TRAIL_CATEGORIES } from '../../taxonomy'
+import { FrameworkProfileSchema } from './frameworks'
 
 /**
  * Longest evidence quote a finding carries; longer text is cut around the part that matched.
@@ -19,6 +20,8 @@ export const MAX_EVIDENCE_CHARS = 300
  *   problem of the agent, but no pass either.
  * - `evidenceSpanId` is set when the error was recorded on another span than the one it is blamed on
  *   (e.g. a tool raised because the LLM before it wrote malformed arguments).
+ * - `framework` names the framework profile whose conventions the rule read (`smolagents`, `gaia`); absent for
+ *   the general rules. The reason then ends with ` [<profile> profile]`.
  *
  * @example
  * const f = FindingSchema.parse({ spanId: 'a1', category: 'Rate Limiting', detector: 'error-status',
@@ -37,6 +40,8 @@ export const FindingSchema = z.object({
    * or reversed times (see `timeProblems`). Its verdict is unjudgeable, and it never counts as within budget.
    */
   unjudgeable: z.literal(true).optional(),
+  /** The framework profile of the rule that found it (see `FrameworkProfileSchema`); absent for general rules. */
+  framework: FrameworkProfileSchema.optional(),
 })
 export type Finding = z.infer<typeof FindingSchema>
 

@@ -8,7 +8,10 @@ import { ANSWER_TEMPLATE_DETECTOR, detectAnswerTemplate } from './answer-templat
 import { ANSWER_WITHOUT_LOOKUP_DETECTOR, detectAnswerWithoutLookup } from './answer-without-lookup'
 import { detectErrorSpans, ERROR_STATUS_DETECTOR, UNRECOGNIZED_ERROR_DETECTOR } from './error-status'
 import { detectObservedErrors, ERROR_OBSERVED_DETECTOR } from './error-observed'
+import { detectInstructionBreaches, INSTRUCTIONS_DETECTOR, runsOf } from './instructions'
+import { detectIgnoredErrors, ERROR_IGNORED_DETECTOR } from './error-ignored'
 import { DetectorProfileSchema, type Finding } from './finding'
+import { activeFrameworks, FrameworkProfileSchema } from './frameworks'
 import { detectSelfReportedFailures, SELF_REPORTED_FAILURE_DETECTOR } from './self-reported-failure'
 import { detectRepeatedCalls, REPEATED_CALLS_DETECTOR, RepeatedCallsOptionsSchema } from './repeated-calls'
 import { detectToolOutputErrors, TOOL_OUTPUT_DETECTOR } from './tool-output'
@@ -29,6 +32,8 @@ export const DETECTOR_NAMES = [
   ANSWER_WITHOUT_LOOKUP_DETECTOR,
   ANNOUNCED_CALL_DETECTOR,
   ANSWER_TEMPLATE_DETECTOR,
+  INSTRUCTIONS_DETECTOR,
+  ERROR_IGNORED_DETECTOR,
   SELF_REPORTED_FAILURE_DETECTOR,
   UNRECOGNIZED_ERROR_DETECTOR,
   'budget',
@@ -48,6 +53,8 @@ export type DetectorName = z.infer<typeof DetectorNameSchema>
  * - `repeatedCalls`: see `RepeatedCallsOptionsSchema` (`minRepeats` default 2).
  * - `budget` / `prices`: limits checked by `checkBudget`, and prices for the cost budget.
  * - `profile`: `default` (one category per piece of evidence) or `trail-recall` (see `DetectorProfileSchema`).
+ * - `frameworks`: the framework profiles whose rules run (see `FrameworkProfileSchema`). Default: chosen from
+ *   the trace's conventions; `[]` runs the general rules only, `['smolagents']` forces smolagents' rules on.
  *
  * @example
  * detect(trace, DetectorOptionsSchema.parse({ repeatedCalls: { minRepeats: 1 }, budget: { tokens: 200_000 } }))
@@ -59,6 +66,7 @@ export const DetectorOptionsSchema = z
     budget: BudgetSchema.optional(),
     prices: PriceTableSchema.optional(),
     profile: DetectorProfileSchema.optional(),
+    frameworks: z.array(FrameworkProfileSchema).optional(),
   })
   .strict()
 export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
@@ -70,7 +78,9 @@ export type DetectorOptions = z.input<typeof DetectorOptionsSchema>
  * them and again on the next model call whose input shows them; tools that returned an error page;
  * repeated identical tool calls; behaviour the run itself contradicts (a final answer before any of the
  * lookups its facts survey asked for, a call announced in the thought but missing from the code, an
- * answer that breaks the prompt's template); errors no rule recognizes, under a fallback category, on spans no other
+ * answer that breaks the prompt's template — rules of the smolagents and gaia framework profiles, run only when
+ * the trace shows those conventions or `frameworks` names them); on any framework, a final answer that breaks the
+ * run's own instructions (a required tool never called, a required JSON answer that is not JSON); errors no rule recognizes, under a fallback category, on spans no other
  * detector named (`unrecognized-error`); and exceeded budgets (when `budget` is given).
  *
  * @example
@@ -82,18 +92,28 @@ export function detect(trace: Trace, options: DetectorOptions = {}): Finding[] {
   const opts = Object.keys(options).length === 0 ? {} : DetectorOptionsSchema.parse(options)
   const enabled: ReadonlySet<DetectorName> = opts.detectors ? new Set(opts.detectors) : ALL_DETECTORS
   const found: Finding[] = []
+  const frameworks = activeFrameworks(trace, opts.frameworks)
   const errorSpans =
-    enabled.has(ERROR_STATUS_DETECTOR) || enabled.has(UNRECOGNIZED_ERROR_DETECTOR) ? detectErrorSpans(trace) : undefined
+    enabled.has(ERROR_STATUS_DETECTOR) || enabled.has(UNRECOGNIZED_ERROR_DETECTOR)
+      ? detectErrorSpans(trace, frameworks.has('smolagents'))
+      : undefined
   if (errorSpans && enabled.has(ERROR_STATUS_DETECTOR)) pushAll(found, errorSpans.recognized)
   if (enabled.has(ERROR_OBSERVED_DETECTOR)) pushAll(found, detectObservedErrors(trace))
   if (enabled.has(TOOL_OUTPUT_DETECTOR)) pushAll(found, detectToolOutputErrors(trace))
   if (enabled.has(REPEATED_CALLS_DETECTOR)) pushAll(found, detectRepeatedCalls(trace, opts.repeatedCalls))
-  // The two detectors that read agent steps share one view of them, computed here once.
-  const runs =
-    enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR) || enabled.has(ANNOUNCED_CALL_DETECTOR) ? runViews(trace) : []
-  if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR)) pushAll(found, detectAnswerWithoutLookup(trace, runs, opts.profile))
-  if (enabled.has(ANNOUNCED_CALL_DETECTOR)) pushAll(found, detectAnnouncedCalls(trace, runs))
-  if (enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
+  // The two smolagents detectors read agent steps and share one view of them, computed here once.
+  if (frameworks.has('smolagents')) {
+    const runs =
+      enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR) || enabled.has(ANNOUNCED_CALL_DETECTOR) ? runViews(trace) : []
+    if (enabled.has(ANSWER_WITHOUT_LOOKUP_DETECTOR))
+      pushAll(found, detectAnswerWithoutLookup(trace, runs, opts.profile))
+    if (enabled.has(ANNOUNCED_CALL_DETECTOR)) pushAll(found, detectAnnouncedCalls(trace, runs))
+  }
+  if (frameworks.has('gaia') && enabled.has(ANSWER_TEMPLATE_DETECTOR)) pushAll(found, detectAnswerTemplate(trace))
+  // The two rules that read a run's final answer share one grouping of its spans.
+  const answers = enabled.has(INSTRUCTIONS_DETECTOR) || enabled.has(ERROR_IGNORED_DETECTOR) ? runsOf(trace) : []
+  if (enabled.has(INSTRUCTIONS_DETECTOR)) pushAll(found, detectInstructionBreaches(trace, answers))
+  if (enabled.has(ERROR_IGNORED_DETECTOR)) pushAll(found, detectIgnoredErrors(trace, answers))
   if (enabled.has(SELF_REPORTED_FAILURE_DETECTOR)) pushAll(found, detectSelfReportedFailures(trace))
   // A fallback: only where no other detector already named a problem on the span the error is blamed on.
   if (errorSpans && enabled.has(UNRECOGNIZED_ERROR_DETECTOR)) {
@@ -151,6 +171,8 @@ export type { Budget, BudgetCheck, BudgetResult, BudgetName, CheckBudgetOptions 
 export { BudgetSchema, BudgetCheckSchema, BudgetResultSchema } from './budget'
 export { FindingSchema, quoteEvidence, MAX_EVIDENCE_CHARS, DetectorProfileSchema } from './finding'
 export type { Finding, DetectorProfile } from './finding'
+export { FrameworkProfileSchema, FRAMEWORK_PROFILES, isSmolagentsTrace } from './frameworks'
+export type { FrameworkProfile } from './frameworks'
 export { ERROR_RULES, classifyErrorText, ruleForHttpStatus } from './error-patterns'
 export type { ErrorRule, Placement } from './error-patterns'
 export { BEHAVIOR_RULES } from './behavior-rules'

@@ -243,7 +243,17 @@ function outcomeOf(span: Span): Outcome | undefined {
   }
   if (span.output === undefined) return undefined
   // The output text itself, not a prefixed copy: page outputs run to many KB and are compared in place.
-  return { error: false, text: typeof span.output === 'string' ? span.output : `${JSON.stringify(span.output)}` }
+  if (typeof span.output === 'string') return { error: false, text: span.output }
+  return { error: false, text: JSON.stringify(span.output, withoutCallIds) ?? '' }
+}
+
+// Keys that name the call a result answers, not the result: a framework's result envelope (LangChain's
+// ToolMessage records `tool_call_id`) carries a new one on every call, so two identical results never compared
+// equal.
+const CALL_ID_KEYS = new Set(['tool_call_id', 'toolCallId', 'call_id'])
+
+function withoutCallIds(key: string, value: unknown): unknown {
+  return CALL_ID_KEYS.has(key) ? undefined : value
 }
 
 function sameOutcome(a: Outcome, b: Outcome): boolean {

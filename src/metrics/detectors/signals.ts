@@ -97,13 +97,13 @@ export function classifySpanError(span: Span): ClassifiedError | undefined {
 
 /**
  * A span's error that {@link classifySpanError} does not recognize, under its fallback rule (model code or a
- * call, `unrecognizedErrorRule`): the evidence quotes the error's own line (after smolagents' echo of the code),
+ * call, `unrecognizedErrorRule`, model code only under the smolagents profile): the evidence quotes the error's own line (after smolagents' echo of the code),
  * the reason names the exception type. Undefined when the span records no error.
  *
  * @example
- * unrecognizedSpanError(toolSpan) // { rule: { category: 'Environment Setup Errors', … }, evidence: "UnboundLocalError: cannot access local variable 'res' …" }
+ * unrecognizedSpanError(toolSpan, false) // { rule: { category: 'Environment Setup Errors', … }, evidence: "UnboundLocalError: cannot access local variable 'res' …" }
  */
-export function unrecognizedSpanError(span: Span): ClassifiedError | undefined {
+export function unrecognizedSpanError(span: Span, smolagents: boolean): ClassifiedError | undefined {
   if (!hasErrorSignal(span)) return undefined
   const events = exceptionEvents(span)
   const types = events.map((e) => str(e.attributes['exception.type'])).filter((t) => t !== '')
@@ -112,7 +112,7 @@ export function unrecognizedSpanError(span: Span): ClassifiedError | undefined {
     span.statusMessage,
     str(span.attributes['error.type']),
   ].filter((t) => t !== '')
-  const base = unrecognizedErrorRule([...types, ...texts].join('\n'))
+  const base = unrecognizedErrorRule([...types, ...texts].join('\n'), smolagents)
   const type = types[0] ?? str(span.attributes['error.type'])
   const code = httpStatusOf(span)
   const named = type !== '' ? type : code !== undefined ? `HTTP ${code}` : ''
