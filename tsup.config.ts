@@ -1,8 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
-import { defineConfig, type Options } from 'tsup'
-
-type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number]
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { defineConfig } from 'tsup'
 
 /**
  * Writes the built setup entries as their sources are, each importing the half built beside it: one or two
@@ -24,42 +22,6 @@ export function rewriteSetupEntries(outDir: string): void {
       '"use strict";\nrequire("./vitest-run.cjs").setUpVitestFile();\nmodule.exports = require("./vitest-api.cjs");\n',
   }
   for (const [name, text] of Object.entries(files)) writeFileSync(join(outDir, name), text)
-}
-
-/**
- * The bundled OpenAI SDK without the fetch globals that would load Node's fetch implementation (undici) in a
- * test worker: its request headers are LightHeaders, and its `instanceof Headers` / `instanceof FormData`
- * checks ask src/judges/http-transport.ts instead. A judge call then never loads undici (decision 0031).
- * Every replacement must match: an SDK update that moves them fails the build here, not silently.
- */
-const openaiWithoutFetchGlobals: EsbuildPlugin = {
-  name: 'openai-without-fetch-globals',
-  setup(build) {
-    const transport = JSON.stringify(resolve('src/judges/http-transport.ts'))
-    const edits: Record<string, Array<[string, string]>> = {
-      'headers.mjs': [
-        ['headers instanceof Headers', '__avIsHeaders(headers)'],
-        ['new Headers()', 'new __AVHeaders()'],
-      ],
-      'log.mjs': [['details.headers instanceof Headers', '__avIsHeaders(details.headers)']],
-      'client.mjs': [['body instanceof FormData', '__avIsFormData(body)']],
-    }
-    build.onLoad(
-      { filter: /[\\/]node_modules[\\/]openai[\\/](client|internal[\\/]headers|internal[\\/]utils[\\/]log)\.mjs$/ },
-      (args) => {
-        let text = readFileSync(args.path, 'utf8')
-        for (const [from, to] of edits[basename(args.path)]) {
-          if (!text.includes(from))
-            throw new Error(`openai-without-fetch-globals: "${from}" is no longer in ${args.path}`)
-          text = text.split(from).join(to)
-        }
-        if (/\binstanceof (Headers|FormData)\b|new Headers\(/.test(text))
-          throw new Error(`openai-without-fetch-globals: ${args.path} has a fetch global this plugin does not replace`)
-        const names = 'LightHeaders as __AVHeaders, isHeaders as __avIsHeaders, isFormData as __avIsFormData'
-        return { contents: `import { ${names} } from ${transport};\n${text}`, loader: 'js' }
-      },
-    )
-  },
 }
 
 // One build, two formats: ESM for modern projects and CJS for Jest setups that still require().
@@ -91,9 +53,9 @@ export default defineConfig({
   sourcemap: false,
   splitting: true,
   shims: true,
-  // zod and the OpenAI SDK are bundled: one file each loads in a fraction of the time of their hundreds (decision 0031).
+  // Bundled: the OpenAI SDK (not a dependency) and zod (a dependency for the declarations, which import it): one file
+  // each loads in a fraction of the time of their hundreds (decisions 0031, 0052).
   noExternal: ['zod', 'openai'],
-  esbuildPlugins: [openaiWithoutFetchGlobals],
   external: ['vitest', 'jest', '@jest/globals', '@jest/reporters', 'vitest/node', 'vitest/config', 'vitest/reporters'],
   // Vitest runs a setup file through its module runner: each of the file's imports is a round trip to Vitest's
   // main process, one after another. esbuild hoists every chunk the body needs into the entry (15–25 imports),

@@ -17,6 +17,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'suite', load: () => import('./suite') },
   { name: 'preconnect', load: () => import('./preconnect') },
   { name: 'scrub', load: () => import('./scrub') },
+  { name: 'first-command', load: () => import('./first-command') },
 ]
 
 function formatValue(value: number | string): string {

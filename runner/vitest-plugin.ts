@@ -4,7 +4,7 @@ import { defaultInclude } from 'vitest/config'
 import type { Vite, VitestPluginContext } from 'vitest/node'
 import { concurrencyFromEnv, DEFAULT_JUDGE_CONCURRENCY } from '../src/config/limits'
 import { checkRecordingOptions, type RecordingOptions } from '../src/config/recording'
-import { DEFAULT_EVAL_FILES, globToRegExp, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
+import { DEFAULT_EVAL_FILES, PLUGIN_SETTINGS_KEY, type PluginSettings } from './eval-files'
 import type { ReporterOptions } from '../reporters/options'
 import { warmSetupWhenWorkerStarts, type WarmableProject } from './warm-setup'
 
@@ -79,7 +79,6 @@ export function agentVerdict(options: AgentVerdictPluginOptions = {}): Vite.Plug
       `agentVerdict({ evalFiles }) must be a glob or a non-empty list of globs, e.g. '**/*.eval.ts'; got ${JSON.stringify(options.evalFiles)}`,
     )
   }
-  for (const glob of evalFiles) globToRegExp(glob) // a malformed glob fails here, once, not in every worker
   const concurrency = positiveInt(options.concurrency ?? concurrencyFromEnv() ?? DEFAULT_CONCURRENCY, 'concurrency')
   const testTimeout = positiveInt(options.testTimeout ?? EVAL_TEST_TIMEOUT, 'testTimeout')
   const recordings =

@@ -86,7 +86,7 @@ export {
 
 // --- judges ---
 export type { Judge, JudgeRequest, JudgeResponse, JudgeUsage, ContentPart, ImageFormat } from './judges/types'
-export { openaiJudge, type OpenAIJudgeOptions } from './judges/openai'
+export { type OpenAIClientLike, openaiJudge, type OpenAIJudgeOptions } from './judges/openai'
 export { bedrockJudge, DEFAULT_BEDROCK_MODEL, type BedrockJudgeOptions } from './judges/bedrock'
 export { defineJudge, type JudgeConfig } from './judges/config'
 export {

@@ -1,9 +1,8 @@
 // The OpenAI client's transport for judge calls: one HTTP/1.1 request with node:http(s) on a keep-alive agent,
 // the answer read whole. Node's fetch (undici) costs a test worker ~20 ms to load and a few ms of CPU per
 // request in web streams, both on the path of an eval file's first judge request and of every wave of calls
-// after it; a judge call needs none of what fetch adds (decision 0031). The bundled SDK is built to use
-// LightHeaders, isHeaders and isFormData below instead of the web globals that would load undici
-// (tsup.config.ts); run from source, it uses the real ones, and this transport works with either.
+// after it; a judge call needs none of what fetch adds (decision 0031). The SDK itself builds its request
+// headers with Node's `Headers` (decision 0052: its source is not rewritten); replies come back as LightHeaders.
 // Default imports (the modules' own objects), read at call time: request interceptors that patch
 // `http.request` (msw in our tests, or a user's) see these calls too; agent recordings' patch alone is gone around.
 import http from 'node:http'
@@ -16,7 +15,7 @@ import { REPLY_WATCH, type ReplyWatch, replyLimits } from './reply-watch'
 
 /**
  * A Fetch-API `Headers` without Node's fetch implementation: case-insensitive names, values of one name joined
- * with `, `, iteration in insertion order. What the bundled OpenAI SDK builds its request headers with.
+ * with `, `, iteration in insertion order. The headers of the replies this transport hands the SDK.
  *
  * @example
  * const h = new LightHeaders({ 'Content-Type': 'application/json' }); h.get('content-type') // 'application/json'
@@ -68,27 +67,6 @@ export class LightHeaders {
   get [Symbol.toStringTag](): string {
     return 'Headers'
   }
-}
-
-/**
- * True for a Fetch-API `Headers` or a {@link LightHeaders}, told by its tag: asking `x instanceof Headers`
- * would load Node's fetch implementation just to answer no.
- *
- * @example
- * isHeaders(new LightHeaders()) // true; isHeaders({ a: '1' }) // false
- */
-export function isHeaders(value: unknown): value is LightHeaders {
-  return Object.prototype.toString.call(value) === '[object Headers]'
-}
-
-/**
- * True for a `FormData`, told by its tag, without loading Node's fetch implementation (see {@link isHeaders}).
- *
- * @example
- * isFormData({ model: 'gpt-4.1' }) // false
- */
-export function isFormData(value: unknown): boolean {
-  return Object.prototype.toString.call(value) === '[object FormData]'
 }
 
 /** What the OpenAI SDK reads of a fetch `Response` on a judge call. */

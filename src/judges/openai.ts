@@ -21,10 +21,23 @@ import { cutOffAdvice, outputTokensFor } from './output-limit'
 /** finish_reason values that end a whole reply: OpenAI's, and the end-of-sequence spellings of compatible servers. */
 const NORMAL_FINISH = new Set(['stop', 'eos', 'eos_token', 'stop_sequence', 'end_turn'])
 
+/**
+ * The part of an OpenAI SDK client a judge uses: an `OpenAI` or `AzureOpenAI` instance of your own `openai`
+ * package fits. Stated here, not imported: the SDK agent-verdict calls with is bundled, not a dependency (decision 0052).
+ *
+ * @example
+ * const client: OpenAIClientLike = new OpenAI({ baseURL: 'https://gateway.example/v1' })
+ */
+export interface OpenAIClientLike {
+  apiKey: string | null
+  baseURL: string
+  chat: { completions: { create(body: never, options?: never): unknown } }
+}
+
 export interface OpenAIJudgeOptions extends JudgeReliabilityOptions {
   model: string
   /** A ready client (tests, Azure, custom fetch). Its own retries are disabled per request. */
-  client?: OpenAI
+  client?: OpenAIClientLike
   /** Defaults to `OPENAI_API_KEY`; optional with `baseURL` (local servers ignore it). */
   apiKey?: string
   /** An OpenAI-compatible server (Ollama, vLLM, LM Studio): e.g. `http://127.0.0.1:11434/v1`. Never with `user:pass@`. */
@@ -78,7 +91,7 @@ export function openaiJudge(options: OpenAIJudgeOptions): ReliableJudge {
   }
   // Adapted per judge instance when a compatible server rejects an option (see the 400 handling below).
   const features = { jsonSchema: true, temperature: options.temperature !== null && !isReasoningModel(model) }
-  let client = options.client
+  let client = options.client as OpenAI | undefined
   const limits = replyLimits(options.maxReplyBytes)
 
   // An empty or blank key (`OPENAI_API_KEY=` in a .env file or CI secret that is not set) counts as no key: a
@@ -303,7 +316,7 @@ function offContractPart(choice: unknown): string | undefined {
 }
 
 /** A client built elsewhere still holds our credentials: its key and every default header value. */
-function registerClientSecrets(client: OpenAI): void {
+function registerClientSecrets(client: OpenAIClientLike): void {
   registerSecret(client.apiKey)
   // The SDK keeps constructor options on `_options`; read defensively, it is not public API.
   const headers = (client as unknown as { _options?: { defaultHeaders?: Record<string, unknown> } })._options

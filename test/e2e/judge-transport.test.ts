@@ -1,6 +1,6 @@
-// Decision 0031: a judge call of the built package sends with node:http (src/judges/http-transport.ts), and the
-// bundled OpenAI SDK is built without the fetch globals, so a test worker that calls a live judge never loads
-// Node's fetch implementation (undici, ~20 ms of a worker's start and a few ms of CPU per request).
+// Decisions 0031/0032: a judge call of the built package sends with node:http (src/judges/http-transport.ts) from
+// the run's coordinator, so a test worker that calls a live judge never loads Node's fetch implementation (undici,
+// ~20 ms of a worker's start and a few ms of CPU per request). The SDK's source is not rewritten (decision 0052).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib'
 import OpenAI from 'openai'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { ownTransportUsable, requestsInterceptedHere } from '../../src/judges/fetch-choice'
-import { isFormData, isHeaders, LightHeaders, transportFetch } from '../../src/judges/http-transport'
+import { LightHeaders, transportFetch } from '../../src/judges/http-transport'
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void
 let handler: Handler
@@ -45,16 +45,6 @@ describe('LightHeaders', () => {
     expect(seen).toEqual(['content-type=application/json', 'x-many=a, b'])
     // Node's fetch takes it as a headers init: an iterable of pairs.
     expect(new Headers(h as unknown as ConstructorParameters<typeof Headers>[0]).get('x-many')).toBe('a, b')
-  })
-
-  test('isHeaders and isFormData tell the real classes and ours from look-alikes', () => {
-    expect(isHeaders(new LightHeaders())).toBe(true)
-    expect(isHeaders(new Headers())).toBe(true)
-    for (const other of [new Map(), new URLSearchParams('a=1'), { get: () => null }, null, 'headers'])
-      expect(isHeaders(other)).toBe(false)
-    expect(isFormData(new FormData())).toBe(true)
-    for (const other of [{ model: 'gpt-4.1' }, new URLSearchParams(), new LightHeaders(), undefined])
-      expect(isFormData(other)).toBe(false)
   })
 })
 

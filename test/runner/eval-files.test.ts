@@ -1,30 +1,61 @@
-import { describe, expect, it } from 'vitest'
-import { DEFAULT_EVAL_FILES, globToRegExp, isEvalFile } from '../../runner/eval-files'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { glob } from 'tinyglobby'
+import { afterAll, describe, expect, it } from 'vitest'
+import { DEFAULT_EVAL_FILES, isEvalFile } from '../../runner/eval-files'
 
-describe('globToRegExp', () => {
-  it.each([
-    ['**/*.eval.{ts,mts,js,mjs}', 'chart.eval.ts', true],
-    ['**/*.eval.{ts,mts,js,mjs}', 'evals/deep/chart.eval.mjs', true],
-    ['**/*.eval.{ts,mts,js,mjs}', 'evals/chart.eval.tsx', false],
-    ['**/*.eval.{ts,mts,js,mjs}', 'evals/chart.test.ts', false],
-    ['**/*.eval.{ts,mts,js,mjs}', 'evals/chartXeval.ts', false], // the dot is literal
-    ['evals/**', 'evals/a/b/c.ts', true],
-    ['evals/**', 'other/evals/c.ts', false],
-    ['evals/*.ts', 'evals/a/c.ts', false], // * stays within one folder
-    ['evals/?.ts', 'evals/a.ts', true],
-    ['evals/?.ts', 'evals/ab.ts', false],
-    ['evals/[ab].ts', 'evals/b.ts', true],
-    ['evals/[!ab].ts', 'evals/b.ts', false],
-    ['evals/[!ab].ts', 'evals/c.ts', true],
-    ['a+b(c)/*.ts', 'a+b(c)/x.ts', true], // regex specials are literal
-    ['\\{x\\}.ts', '{x}.ts', true],
-  ])('%s against %s → %s', (glob, path, expected) => {
-    expect(globToRegExp(glob).test(path)).toBe(expected)
-  })
+// The files of a project, and globs on which the former hand-written matcher and Vitest disagreed (extglobs,
+// POSIX classes, `**` inside a segment, a leading `./`) or could (braces, dotfiles, nested braces).
+const FILES = [
+  'chart.eval.ts',
+  'evals/deep/chart.eval.mjs',
+  'evals/chart.eval.tsx',
+  'evals/chart.test.ts',
+  'evals/chartXeval.ts',
+  'evals/a.eval.ts',
+  'evals/b.eval.ts',
+  'evals/ab.eval.ts',
+  'evals/x/y.eval.ts',
+  'evals9.ts',
+  '.hidden/secret.eval.ts',
+  'evals/.dot.eval.ts',
+  'a+b(c)/x.ts',
+  'src/x.ts',
+]
 
-  it('names the glob and the fix when a brace or bracket is left open', () => {
-    expect(() => globToRegExp('**/*.{ts,js')).toThrow(/evalFiles glob "\*\*\/\*\.\{ts,js" has an unclosed "\{"/)
-    expect(() => globToRegExp('evals/[ab.ts')).toThrow(/unclosed "\["/)
+const GLOBS = [
+  ...DEFAULT_EVAL_FILES,
+  'evals/**',
+  'evals/*.ts',
+  'evals/?.eval.ts',
+  'evals/[ab].eval.ts',
+  'evals/[!a].eval.ts',
+  'evals/@(a|b).eval.ts', // extglob: the old matcher took it literally
+  'evals/!(a).eval.ts',
+  'evals/+(a|b).eval.ts',
+  'evals/[[:alpha:]].eval.ts', // POSIX class
+  'evals**.ts', // `**` inside a segment is `*` to Vitest; the old matcher crossed folders
+  './evals/*.eval.ts', // a leading ./
+  'evals/{a,{b,ab}}.eval.ts',
+  '**/.hidden/*.ts',
+  '*.eval.ts',
+  'a+b(c)/*.ts',
+]
+
+const root = mkdtempSync(join(tmpdir(), 'av-eval-files-'))
+for (const file of FILES) {
+  mkdirSync(dirname(join(root, file)), { recursive: true })
+  writeFileSync(join(root, file), '')
+}
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+describe('isEvalFile agrees with the files Vitest runs for the same include', () => {
+  it.each(GLOBS)('%s', async (pattern) => {
+    // What Vitest 4 does to list a project's test files (Vitest#globFiles): tinyglobby, dot files included.
+    const vitest = await glob([pattern], { cwd: root, dot: true, expandDirectories: false })
+    const ours = FILES.filter((file) => isEvalFile(join(root, file), { root, evalFiles: [pattern] }))
+    expect(ours.sort()).toEqual(vitest.sort())
   })
 })
 
