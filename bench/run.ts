@@ -12,6 +12,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'tokens', load: () => import('./tokens') },
   { name: 'replay', load: () => import('./replay') },
   { name: 'replay-agent', load: () => import('./replay-agent') },
+  { name: 'trace-replay', load: () => import('./trace-replay') },
   { name: 'batch-record', load: () => import('./batch-record') },
   { name: 'suite', load: () => import('./suite') },
   { name: 'preconnect', load: () => import('./preconnect') },
