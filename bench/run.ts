@@ -15,6 +15,7 @@ const MODULES: Array<{ name: string; load: () => Promise<BenchModule> }> = [
   { name: 'trace-replay', load: () => import('./trace-replay') },
   { name: 'batch-record', load: () => import('./batch-record') },
   { name: 'suite', load: () => import('./suite') },
+  { name: 'scale', load: () => import('./scale') },
   { name: 'preconnect', load: () => import('./preconnect') },
   { name: 'scrub', load: () => import('./scrub') },
 ]
