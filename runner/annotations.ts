@@ -30,8 +30,28 @@ const TYPE: Record<Verdict['outcome'], VerdictAnnotation['type']> = {
   unjudgeable: 'warning',
 }
 
+type ReportSpan = ReportTrace['spans'][number]
+
+/**
+ * The spans of a matcher's traces by id, built once per traces list: a matcher's verdicts share the list, and a
+ * search per verdict (over a fresh flat copy of every span) took 138 s to annotate the 1,333 failing spans of a
+ * 100,000-span trace, 0.75 s with the index (bench: replay.trace_100k_ms). The first span with an id wins, as the
+ * search did.
+ */
+const spanIndexes = new WeakMap<readonly ReportTrace[], Map<string, ReportSpan>>()
+
+function spanIndex(traces: readonly ReportTrace[]): Map<string, ReportSpan> {
+  let index = spanIndexes.get(traces)
+  if (!index) {
+    index = new Map()
+    for (const t of traces) for (const s of t.spans) if (!index.has(s.id)) index.set(s.id, s)
+    spanIndexes.set(traces, index)
+  }
+  return index
+}
+
 function spanLabel(spanId: string, traces: readonly ReportTrace[] | undefined): string {
-  const span = traces?.flatMap((t) => t.spans).find((s) => s.id === spanId)
+  const span = traces ? spanIndex(traces).get(spanId) : undefined
   return terminalSafe(span ? `span ${span.kind}:${span.name} (id ${spanId})` : `span ${spanId}`)
 }
 

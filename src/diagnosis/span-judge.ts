@@ -30,7 +30,7 @@ export interface SpanJudgeContext {
 /** The verdicts of one span and what the call cost. */
 export interface SpanJudgeResult {
   verdicts: Verdict[]
-  /** Prompt tokens of the request sent (system + user + schema), counted with the judge's real tokenizer. */
+  /** Prompt tokens of the request sent (system + user + schema): the judge's real count where the budget was at stake, else the chars/4 estimate (see `fitToTokens`). */
   promptTokens: number
   /** Judge calls made (an unjudgeable one included) and replayed from a cassette. */
   calls: { made: number; cached: number }

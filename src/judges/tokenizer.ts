@@ -48,6 +48,30 @@ function isClaude(judge: Judge | undefined): boolean {
   return /claude|anthropic/i.test(`${judge?.provider ?? ''}:${judge?.model ?? ''}`)
 }
 
+/** Whether `judge` counts itself (Bedrock CountTokens). */
+function nativeCounter(judge: Judge | undefined): TokenCountingJudge | undefined {
+  return judge && typeof (judge as Partial<TokenCountingJudge>).countTokens === 'function'
+    ? (judge as TokenCountingJudge)
+    : undefined
+}
+
+/**
+ * A sound upper bound on what `promptTokenCounter(judge)` returns for `system` + `user`, with no tokenizer
+ * loaded: the UTF-8 byte count, since every o200k token stands for at least one byte (byte-level BPE, and
+ * special-token text is counted as plain text), times `CLAUDE_O200K_MARGIN` where the counter applies it.
+ * A judge's own counter (Bedrock CountTokens for Claude) is bounded the same way: a byte-level tokenizer
+ * never has more tokens than bytes, and the margin's quarter of the bytes covers the few framing tokens the
+ * API adds (the system prompt alone is thousands of bytes). `fitToTokens` counts only prompts over this.
+ *
+ * @example
+ * const bound = promptTokenBound(judge)
+ * bound('sys', 'hello world') >= (await promptTokenCounter(judge))('sys', 'hello world') // true
+ */
+export function promptTokenBound(judge: Judge | undefined): (system: string, user: string) => number {
+  const margin = isClaude(judge) || nativeCounter(judge) ? CLAUDE_O200K_MARGIN : 1
+  return (system, user) => Math.ceil((Buffer.byteLength(system, 'utf8') + Buffer.byteLength(user, 'utf8')) * margin)
+}
+
 /**
  * How prompt budgets are counted for `judge`: its own `countTokens` when it has one and it answers,
  * else o200k — times `CLAUDE_O200K_MARGIN` for Claude models.
@@ -60,10 +84,7 @@ export async function promptTokenCounter(judge: Judge | undefined): Promise<Prom
   const count = await loadO200k()
   const margin = isClaude(judge) ? CLAUDE_O200K_MARGIN : 1
   const local = (system: string, user: string) => Math.ceil((count(system) + count(user)) * margin)
-  const native =
-    judge && typeof (judge as Partial<TokenCountingJudge>).countTokens === 'function'
-      ? (judge as TokenCountingJudge)
-      : undefined
+  const native = nativeCounter(judge)
   if (!native) return async (system, user) => local(system, user)
   let unavailable = false
   return async (system, user) => {

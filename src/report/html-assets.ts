@@ -7,7 +7,7 @@ header{padding:16px 24px;background:#fff;border-bottom:1px solid var(--line)}h1{
 main{padding:16px 24px}.meta{color:var(--muted);margin:4px 0 10px}
 table{border-collapse:collapse}th,td{padding:4px 10px;text-align:left;vertical-align:top;border-bottom:1px solid var(--line)}
 .totals td{font-size:18px;font-weight:600}.filter{display:block;margin-top:10px;color:var(--muted)}
-section.test{background:#fff;border:1px solid var(--line);border-radius:6px;margin:0 0 16px;padding:10px 16px}
+section.test{content-visibility:auto;contain-intrinsic-size:auto 160px;background:#fff;border:1px solid var(--line);border-radius:6px;margin:0 0 16px;padding:10px 16px}
 section.test h2{font-size:15px;margin:4px 0 10px}h2 small{color:var(--muted);font-weight:400}.file{color:var(--muted)}
 .sym{font-weight:700}.sym.pass{color:var(--pass)}.sym.fail{color:var(--fail)}.sym.unjudgeable{color:var(--unj)}.sym.skip,.sym.pending{color:var(--muted)}
 td.fail,.fail>.score{color:var(--fail)}td.unjudgeable{color:var(--unj)}tr.verdict.fail{background:#fff5f5}tr.verdict.unjudgeable{background:#fffaf0}

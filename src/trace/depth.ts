@@ -83,14 +83,14 @@ export function parseBoundedJson(text: string): unknown {
 /**
  * Throws a TraceFormatError naming the attribute whose value nests deeper than {@link MAX_NESTING_DEPTH}
  * (readers whose attributes are plain JSON objects: OpenInference files, SDK spans). Flat values cost a
- * typeof each.
+ * typeof each. `jsonPath` may be a function: a reader then builds the path only for the error.
  *
  * @example
  * checkAttributeDepth(span.attributes, '$.spans[0].span_attributes', 'trace.json')
  */
 export function checkAttributeDepth(
   attributes: Readonly<Record<string, unknown>>,
-  jsonPath: string,
+  jsonPath: string | (() => string),
   file?: string,
 ): void {
   for (const key in attributes) {
@@ -98,7 +98,7 @@ export function checkAttributeDepth(
     if (v !== null && typeof v === 'object' && valueTooDeep(v, MAX_NESTING_DEPTH)) {
       throw new TraceFormatError(
         `the attribute ${JSON.stringify(key)} nests arrays/objects more than ${MAX_NESTING_DEPTH} levels deep, too deep to judge or report; flatten the attribute, or record it as a JSON string`,
-        { file, jsonPath: `${jsonPath}[${JSON.stringify(key)}]` },
+        { file, jsonPath: `${typeof jsonPath === 'string' ? jsonPath : jsonPath()}[${JSON.stringify(key)}]` },
       )
     }
   }

@@ -10,7 +10,7 @@ import { spanPrompt } from '../../src/diagnosis/span-context'
 import { SpanJudgementSchema } from '../../src/diagnosis/span-judgement'
 import { compactSteps } from '../../src/diagnosis/steps'
 import { requestTokens, schemaPromptText } from '../../src/diagnosis/tokens'
-import { CLAUDE_O200K_MARGIN, loadO200k, promptTokenCounter } from '../../src/judges/tokenizer'
+import { CLAUDE_O200K_MARGIN, loadO200k, promptTokenBound, promptTokenCounter } from '../../src/judges/tokenizer'
 import type { Judge } from '../../src/judges/types'
 import { SYSTEM } from '../../src/metrics/prompts/span-diagnosis'
 import { loadTrace } from '../../src/trace/load'
@@ -125,6 +125,48 @@ describe('promptTokenCounter', () => {
     expect(await c('sys', 'hello')).toBe(Math.ceil((count('sys') + count('hello')) * CLAUDE_O200K_MARGIN))
     await c('sys', 'again')
     expect(calls).toBe(2)
+  })
+
+  test.each([
+    ['openai', 'gpt-4.1'],
+    ['bedrock', 'global.anthropic.claude-sonnet-4-6'],
+  ])('%s:%s — the byte bound is never below the count, hostile text included', async (provider, model) => {
+    const j = judge(provider, model)
+    const c = await promptTokenCounter(j)
+    const bound = promptTokenBound(j)
+    const texts = { ...HOSTILE, english: 'The tool returned the table. '.repeat(500), empty: '' }
+    for (const [name, text] of Object.entries(texts)) {
+      const user = text.slice(0, 20_000)
+      expect({ name, over: (await c(SYSTEM, user)) > bound(SYSTEM, user) }).toEqual({ name, over: false })
+    }
+  })
+
+  test("a prompt under its byte bound is fitted without asking the judge's own counter", async () => {
+    let calls = 0
+    const native = judge('bedrock', 'global.anthropic.claude-sonnet-4-6', {
+      countTokens: async () => {
+        calls++
+        return 1
+      },
+    })
+    const build = (b: number) => [{ text: `short prompt ${b}`, tokens: 0 }]
+    const [fitted] = await fitToTokens(build, {
+      budgetTokens: 16_000,
+      system: SYSTEM,
+      schema: SpanJudgementSchema,
+      judge: native,
+    })
+    expect(fitted.text).toBe('short prompt 16000')
+    expect(fitted.tokens).toBe(requestTokens(SYSTEM, fitted.text, SpanJudgementSchema))
+    expect(calls).toBe(0)
+    // Over the bound, the judge's count decides.
+    await fitToTokens(build, {
+      budgetTokens: 4_000,
+      system: SYSTEM.repeat(4),
+      schema: SpanJudgementSchema,
+      judge: native,
+    })
+    expect(calls).toBe(1)
   })
 
   test('the char estimate and the real count disagree on hostile text (why this exists)', async () => {

@@ -114,6 +114,33 @@ describe('verdictAnnotations', () => {
   })
 })
 
+describe('verdictAnnotations on a large trace', () => {
+  it("reads the traces' spans once for all of a matcher's span verdicts, not once per verdict", () => {
+    // A 100,000-span trace's 1,333 failing spans took 138 s to annotate when each label searched every span.
+    const spans = Array.from({ length: 500 }, (_, i) => ({
+      id: `s${i}`,
+      parentId: null,
+      name: `step ${i}`,
+      kind: 'tool',
+      failed: true,
+      verdictIds: [],
+    }))
+    let reads = 0
+    const big: ReportTrace = {
+      id: 'big',
+      get spans() {
+        reads++
+        return spans
+      },
+    }
+    const verdicts = spans.map((s) => span(s.id, 'fail'))
+    const annotations = verdictAnnotations(verdicts, [big])
+    expect(annotations).toHaveLength(500)
+    expect(annotations[499].message).toContain('span tool:step 499 (id s499)')
+    expect(reads).toBe(1)
+  })
+})
+
 describe('annotateVerdicts', () => {
   it('calls context.annotate with message and type: failing and unjudgeable verdicts by default, every one with all', async () => {
     const calls: Array<[string, string | undefined]> = []

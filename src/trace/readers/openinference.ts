@@ -107,7 +107,7 @@ function readSpan(node: Json, frame: Frame, envelopeTraceId: string | undefined,
   const endNs = readEnd(node, startNs, frame, base, file)
   const attributes = node.span_attributes ?? {}
   if (!isObject(attributes)) throw bad(frame, base, 'span_attributes', 'an object of span attributes', attributes, file)
-  checkAttributeDepth(attributes, `${pathOf(frame, base)}.span_attributes`, file)
+  checkAttributeDepth(attributes, () => `${pathOf(frame, base)}.span_attributes`, file)
   const statusMessage = node.status_message ?? ''
   if (typeof statusMessage !== 'string')
     throw bad(frame, base, 'status_message', 'a status message string', statusMessage, file)
@@ -165,7 +165,7 @@ function readEvents(raw: unknown, frame: Frame, base: string, file: string | und
     const attributes = e.Attributes ?? e.attributes ?? {}
     if (!isObject(attributes))
       throw bad(frame, base, `${at}.Attributes`, 'an object of event attributes', attributes, file)
-    checkAttributeDepth(attributes, `${pathOf(frame, base)}.${at}.Attributes`, file)
+    checkAttributeDepth(attributes, () => `${pathOf(frame, base)}.${at}.Attributes`, file)
     events.push({ name, timeNs, attributes })
   }
   return events
