@@ -84,7 +84,8 @@ function streamedBody(headers: OutgoingHttpHeaders): string | undefined {
 
 function unrecordable(owner: Http2Owner, headers: OutgoingHttpHeaders, url: URL, type: string): RecordingMissError {
   const method = String(headers[http2.constants.HTTP2_HEADER_METHOD] ?? 'GET')
-  return new RecordingMissError(
+  return owner.session.refuse(
+    owner,
     `agent recording: ${method} ${storedUrl(url.href)} in test "${owner.test}" sends a streamed HTTP/2 body (${type}) while its answer streams back; agent recordings cannot record or replay such a call, and in replay mode it does not go out. To let it reach ${url.host} in CI too, add the host to skipHosts (agentVerdict({ recordings: { skipHosts: ['${url.host}'] } })); or mock it in the test.`,
   )
 }

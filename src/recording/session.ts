@@ -155,6 +155,16 @@ export class RecordingSession {
   }
 
   /**
+   * A call of `test` that replay can neither serve nor send (a streamed HTTP/2 body): it fails the test at its end
+   * like a miss, even when the agent catches the error.
+   */
+  refuse(at: { test: string; attempt: string }, message: string): RecordingMissError {
+    this.#state(at.test, at.attempt).misses.push(message)
+    this.stats.missed++
+    return new RecordingMissError(message)
+  }
+
+  /**
    * Writes the test's calls: now, or with the write that follows the one in progress. Calls saved while a write runs
    * share the next one (each rewrites the whole file, so one per call would queue up behind a slow disk).
    */
