@@ -17,7 +17,7 @@ import { syncBuiltinESMExports } from 'node:module'
 import { Duplex } from 'node:stream'
 import { isJudgeTraffic } from '../config/judge-traffic'
 import { RecordedHttp2Stream, type StreamOwner } from './http2-stream'
-import { RecordingMissError } from './miss'
+import type { RecordingMissError } from './miss'
 import { storedUrl } from './request'
 
 /** The test a request belongs to, and whether its host is recorded (intercept.ts's RequestOwner). */
