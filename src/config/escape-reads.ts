@@ -306,23 +306,20 @@ class LayerBuilder {
   }
 
   /**
-   * Numeric entities from runs of digits. A run that stops short of written digits is a reading only when those
-   * digits do not end in `;` (`&#x2Dfresh` is `-fresh` to a key's writer; in `&#x2D3;` the entity is `&#x2D3;`).
+   * Numeric entities from runs of digits. A run that stops short of written digits is a reading unless those digits
+   * end in `;` and make a code point with it (`&#x2Dfresh` is `-fresh` to a key's writer, and `&#x61aaaa;` has no
+   * code point; in `&#x2D3;` the entity is `&#x2D3;`).
    */
   private numeric(runs: number[], radix: number): void {
     const { text } = this
-    // Where the written digits after a run's end stop, found once per stretch of digits (runs end inside one).
-    let stretchFrom = -1
-    let stretchEnd = -1
     for (let k = 0; k < runs.length; k += 2) {
       const q = runs[k + 1]
       if (runs[k] === 0) continue
-      if (q < stretchFrom || q > stretchEnd) {
-        stretchFrom = q
-        stretchEnd = q
-        while (stretchEnd < text.length && isDigit(text.charCodeAt(stretchEnd), radix)) stretchEnd++
-      }
-      if (stretchEnd > q && text[stretchEnd] === ';') continue
+      let value = runs[k]
+      let r = q
+      while (r < text.length && value <= MAX_CODE_POINT && isDigit(text.charCodeAt(r), radix))
+        value = value * radix + digitValue(text.charCodeAt(r++))
+      if (r > q && text[r] === ';' && value <= MAX_CODE_POINT) continue
       this.after(runs[k], q, ';', true)
     }
   }
