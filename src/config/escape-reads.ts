@@ -50,10 +50,10 @@ export class Layer {
     private readonly chars: string[],
     private readonly ends: number[],
     /**
-     * For the layer built from another: how many positions before each index have readings that differ from the
-     * layer below (a prefix sum), and the farthest position each start's readings were built from.
+     * For the layer built from another: the positions whose readings differ from the layer below (ascending), and
+     * for each start (by its index) the farthest position its readings were built from.
      */
-    readonly changes?: { before: Int32Array; reach: Int32Array },
+    readonly changes?: { changed: number[]; reach: number[] },
   ) {}
 
   /** The layer where every character reads as itself. */
@@ -92,13 +92,14 @@ export class Layer {
   }
 
   /**
-   * Whether the readings of `p` one layer up are known to be its readings here: none of the positions they were
-   * built from changed in this layer.
+   * Whether the readings of the `k`-th start one layer up are known to be its readings here: none of the positions
+   * they were built from changed in this layer. `from` is the index in `changed` of the first change at or after
+   * the start (the caller walks the starts in order and keeps it).
    */
-  settled(p: number): boolean {
+  settled(k: number, from: number): boolean {
     if (!this.changes) return false
-    const { before, reach } = this.changes
-    return before[reach[p] + 1] === before[p]
+    const { changed, reach } = this.changes
+    return from >= changed.length || changed[from] > reach[k]
   }
 }
 
@@ -117,21 +118,25 @@ export function nextLayer(
   const builder = new LayerBuilder(below)
   const slot = new Int32Array(text.length + 1)
   const offsets = new Int32Array(starts.length + 1)
-  const changed = new Uint8Array(text.length + 1)
-  const reach = new Int32Array(text.length + 1)
+  const changed: number[] = []
+  const reach: number[] = []
+  const belowChanged = below.changes?.changed ?? []
+  let from = 0
   let count = 0
-  for (const p of starts) {
+  for (let k = 0; k < starts.length; k++) {
+    const p = starts[k]
+    while (from < belowChanged.length && belowChanged[from] < p) from++
     const lo = below.lo(p)
     const hi = below.hi(p)
-    if (below.settled(p)) {
+    if (below.settled(k, from)) {
       builder.copy(p, lo, hi)
-      reach[p] = below.changes!.reach[p]
+      reach.push(below.changes!.reach[k])
     } else {
       builder.readAt(p)
       if (builder.work > budget) return undefined
-      reach[p] = builder.reach
+      reach.push(builder.reach)
       // Readings only grow with depth: another count is other readings.
-      if (builder.chars.length - builder.base !== hi - lo) changed[p] = 1
+      if (builder.chars.length - builder.base !== hi - lo) changed.push(p)
     }
     if (builder.chars.length - builder.base > 1) {
       count++
@@ -142,10 +147,8 @@ export function nextLayer(
       builder.ends.length = builder.base
     }
   }
-  const before = new Int32Array(text.length + 2)
-  for (let q = 0; q <= text.length; q++) before[q + 1] = before[q] + changed[q]
   return {
-    layer: new Layer(text, slot, offsets.subarray(0, count + 1), builder.chars, builder.ends, { before, reach }),
+    layer: new Layer(text, slot, offsets.subarray(0, count + 1), builder.chars, builder.ends, { changed, reach }),
     work: builder.work,
   }
 }
