@@ -9,8 +9,9 @@ export interface DecodedView {
   ends: Int32Array
 }
 
-// Named entities a writer may use for characters of a key or a header dump; numeric entities cover the rest.
-const NAMED: Record<string, string> = {
+// Named entities a writer may use for characters of a key or a header dump; numeric entities cover the rest (the
+// per-character reader, escape-reads.ts, reads the same names).
+export const NAMED: Record<string, string> = {
   amp: '&',
   lt: '<',
   gt: '>',
@@ -57,7 +58,7 @@ const NAMED: Record<string, string> = {
 }
 const NAMED_ENTITY = /^&([A-Za-z]{2,8});?/
 const NUMERIC_ENTITY = /^&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?/
-const JSON_SHORT: Record<string, string> = {
+export const JSON_SHORT: Record<string, string> = {
   n: '\n',
   t: '\t',
   r: '\r',

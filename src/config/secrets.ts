@@ -4,6 +4,7 @@
 // the reporters can all scrub without importing judge code (DESIGN.md arrows).
 
 import { decodedViews, ESCAPE_CHAR, mapView } from './decoded-views'
+import { compileTargets, Readings, type Targets } from './spelled-spans'
 
 /** Env vars whose values are credentials for the judge providers. */
 const SECRET_ENV_VARS = [
@@ -177,67 +178,65 @@ export function scrubSecrets(text: string): string {
 
 /**
  * `text` scrubbed of `secrets` (in every form: literal, JSON-escaped, percent-encoded, HTML entities, layers of
- * these) and of credential shapes; the registry is not consulted. For tests and callers with their own list.
+ * these, each character its own way) and of credential shapes; the registry is not consulted. For tests and
+ * callers with their own list.
  *
  * @example
  * scrubText('key \\u0073k-abc123456789', ['sk-abc123456789']) // 'key [redacted]'
  */
 export function scrubText(text: string, secrets: readonly string[]): string {
-  return scrubWith(text, secretForms(secrets.filter((s) => s.trim().length >= MIN_SECRET_LENGTH)))
+  return scrubWith(text, secretSet(secrets.map((s) => s.trim()).filter((s) => s.length >= MIN_SECRET_LENGTH)))
 }
 
-function scrubWith(text: string, secrets: readonly string[]): string {
+/** The values to redact, and the copies of them found by a plain search (written literally or by one encoder). */
+interface SecretSet {
+  values: Targets
+  forms: readonly string[]
+  spaced: boolean
+}
+
+function scrubWith(text: string, secrets: SecretSet): string {
   let out = text
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]')
+  for (const secret of secrets.forms) if (out.includes(secret)) out = out.split(secret).join('[redacted]')
   // Only a text holding an escape character is decoded: most strings (ids, names, prose) hold none.
-  if (ESCAPE_CHAR.test(out) || (out.includes('+') && secrets.some((s) => s.includes(' '))))
-    out = scrubDecoded(out, secrets)
+  if (ESCAPE_CHAR.test(out) || (secrets.spaced && out.includes('+'))) out = scrubDecoded(out, secrets)
   // One scan decides whether any shape pattern can match: most strings (ids, names, prose) cannot.
   if (!TRIGGER.test(out)) return out
   for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement)
   return out
 }
 
-/** Redacts the original characters of every secret or key shape found in a decoded layer of `text`. */
-function scrubDecoded(text: string, secrets: readonly string[]): string {
-  const spans: Array<[number, number]> = []
-  let literal: Array<[number, number]> | undefined
-  const views = decodedViews(text)
-  // The text itself is a form too when `+` may stand for a space (it needs no decoding for that).
-  if (secrets.some((s) => s.includes(' '))) views.unshift({ text, path: [], root: text })
-  for (const lazy of views) {
-    // Matches are found in the text; the map back to the original is built only for a form that has one.
-    const hits: Array<[number, number]> = []
-    // `+` is a space in form encoding (for some characters or all): a secret with spaces is looked for with
-    // every `+` read as a space, on both sides, which keeps each character where it was.
-    let spaced: string | undefined
-    for (const secret of secrets) {
-      const withSpace = secret.includes(' ')
-      const haystack = withSpace ? (spaced ??= lazy.text.replace(/\+/g, ' ')) : lazy.text
-      const form = withSpace ? secret.replace(/\+/g, ' ') : secret
-      for (let at = haystack.indexOf(form); at >= 0; at = haystack.indexOf(form, at + form.length))
-        hits.push([at, at + form.length])
-    }
-    const shapes: Array<[number, number]> = []
-    if (lazy.path.length > 0 && TRIGGER.test(lazy.text)) {
-      for (const [pattern, group] of DECODED_PATTERNS) {
-        for (const m of lazy.text.matchAll(pattern)) {
-          const [from, to] = m.indices?.[group] ?? [0, 0]
-          if (to > from) shapes.push([from, to])
-        }
-      }
-    }
-    if (hits.length === 0 && shapes.length === 0) continue
-    const view = mapView(lazy)
-    for (const [from, to] of hits) spans.push([view.starts[from], view.ends[to - 1]])
-    for (const [from, to] of shapes) {
-      const span: [number, number] = [view.starts[from], view.ends[to - 1]]
-      // Written without escapes and matched by PATTERNS in the original, the shape is theirs to redact (they keep
-      // the key's prefix); when only its context is escaped (`x-api-key&#58; K`, `token%20ghp_…`) PATTERNS miss it.
-      if (text.slice(span[0], span[1]) !== view.text.slice(from, to)) spans.push(span)
-      else if (!(literal ??= literalRanges(text)).some(([a, b]) => a <= span[0] && span[1] <= b)) spans.push(span)
-    }
-  }
+/**
+ * Lower-case words one of which every DECODED_PATTERNS match holds: a text that spells none of them, in any
+ * mixture of forms, has no credential shape in any decoded form, and its decoded forms need not be built.
+ */
+const SHAPE_KEYWORDS = compileTargets(
+  [
+    'auth',
+    'key',
+    'token',
+    'secret',
+    'password',
+    'bearer',
+    'sk-',
+    'github_pat_',
+    'akia',
+    'asia',
+    'aiza',
+    ...[...'pousr'].map((c) => `gh${c}_`),
+    ...[...'abposr'].map((c) => `xox${c}-`),
+  ],
+  true,
+)
+
+/**
+ * Redacts the original characters of every secret the text spells with its characters written in any forms
+ * (`Readings`), and of every key shape found in a decoded form of the text.
+ */
+function scrubDecoded(text: string, secrets: SecretSet): string {
+  const readings = new Readings(text)
+  const spans = readings.spans(secrets.values)
+  if (readings.spellsAny(SHAPE_KEYWORDS)) spans.push(...shapeSpans(text))
   if (spans.length === 0) return text
   spans.sort((a, b) => a[0] - b[0])
   let out = ''
@@ -248,6 +247,33 @@ function scrubDecoded(text: string, secrets: readonly string[]): string {
     pos = to
   }
   return out + text.slice(pos)
+}
+
+/** The spans of `text` whose decoded form (a layered reading, decoded-views.ts) matches a credential shape. */
+function shapeSpans(text: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = []
+  let literal: Array<[number, number]> | undefined
+  for (const lazy of decodedViews(text)) {
+    if (!TRIGGER.test(lazy.text)) continue
+    const shapes: Array<[number, number]> = []
+    for (const [pattern, group] of DECODED_PATTERNS) {
+      for (const m of lazy.text.matchAll(pattern)) {
+        const [from, to] = m.indices?.[group] ?? [0, 0]
+        if (to > from) shapes.push([from, to])
+      }
+    }
+    if (shapes.length === 0) continue
+    // The map back to the original is built only for a form that holds a match.
+    const view = mapView(lazy)
+    for (const [from, to] of shapes) {
+      const span: [number, number] = [view.starts[from], view.ends[to - 1]]
+      // Written without escapes and matched by PATTERNS in the original, the shape is theirs to redact (they keep
+      // the key's prefix); when only its context is escaped (`x-api-key&#58; K`, `token%20ghp_…`) PATTERNS miss it.
+      if (text.slice(span[0], span[1]) !== view.text.slice(from, to)) spans.push(span)
+      else if (!(literal ??= literalRanges(text)).some(([a, b]) => a <= span[0] && span[1] <= b)) spans.push(span)
+    }
+  }
+  return spans
 }
 
 /** The spans of `text` that PATTERNS match as written. */
@@ -299,7 +325,7 @@ function isContainer(value: unknown): boolean {
   return proto === Object.prototype || proto === null
 }
 
-function knownSecrets(): string[] {
+function knownSecrets(): SecretSet {
   const values = [...registered]
   for (const name of SECRET_ENV_VARS) {
     const value = process.env[name]?.trim()
@@ -319,14 +345,29 @@ function knownSecrets(): string[] {
     for (const part of queryValues(spec))
       for (const v of [part, decodeSafely(part)]) if (v.length >= MIN_SECRET_LENGTH) values.push(v)
   }
-  return secretForms(values)
+  return secretSet(values)
 }
 
-/** Each value with its JSON-escaped and URL-encoded copies (found fast, literally), longest first so a key that contains another is removed whole. */
-function secretForms(values: readonly string[]): string[] {
+let lastSet: { key: string; set: SecretSet } | undefined
+
+/**
+ * The values (each once), and each with its JSON-escaped and URL-encoded copies (found fast, literally), longest
+ * first so a key that contains another is removed whole.
+ */
+function secretSet(values: readonly string[]): SecretSet {
+  const unique = [...new Set(values)]
+  // scrubSecrets runs on every message and the values rarely change: the last set is reused while they match.
+  const key = unique.join('\u0000')
+  if (lastSet && lastSet.key === key) return lastSet.set
   const forms = new Set<string>()
-  for (const value of values) forms.add(value).add(encodeURIComponent(value)).add(JSON.stringify(value).slice(1, -1))
-  return [...forms].sort((a, b) => b.length - a.length)
+  for (const value of unique) forms.add(value).add(encodeURIComponent(value)).add(JSON.stringify(value).slice(1, -1))
+  const set: SecretSet = {
+    values: compileTargets(unique),
+    forms: [...forms].sort((a, b) => b.length - a.length),
+    spaced: unique.some((v) => v.includes(' ')),
+  }
+  lastSet = { key, set }
+  return set
 }
 
 /**

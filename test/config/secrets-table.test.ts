@@ -1,5 +1,6 @@
 // Issue 33, classes 6 and 8, as a table: each hostile row must come out without the key (in any decoded form),
-// each control row must come out exactly as it went in.
+// each control row must come out exactly as it went in. Registered-key rows must be redacted to the end: the text
+// after the key survives.
 import { describe, expect, it } from 'vitest'
 import { scrubText } from '../../src/config/secrets'
 import { leaksIn } from '../support/decoded-forms'
@@ -75,6 +76,47 @@ const HOSTILE: Array<[string, string, string]> = [
     `echo ${encodeURIComponent(u(KEY.slice(0, 12)))}${u(KEY.slice(12))}`,
     KEY,
   ],
+  // Round 4 (per region): each piece or character written its own way; the per-layer decoder missed these.
+  [
+    '\\u0061 with its u written \\u0075 (\\ then \\u0075 then 0061)',
+    `echo ${KEY.replace(/[a-z]/g, (c) => `\\\\u0075${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`,
+    KEY,
+  ],
+  [
+    '\\x escapes with their x written \\x78',
+    `echo ${KEY.replace(/[a-z]/g, (c) => `\\\\x78${c.charCodeAt(0).toString(16)}`)}`,
+    KEY,
+  ],
+  [
+    'first piece hex entities without ; joined to a piece that starts with hex letters',
+    `echo ${[...KEY.slice(0, 9)].map((c) => `&#x${c.charCodeAt(0).toString(16)}`).join('')}${KEY.slice(9)}`,
+    KEY,
+  ],
+  [
+    'escape() %uXXXX then decimal entities without ;',
+    `echo ${[...KEY.slice(0, 12)].map((c) => `%u00${c.charCodeAt(0).toString(16).toUpperCase()}`).join('')}${[
+      ...KEY.slice(12),
+    ]
+      .map((c) => `&#${c.charCodeAt(0)}`)
+      .join(' ')
+      .replace(/ /g, '')}`,
+    KEY,
+  ],
+  [
+    'first half JSON escapes with their u as \\u0075, second half percent with its % as &#37;',
+    `echo ${u(KEY.slice(0, 12)).replace(/\\u/g, '\\\\u0075')}${pct(KEY.slice(12)).replace(/%/g, '&#37;')}`,
+    KEY,
+  ],
+  [
+    'each character its own stack: \\x78-escaped \\x, %-encoded \\u, entity, literal',
+    `echo ${[...KEY]
+      .map((c, i) => {
+        const h = c.charCodeAt(0).toString(16).padStart(2, '0')
+        return [`\\\\x78${h}`, `%5Cu00${h}`, `&#x${h};`, c][i % 4]
+      })
+      .join('')}`,
+    KEY,
+  ],
   // Class 8 shapes, written in ways no earlier row writes them.
   [
     'Bearer with a tab and the token as JSON escapes',
@@ -94,6 +136,31 @@ const HOSTILE: Array<[string, string, string]> = [
   ],
 ]
 
+// Round 4 (per region), checked exactly: each piece or character of the key written its own way.
+const h2 = (c: string) => c.charCodeAt(0).toString(16).padStart(2, '0')
+const PER_REGION: Array<[string, string]> = [
+  ['\\u with its u as \\u0075', [...KEY].map((c) => `\\\\u007500${h2(c)}`).join('')],
+  ['\\x with its x as \\x78', [...KEY].map((c) => `\\\\x78${h2(c)}`).join('')],
+  [
+    'hex entities without ; then literal text starting with hex letters',
+    `${[...'sk-reg-'].map((c) => `&#x${h2(c)}`).join('')}${KEY.slice(7)}`,
+  ],
+  ['first half \\u00XX, second half %XX', `${u(KEY.slice(0, 14))}${pct(KEY.slice(14))}`],
+  [
+    'first half entities, second half JSON escapes with their \\ as %5C',
+    `${[...KEY.slice(0, 14)].map((c) => `&#${c.charCodeAt(0)};`).join('')}${u(KEY.slice(14)).replace(/\\/g, '%5C')}`,
+  ],
+  [
+    'each character its own stack',
+    [...KEY]
+      .map(
+        (c, i) =>
+          [`\\\\x78${h2(c)}`, `%5Cu00${h2(c)}`, `&#x${h2(c)};`, c, `%25${h2(c)}`, `\\u0026#${c.charCodeAt(0)};`][i % 6],
+      )
+      .join(''),
+  ],
+]
+
 const CONTROLS = [
   'A chart with 3 bars; the tallest is EMEA & the shortest APAC.',
   'see https://example.test/a?b=1&c=%20d&e=f#x and &amp; &lt;b&gt; \\n \\u00e9',
@@ -109,6 +176,11 @@ describe('scrubber table (issue 33, classes 6 and 8)', () => {
     const out = scrubText(text, [KEY])
     expect(out).toContain('[redacted]')
     expect(leaksIn(out, secret), out).toBe(false)
+    if (secret === KEY && text.startsWith('echo ')) expect(out).toMatch(/^echo \S*\[redacted\]/)
+  })
+
+  it.each(PER_REGION)('%s: redacted from the first character of the key to its last, nothing else', (_, written) => {
+    expect(scrubText(`echo ${written} tail`, [KEY])).toBe('echo [redacted] tail')
   })
 
   it('the text around a key survives: redacted to the end of the key, not to the first &', () => {
