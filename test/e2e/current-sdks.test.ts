@@ -10,21 +10,16 @@
 // before msw is asked: a user's changed mock would not be seen in CI. The `it.fails` below holds that until fixed.
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parseRecording } from '../../src/recording/format'
 import { startFakeJudge } from '../../src/testing/index'
 import { startAgentServers } from '../support/agent-servers'
 import { runtimeHas, vitestCli } from './runtime'
-import { makeProject, packageUnderTest, run } from './user-project'
+import { makeProject, run, usePackageUnderTest } from './user-project'
 
-let packageDir: string
 const cleanup: string[] = []
 
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-}, 180_000)
+const pkg = usePackageUnderTest()
 
 afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
@@ -45,7 +40,7 @@ describe.skipIf(!runtimeHas('msw') || !runtimeHas('openai'))(
     let project: string
 
     it('records the openai 7 calls beside the user’s msw 3 mocks, replays them in CI with the model and judge stopped', async () => {
-      project = makeProject('current-sdks', packageDir, ['vitest', 'openai', 'msw'])
+      project = makeProject('current-sdks', pkg.dir, ['vitest', 'openai', 'msw'])
       cleanup.push(project)
       expect([major(project, 'openai'), major(project, 'msw')]).toEqual([7, 3])
       const vitest = [vitestCli(project), 'run']

@@ -5,14 +5,13 @@
 import { spawn } from 'node:child_process'
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { tracesFromValue } from '../../src/trace/parse'
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest'
 import { loadTraceFile } from '../../src/trace/load'
-import type { ReadableSpanLike } from '../../src/trace/readers/readable-spans'
 import { spanToJSON } from '../../src/trace/span-json'
-import type { Trace } from '../../src/trace/trace'
 import { e2eEnv, e2eNode, runtimeHas } from './runtime'
-import { makeProject, packageUnderTest, run } from './user-project'
+import { makeProject, run, usePackageUnderTest } from './user-project'
+import type { Trace } from '../../src/trace/trace'
+import { type DumpedSpan, inMemoryTraces } from '../helpers/dumped-spans'
 
 const OTEL3 = [
   '@opentelemetry/api',
@@ -22,36 +21,9 @@ const OTEL3 = [
   '@opentelemetry/exporter-trace-otlp-proto',
 ]
 
-interface DumpedSpan {
-  name: string
-  traceId: string
-  spanId: string
-  parentSpanId?: string
-  startTime: [number, number]
-  endTime: [number, number]
-  status: { code: number; message?: string }
-  attributes: Record<string, unknown>
-  events: Array<{ name: string; time: [number, number]; attributes?: Record<string, unknown> }>
-}
-
-/** The agent's InMemorySpanExporter spans, back as ReadableSpan-shaped objects, one Trace per trace id. */
-function inMemoryTraces(dump: DumpedSpan[]): Map<string, Trace> {
-  const spans: ReadableSpanLike[] = dump.map((s) => ({
-    ...s,
-    spanContext: () => ({ traceId: s.traceId, spanId: s.spanId }),
-    parentSpanContext: s.parentSpanId ? { spanId: s.parentSpanId } : undefined,
-  }))
-  return new Map(tracesFromValue(spans).map((t) => [t.traceId, t]))
-}
-
-let packageDir: string
 const cleanup: string[] = []
 
-beforeAll(async () => {
-  const pkg = await packageUnderTest()
-  packageDir = pkg.dir
-  if (pkg.built === 'private build') cleanup.push(pkg.dir)
-}, 180_000)
+const pkg = usePackageUnderTest()
 
 afterAll(() => {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
@@ -61,7 +33,7 @@ describe.skipIf(!runtimeHas('@opentelemetry/exporter-trace-otlp-http'))(
   'OTel JS 0.300+ exporters → agent-verdict receive (current runtime only)',
   () => {
     it('JSON (exporter-trace-otlp-http, gzip) and protobuf (exporter-trace-otlp-proto): every trace written whole, equal to what the SDK recorded', async () => {
-      const project = makeProject('otlp-current', packageDir, OTEL3)
+      const project = makeProject('otlp-current', pkg.dir, OTEL3)
       cleanup.push(project)
       const receiver = spawn(
         e2eNode(),

@@ -3,37 +3,12 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
-import { tracesFromValue } from '../../../src/trace/parse'
-import type { ReadableSpanLike } from '../../../src/trace/readers/readable-spans'
 import { startTraceReceiver, type TraceReceiver } from '../../../src/trace/receiver/receiver'
 import { spanToJSON } from '../../../src/trace/span-json'
-import type { Trace } from '../../../src/trace/trace'
+import { type DumpedSpan, inMemoryTraces } from '../../helpers/dumped-spans'
 
 const CHILD = fileURLToPath(new URL('./export-child.ts', import.meta.url))
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
-
-interface DumpedSpan {
-  name: string
-  traceId: string
-  spanId: string
-  parentSpanId?: string
-  startTime: [number, number]
-  endTime: [number, number]
-  status: { code: number; message?: string }
-  attributes: Record<string, unknown>
-  events: Array<{ name: string; time: [number, number]; attributes?: Record<string, unknown> }>
-}
-
-/** The child's InMemorySpanExporter spans, back as ReadableSpan-shaped objects, one Trace per trace id. */
-function inMemoryTraces(dump: DumpedSpan[]): Map<string, Trace> {
-  const spans: ReadableSpanLike[] = dump.map((s) => ({
-    ...s,
-    spanContext: () => ({ traceId: s.traceId, spanId: s.spanId }),
-    parentSpanContext: s.parentSpanId ? { spanId: s.parentSpanId } : undefined,
-  }))
-  // tracesFromValue(ReadableSpan[]) is what loadTrace(exporter.getFinishedSpans()) does.
-  return new Map(tracesFromValue(spans).map((t) => [t.traceId, t]))
-}
 
 let receiver: TraceReceiver | undefined
 afterEach(async () => {
